@@ -1,0 +1,11 @@
+// Package configs holds the YAML files that configure millzero: the named
+// variants (variants/*.yaml) and the run configs. They are embedded in the
+// binary, so every command works with no file on disk.
+package configs
+
+import "embed"
+
+// Variants holds variants/*.yaml, one named variant a file.
+//
+//go:embed variants/*.yaml
+var Variants embed.FS

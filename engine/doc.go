@@ -1,0 +1,2 @@
+// Package engine plays the Mill family of games on bitboards.
+package engine

@@ -1,0 +1,66 @@
+package engine
+
+// Perft counts the positions reachable from p in exactly depth actions,
+// making every action in full (Apply) at every node, the leaves included.
+// A position where the game is over has no children, so it adds nothing at
+// greater depths. history holds the hashes of the positions before p (for
+// repetition draws); it may be nil.
+func (v *Variant) Perft(p *Position, depth int, history []uint64) uint64 {
+	if depth == 0 {
+		return 1
+	}
+	pf := perfter{v: v, bufs: make([][MaxActions]Action, depth)}
+	pf.hist = append(make([]uint64, 0, len(history)+depth+1), history...)
+	return pf.count(p, depth)
+}
+
+// PerftDivide returns, for each legal action of p, the perft count of the
+// position after it at depth-1.
+func (v *Variant) PerftDivide(p *Position, depth int, history []uint64) ([]Action, []uint64) {
+	if depth < 1 {
+		return nil, nil
+	}
+	actions := v.Legal(p, make([]Action, 0, MaxActions))
+	if v.repeated(p, history) {
+		actions = actions[:0]
+	}
+	counts := make([]uint64, len(actions))
+	hist := append(append(make([]uint64, 0, len(history)+1), history...), p.Hash)
+	for i, a := range actions {
+		q := v.Apply(p, a)
+		counts[i] = v.Perft(&q, depth-1, hist)
+	}
+	return actions, counts
+}
+
+type perfter struct {
+	v    *Variant
+	bufs [][MaxActions]Action
+	hist []uint64
+	sink uint64
+}
+
+func (pf *perfter) count(p *Position, depth int) uint64 {
+	v := pf.v
+	if v.repeated(p, pf.hist) {
+		return 0
+	}
+	actions := v.Legal(p, pf.bufs[depth-1][:0])
+	if depth == 1 {
+		var n uint64
+		for _, a := range actions {
+			q := v.Apply(p, a)
+			pf.sink ^= q.Hash // the leaf is made in full, and used
+			n++
+		}
+		return n
+	}
+	var n uint64
+	pf.hist = append(pf.hist, p.Hash)
+	for _, a := range actions {
+		q := v.Apply(p, a)
+		n += pf.count(&q, depth-1)
+	}
+	pf.hist = pf.hist[:len(pf.hist)-1]
+	return n
+}
