@@ -1,0 +1,111 @@
+// Command millzero trains, evaluates and plays Mill-family games.
+//
+// Usage:
+//
+//	millzero COMMAND [flags]
+//
+// Run `millzero help` for the commands and `millzero COMMAND --help` for
+// the flags and an example of each.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	_ "go4.org/unsafe/assume-no-moving-gc" // Gorgonia's dependency panics at start on Go 1.26 without the new version
+)
+
+// command is one subcommand: its one-line summary, and run, which parses
+// its flags from args and writes to out.
+type command struct {
+	summary string
+	run     func(args []string, out io.Writer) error
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"perft":    {"count the positions reachable in N actions (move-generator check)", runPerft},
+		"bench":    {"measure speed: engine", runBench},
+		"variants": {"list the named variants and their rules", runVariants},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, out, errOut io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(out, cmds)
+		return 0
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(errOut, "millzero: unknown command %q\n\n", args[0])
+		usage(errOut, cmds)
+		return 2
+	}
+	if err := c.run(args[1:], out); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(errOut, "millzero %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "millzero: self-play training for the Mill family of games")
+	fmt.Fprintln(w, "\nUsage: millzero COMMAND [flags]   (millzero COMMAND --help for details)")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
+	}
+}
+
+// newFlags makes a flag set whose --help prints the usage line, the
+// examples and the flags.
+func newFlags(name, usageLine string, examples []string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: millzero %s %s\n\nExamples:\n", name, usageLine)
+		for _, e := range examples {
+			fmt.Fprintf(out, "  %s\n", e)
+		}
+		fmt.Fprintln(out, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if strings.HasPrefix(args[0], "-") && args[0] != "-" {
+			continue
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
