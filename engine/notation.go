@@ -190,8 +190,8 @@ func (v *Variant) FEN(p *Position) (string, error) {
 		side = "b"
 	}
 	phase := "m"
-	switch {
-	case p.Result != Ongoing:
+	switch r, _ := v.Outcome(p); {
+	case r != Ongoing:
 		phase = "o"
 	case p.Hand[0]+p.Hand[1] > 0:
 		phase = "p"
@@ -304,28 +304,40 @@ func (v *Variant) ParseFEN(fen string) (Position, error) {
 	}
 	p.NoCapture = uint16(n[11])
 	p.Ply = uint16(2*(n[12]-1) + int(p.Side))
-	v.settle(&p)
-	if (f[2] == "o") != (p.Result != Ongoing) {
+	v.settle(&p, f[2] == "o")
+	if r, _ := v.Outcome(&p); (f[2] == "o") != (r != Ongoing) {
 		return bad("phase", "%q does not agree with the position (result: %s)", f[2], p.Result)
 	}
 	return p, nil
 }
 
-// settle fills in what a parsed position derives: its hash and the results
-// that the pieces alone decide.
-func (v *Variant) settle(p *Position) {
+// settle fills in what a position read from a FEN derives: its hash and
+// the result that Apply would have stored, as far as the FEN tells it
+// (gameOver is FEN's phase "o").
+func (v *Variant) settle(p *Position, gameOver bool) {
 	p.Hash = v.hash(p)
-	if p.Result != Ongoing {
-		return
-	}
 	for s := 0; s < v.Players; s++ {
-		if v.Players == 2 && p.PiecesLeft(s) < 3 && v.Pieces >= 3 && !v.LineWins {
+		switch {
+		case v.LineWins && v.inMills(p.Pieces[s]) != 0:
+			p.Result, p.Reason = WinFor(s), LineFormed
+		case !v.LineWins && p.PiecesLeft(s) < 3:
 			p.Result, p.Reason = WinFor(1-s), TooFewPieces
-			return
 		}
 	}
-	if r, why := v.Outcome(p); r != Ongoing {
-		p.Result, p.Reason = r, why
+	if p.Result != Ongoing || !gameOver {
+		return
+	}
+	switch {
+	case v.BoardFullDraw && p.Occupied() == v.Board.All:
+		p.Result, p.Reason = Draw, BoardFullDraw
+	case v.NoCaptureDraw > 0 && int(p.NoCapture) >= v.NoCaptureDraw:
+		p.Result, p.Reason = Draw, NoCaptureDraw
+	case int(p.Ply) >= v.MaxPlies:
+		p.Result, p.Reason = Draw, PlyCapDraw
+	case v.EndgameDraw > 0 && p.PiecesLeft(0) == 3 && p.PiecesLeft(1) == 3:
+		// FEN has no endgame counter: a finished game at 3 pieces each
+		// that no other rule ended was drawn by it.
+		p.Result, p.Reason = Draw, EndgameDraw
 	}
 }
 
@@ -475,6 +487,6 @@ func (v *Variant) ParsePosition(s string) (Position, error) {
 			return bad("pending:", "seat %d cannot have %d pieces removed", o, p.Pending[o])
 		}
 	}
-	v.settle(&p)
+	p.Hash = v.hash(&p)
 	return p, nil
 }
