@@ -9,7 +9,7 @@ func (v *Variant) Perft(p *Position, depth int, history []uint64) uint64 {
 	if depth == 0 {
 		return 1
 	}
-	pf := perfter{v: v, bufs: make([][MaxActions]Action, depth)}
+	pf := perfter{v: v, bufs: make([][MaxActions]Action, depth), kids: make([]Position, depth)}
 	pf.hist = append(make([]uint64, 0, len(history)+depth+1), history...)
 	return pf.count(p, depth)
 }
@@ -36,6 +36,7 @@ func (v *Variant) PerftDivide(p *Position, depth int, history []uint64) ([]Actio
 type perfter struct {
 	v    *Variant
 	bufs [][MaxActions]Action
+	kids []Position // the child being searched at each depth, so none escapes to the heap
 	hist []uint64
 	sink uint64
 }
@@ -57,9 +58,10 @@ func (pf *perfter) count(p *Position, depth int) uint64 {
 	}
 	var n uint64
 	pf.hist = append(pf.hist, p.Hash)
+	q := &pf.kids[depth-1]
 	for _, a := range actions {
-		q := v.Apply(p, a)
-		n += pf.count(&q, depth-1)
+		*q = v.Apply(p, a)
+		n += pf.count(q, depth-1)
 	}
 	pf.hist = pf.hist[:len(pf.hist)-1]
 	return n
