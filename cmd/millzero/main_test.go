@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestPerft_PrintsOneLinePerDepthAndSpeed(t *testing.T) {
+	code, out, errOut := runCmd("perft", "--fen", "**@**@**/@@****@*/*O**OO** w m s 3 0 5 0 0 0 0 0 0 0 0 0 20", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"perft(1) = 48\n", "perft(2) = 577\n", "perft(3) = 25530\n", "nodes/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPerft_DivideListsRootActions(t *testing.T) {
+	code, out, errOut := runCmd("perft", "--moves", "d6 f4 d2 b4 g4 d7 a4 d1 e4 d5 c4 d3 f6 b6 b2 f2 g7 g1", "--divide", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "perft(2) = 36\n") || strings.Count(out, ": ") != 6 {
+		t.Errorf("want 6 root actions summing to 36:\n%s", out)
+	}
+}
+
+func TestPerft_BadInputIsAClearError(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"perft", "x"}, `depth "x"`},
+		{[]string{"perft", "--variant", "ninety", "2"}, `variant "ninety"`},
+		{[]string{"perft", "--moves", "d6 d6", "2"}, "action 2"},
+		{[]string{"perft", "--fen", "garbage", "2"}, "FEN"},
+		{[]string{"perft"}, "DEPTH"},
+		{[]string{"frobnicate"}, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, errOut := runCmd(c.args...)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want an error naming %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+func TestHelp_EveryCommandShowsAnExample(t *testing.T) {
+	for name := range commands() {
+		code, out, _ := runCmd(name, "--help")
+		if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "millzero "+name) {
+			t.Errorf("%s --help: exit %d, output:\n%s", name, code, out)
+		}
+	}
+}
