@@ -145,6 +145,8 @@ func New(spec Spec) (*Variant, error) {
 		return nil, fmt.Errorf("variant %s: repetition_draw 1 would end every game at once: want 0 (off) or 2 and up", name)
 	case spec.MaxPlies < 1 || spec.MaxPlies > 60000:
 		return nil, fmt.Errorf("variant %s: max_plies %d: want 1..60000", name, spec.MaxPlies)
+	case spec.EndgameDraw > 0 && spec.Players != 2:
+		return nil, fmt.Errorf("variant %s: endgame_draw is a two-player rule: want 0 with %d players", name, spec.Players)
 	case spec.ForbidOpponentMills && !board.Rotating:
 		return nil, fmt.Errorf("variant %s: forbid_opponent_mills needs the rotating-ring board", name)
 	}
