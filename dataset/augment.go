@@ -1,0 +1,17 @@
+package dataset
+
+import "github.com/millzero/millzero/engine"
+
+// augment maps s by board symmetry sym of v: the position (its hash
+// recomputed by the engine) and every policy entry's action id, so the
+// policy stays a distribution over the mapped position's legal actions.
+func augment(v *engine.Variant, s *Sample, sym int) {
+	if sym == 0 {
+		return
+	}
+	s.Position = v.MapPosition(sym, s.Position)
+	for i := range s.Policy {
+		a := v.ActionAt(int(s.Policy[i].Action))
+		s.Policy[i].Action = uint16(v.ActionIndex(v.MapAction(sym, a)))
+	}
+}

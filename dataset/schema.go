@@ -1,0 +1,208 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/parquet-go/parquet-go"
+)
+
+// FormatVersion is the version of the shard layout this build writes and
+// reads. It is stored in every shard's file metadata under FormatKey; a
+// shard of another version is skipped by readers. Bump it whenever row's
+// columns change meaning.
+const FormatVersion = "1"
+
+// FormatKey is the file metadata key that holds FormatVersion.
+const FormatKey = "millzero.format"
+
+// The other file metadata keys every shard carries.
+const (
+	CreatedKey = "millzero.created" // RFC 3339 time the shard was completed
+	HostKey    = "millzero.host"    // the machine that wrote it
+)
+
+// row is one sample as a Parquet row: every column a plain scalar but the
+// policy, so any Parquet tool reads it without knowing the engine. Bitboards
+// are one column per seat (seats a variant does not have are 0); bit i is
+// point i of the variant's board (engine.Board's numbering). Compression is
+// zstd for every column (set on the writer); the variant is dictionary
+// encoded.
+type row struct {
+	Variant    string `parquet:"variant,dict"`
+	GameID     string `parquet:"game_id"`
+	Ply        int32  `parquet:"ply"`
+	Generation int32  `parquet:"generation"`
+
+	Pieces0      uint32 `parquet:"pieces_0"`
+	Pieces1      uint32 `parquet:"pieces_1"`
+	Pieces2      uint32 `parquet:"pieces_2"`
+	Pieces3      uint32 `parquet:"pieces_3"`
+	Hand0        uint8  `parquet:"hand_0"`
+	Hand1        uint8  `parquet:"hand_1"`
+	Hand2        uint8  `parquet:"hand_2"`
+	Hand3        uint8  `parquet:"hand_3"`
+	Pending0     uint8  `parquet:"pending_0"`
+	Pending1     uint8  `parquet:"pending_1"`
+	Pending2     uint8  `parquet:"pending_2"`
+	Pending3     uint8  `parquet:"pending_3"`
+	Side         uint8  `parquet:"side"`
+	Out          uint8  `parquet:"out"`
+	LastRotation int8   `parquet:"last_rotation"`
+	Result       uint8  `parquet:"result"`
+	Reason       uint8  `parquet:"reason"`
+	NoCapture    uint16 `parquet:"no_capture"`
+	Endgame      uint16 `parquet:"endgame"`
+	Quiet        uint16 `parquet:"quiet"`
+	PositionPly  uint16 `parquet:"position_ply"`
+	Hash         uint64 `parquet:"hash"`
+	Repetitions  int32  `parquet:"repetitions"`
+
+	Policy      []policyRow `parquet:"policy,list"`
+	RootValue   float32     `parquet:"root_value"`
+	Outcome     int8        `parquet:"outcome"`
+	Simulations int32       `parquet:"simulations"`
+	Full        bool        `parquet:"full"`
+}
+
+// policyRow is one element of the policy list.
+type policyRow struct {
+	Action uint16  `parquet:"action"`
+	Prob   float32 `parquet:"prob"`
+}
+
+// rowSchema is the Parquet schema of a shard. A parquet.Schema is safe for
+// concurrent use and never changes, so one value serves every reader and
+// writer (it is not mutable state).
+var rowSchema = parquet.SchemaOf(row{})
+
+// fromSample fills r from s, reusing r.Policy's storage.
+func (r *row) fromSample(s *Sample) {
+	p := &s.Position
+	*r = row{
+		Variant:      s.Variant,
+		GameID:       s.GameID,
+		Ply:          int32(s.Ply),
+		Generation:   int32(s.Generation),
+		Pieces0:      p.Pieces[0],
+		Pieces1:      p.Pieces[1],
+		Pieces2:      p.Pieces[2],
+		Pieces3:      p.Pieces[3],
+		Hand0:        p.Hand[0],
+		Hand1:        p.Hand[1],
+		Hand2:        p.Hand[2],
+		Hand3:        p.Hand[3],
+		Pending0:     p.Pending[0],
+		Pending1:     p.Pending[1],
+		Pending2:     p.Pending[2],
+		Pending3:     p.Pending[3],
+		Side:         p.Side,
+		Out:          p.Out,
+		LastRotation: p.LastRotation,
+		Result:       uint8(p.Result),
+		Reason:       uint8(p.Reason),
+		NoCapture:    p.NoCapture,
+		Endgame:      p.Endgame,
+		Quiet:        p.Quiet,
+		PositionPly:  p.Ply,
+		Hash:         p.Hash,
+		Repetitions:  int32(s.Repetitions),
+		Policy:       r.Policy[:0],
+		RootValue:    s.RootValue,
+		Outcome:      int8(s.Outcome),
+		Simulations:  int32(s.Simulations),
+		Full:         s.Full,
+	}
+	for _, e := range s.Policy {
+		r.Policy = append(r.Policy, policyRow{Action: e.Action, Prob: e.Prob})
+	}
+}
+
+// toSample fills s from r, reusing s.Policy's storage. The strings are
+// shared with r.
+func (r *row) toSample(s *Sample) {
+	policy := s.Policy[:0]
+	for _, e := range r.Policy {
+		policy = append(policy, PolicyEntry{Action: e.Action, Prob: e.Prob})
+	}
+	*s = Sample{
+		Variant:    r.Variant,
+		GameID:     r.GameID,
+		Ply:        int(r.Ply),
+		Generation: int(r.Generation),
+		Position: engine.Position{
+			Pieces:       [engine.MaxSeats]uint32{r.Pieces0, r.Pieces1, r.Pieces2, r.Pieces3},
+			Hash:         r.Hash,
+			Hand:         [engine.MaxSeats]uint8{r.Hand0, r.Hand1, r.Hand2, r.Hand3},
+			Pending:      [engine.MaxSeats]uint8{r.Pending0, r.Pending1, r.Pending2, r.Pending3},
+			Side:         r.Side,
+			Out:          r.Out,
+			LastRotation: r.LastRotation,
+			Result:       engine.Result(r.Result),
+			Reason:       engine.Reason(r.Reason),
+			NoCapture:    r.NoCapture,
+			Endgame:      r.Endgame,
+			Quiet:        r.Quiet,
+			Ply:          r.PositionPly,
+		},
+		Repetitions: int(r.Repetitions),
+		Policy:      policy,
+		RootValue:   r.RootValue,
+		Outcome:     int(r.Outcome),
+		Simulations: int(r.Simulations),
+		Full:        r.Full,
+	}
+}
+
+// Validate reports the first way s cannot be a position of v: a seat, a
+// point, an action id or a probability out of range. Readers skip the rest of
+// a shard holding such a row; writers refuse it.
+func Validate(v *engine.Variant, s *Sample) error {
+	p := &s.Position
+	if s.Variant != v.Name {
+		return fmt.Errorf("variant %q, want %q", s.Variant, v.Name)
+	}
+	if s.GameID == "" {
+		return fmt.Errorf("empty game id")
+	}
+	if int(p.Side) >= v.Players {
+		return fmt.Errorf("side to move %d of %d players", p.Side, v.Players)
+	}
+	board := uint32(1)<<v.Board.Points - 1
+	if v.Board.Points >= 32 {
+		board = math.MaxUint32
+	}
+	var all uint32
+	for seat := 0; seat < engine.MaxSeats; seat++ {
+		if seat >= v.Players && (p.Pieces[seat] != 0 || p.Hand[seat] != 0 || p.Pending[seat] != 0) {
+			return fmt.Errorf("seat %d has pieces but the variant has %d players", seat, v.Players)
+		}
+		if p.Pieces[seat]&^board != 0 {
+			return fmt.Errorf("seat %d has pieces off the %d-point board", seat, v.Board.Points)
+		}
+		if all&p.Pieces[seat] != 0 {
+			return fmt.Errorf("seat %d shares a point with another seat", seat)
+		}
+		all |= p.Pieces[seat]
+	}
+	if p.LastRotation != engine.NoRotation && (p.LastRotation < 0 || int(p.LastRotation) >= 2*v.Board.Rings || !v.Board.Rotating) {
+		return fmt.Errorf("last rotation %d on a board without that ring", p.LastRotation)
+	}
+	if s.Outcome < 0 || s.Outcome > v.Players {
+		return fmt.Errorf("outcome %d, want 0..%d", s.Outcome, v.Players)
+	}
+	if math.IsNaN(float64(s.RootValue)) || math.IsInf(float64(s.RootValue), 0) {
+		return fmt.Errorf("root value %v", s.RootValue)
+	}
+	n := v.NumActions()
+	for _, e := range s.Policy {
+		if int(e.Action) >= n {
+			return fmt.Errorf("policy action %d outside the %d-action space", e.Action, n)
+		}
+		if !(e.Prob >= 0 && e.Prob <= 1) {
+			return fmt.Errorf("policy probability %v of action %d", e.Prob, e.Action)
+		}
+	}
+	return nil
+}

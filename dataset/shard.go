@@ -1,0 +1,139 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/parquet-go/parquet-go"
+)
+
+// ErrForeign is wrapped by the error for a file that is Parquet but not a
+// shard of this format: no format key, another version, another schema.
+var ErrForeign = errors.New("not a millzero shard of this format")
+
+// shardReader reads the rows of one shard file in batches.
+type shardReader struct {
+	path string
+	file *os.File
+	pf   *parquet.File
+	rr   *parquet.GenericReader[row]
+}
+
+// openShard opens path and checks that it is a shard this build reads: the
+// Parquet footer parses, the format version matches and the schema is ours.
+// Only the footer is read.
+func openShard(path string) (sr *shardReader, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// parquet-go may panic on a malformed footer; a bad file is an error.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed parquet: %v", p)
+		}
+	}()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	version, ok := pf.Lookup(FormatKey)
+	if !ok {
+		return nil, fmt.Errorf("%w: no %s key in the file metadata", ErrForeign, FormatKey)
+	}
+	if version != FormatVersion {
+		return nil, fmt.Errorf("%w: format version %q, this build reads %q", ErrForeign, version, FormatVersion)
+	}
+	if !parquet.EqualNodes(pf.Schema(), rowSchema) {
+		return nil, fmt.Errorf("%w: schema differs from version %s's", ErrForeign, FormatVersion)
+	}
+	rr := parquet.NewGenericReader[row](pf)
+	return &shardReader{path: path, file: f, pf: pf, rr: rr}, nil
+}
+
+// rows is the number of rows the footer declares.
+func (sr *shardReader) rows() int64 { return sr.pf.NumRows() }
+
+// seek skips the first n rows.
+func (sr *shardReader) seek(n int64) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed parquet: %v", p)
+		}
+	}()
+	return sr.rr.SeekToRow(n)
+}
+
+// read fills batch with the next rows; it returns io.EOF after the last.
+func (sr *shardReader) read(batch []row) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			n, err = 0, fmt.Errorf("malformed parquet: %v", p)
+		}
+	}()
+	n, err = sr.rr.Read(batch)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+func (sr *shardReader) close() error {
+	sr.rr.Close()
+	return sr.file.Close()
+}
+
+// ReadShard reads every sample of the shard at path, in the order written,
+// checking each against its variant (Validate). It is for tools and tests;
+// training streams through OpenWindow.
+func ReadShard(path string) ([]Sample, error) {
+	sr, err := openShard(path)
+	if err != nil {
+		return nil, fmt.Errorf("read shard %s: %w", path, err)
+	}
+	defer sr.close()
+	out := make([]Sample, 0, sr.rows())
+	variants := map[string]*engine.Variant{}
+	batch := make([]row, 256)
+	for {
+		n, err := sr.read(batch)
+		for i := 0; i < n; i++ {
+			var s Sample
+			batch[i].toSample(&s)
+			v, ok := variants[s.Variant]
+			if !ok {
+				var lerr error
+				if v, lerr = engine.Load(s.Variant); lerr != nil {
+					return nil, fmt.Errorf("read shard %s row %d: %w", path, len(out), lerr)
+				}
+				variants[s.Variant] = v
+			}
+			if verr := Validate(v, &s); verr != nil {
+				return nil, fmt.Errorf("read shard %s row %d: %w", path, len(out), verr)
+			}
+			out = append(out, s)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read shard %s: %w", path, err)
+		}
+	}
+	if int64(len(out)) != sr.rows() {
+		return nil, fmt.Errorf("read shard %s: %d rows, the footer declares %d", path, len(out), sr.rows())
+	}
+	return out, nil
+}

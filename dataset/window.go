@@ -1,0 +1,386 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// Split chooses which games of a window a reader returns.
+type Split int
+
+// The splits. A game is wholly in one of Train and Validation, chosen by a
+// hash of its id (InValidation), so the choice is the same on every machine
+// and every run.
+const (
+	All        Split = iota // every game
+	Train                   // the games not in validation
+	Validation              // the games InValidation picks
+)
+
+// WindowOptions says which samples of a games directory a Window returns and
+// how.
+type WindowOptions struct {
+	Samples     int          // keep only the most recent this many recorded positions (rows); 0: no limit
+	Generations int          // keep only the most recent this many generation directories present; 0: no limit
+	Shuffle     int          // shuffle buffer, in samples (memory ~ 100 bytes + the policy each); 0 reads in order, oldest first
+	Seed        uint64       // seeds the shard order, the shuffle and the symmetries
+	Augment     bool         // map each sample by a random board symmetry (policy action ids with it)
+	ValFraction float64      // fraction of games, 0..1, that form the Validation split
+	Split       Split        // which games to return
+	FullOnly    bool         // drop the samples of fast searches (Full false), which have no policy target
+	Repeat      bool         // start a new pass, reshuffled, after the last shard instead of returning io.EOF
+	Logger      *slog.Logger // where warnings about skipped files go; nil: slog.Default()
+}
+
+// ErrNoSamples is returned by a repeating Window whose whole pass yielded
+// no sample, instead of spinning forever.
+var ErrNoSamples = errors.New("dataset: window has no samples")
+
+// shardRef is one shard of a window.
+type shardRef struct {
+	path string
+	gen  int   // from the directory name
+	rows int64 // rows the footer declares
+	skip int64 // rows at the start that are older than the window
+}
+
+// Window streams the samples of the most recent shards of a games
+// directory, as chosen when it was opened (reopen it to see newer shards).
+// It holds at most one shard open and one batch of rows plus the shuffle
+// buffer in memory. It is not safe for concurrent use.
+type Window struct {
+	opts     WindowOptions
+	log      *slog.Logger
+	rng      *rand.Rand
+	shards   []shardRef // oldest first
+	bad      map[string]bool
+	variants map[string]*engine.Variant
+
+	order     []int // shard indexes of the current pass
+	next      int   // next position in order
+	passCount int   // samples returned by the current pass
+
+	cur    *shardReader
+	batch  []row
+	pos    int
+	n      int
+	rowNum int64 // rows of cur consumed, the skipped ones included
+
+	buf     []Sample // the shuffle buffer
+	drained bool     // the source has ended (never, when repeating)
+}
+
+// OpenWindow lists the shards of gamesDir (gen-NNNNNN/*.parquet), keeps the
+// most recent ones allowed by opts and reads their footers. Files that are
+// not shards of this format are skipped with a warning naming them; only a
+// gamesDir that cannot be listed is an error.
+func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
+	if opts.ValFraction < 0 || opts.ValFraction > 1 {
+		return nil, fmt.Errorf("open window %s: validation fraction %v outside 0..1", gamesDir, opts.ValFraction)
+	}
+	if opts.Samples < 0 || opts.Generations < 0 || opts.Shuffle < 0 {
+		return nil, fmt.Errorf("open window %s: negative size in %+v", gamesDir, opts)
+	}
+	w := &Window{
+		opts:     opts,
+		log:      opts.Logger,
+		rng:      rand.New(rand.NewPCG(opts.Seed, 0x6d696c6c7a65726f)),
+		bad:      map[string]bool{},
+		variants: map[string]*engine.Variant{},
+		batch:    make([]row, 64),
+	}
+	if w.log == nil {
+		w.log = slog.Default()
+	}
+	candidates, err := listShards(gamesDir, opts.Generations)
+	if err != nil {
+		return nil, fmt.Errorf("open window %s: %w", gamesDir, err)
+	}
+	// Newest first, read footers until the window is full.
+	var total int64
+	for i := len(candidates) - 1; i >= 0; i-- {
+		if opts.Samples > 0 && total >= int64(opts.Samples) {
+			break
+		}
+		ref := candidates[i]
+		sr, err := openShard(ref.path)
+		if err != nil {
+			w.skip(ref.path, err)
+			continue
+		}
+		ref.rows = sr.rows()
+		sr.close()
+		if ref.rows == 0 {
+			continue
+		}
+		if opts.Samples > 0 && total+ref.rows > int64(opts.Samples) {
+			ref.skip = total + ref.rows - int64(opts.Samples)
+		}
+		total += ref.rows - ref.skip
+		w.shards = append(w.shards, ref)
+	}
+	for i, j := 0, len(w.shards)-1; i < j; i, j = i+1, j-1 {
+		w.shards[i], w.shards[j] = w.shards[j], w.shards[i]
+	}
+	w.startPass()
+	return w, nil
+}
+
+// listShards returns the shard files of gamesDir, oldest first: by
+// generation, then by name (names begin with the time they were begun).
+// maxGens > 0 keeps only the newest that many generation directories.
+func listShards(gamesDir string, maxGens int) ([]shardRef, error) {
+	entries, err := os.ReadDir(gamesDir)
+	if err != nil {
+		return nil, err
+	}
+	type genDir struct {
+		name string
+		gen  int
+	}
+	var gens []genDir
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if gen, ok := parseGenDir(e.Name()); ok {
+			gens = append(gens, genDir{e.Name(), gen})
+		}
+	}
+	sort.Slice(gens, func(i, j int) bool { return gens[i].gen < gens[j].gen })
+	if maxGens > 0 && len(gens) > maxGens {
+		gens = gens[len(gens)-maxGens:]
+	}
+	var refs []shardRef
+	for _, g := range gens {
+		dir := filepath.Join(gamesDir, g.name)
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files { // ReadDir sorts by name
+			name := f.Name()
+			if f.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ShardExt) {
+				continue
+			}
+			refs = append(refs, shardRef{path: filepath.Join(dir, name), gen: g.gen})
+		}
+	}
+	return refs, nil
+}
+
+// parseGenDir reads the generation of a directory named gen-NNNNNN.
+func parseGenDir(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, "gen-")
+	if !ok || digits == "" {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	gen, err := strconv.Atoi(digits)
+	return gen, err == nil
+}
+
+// Rows is the number of recorded positions in the window, before the split
+// and FullOnly filters.
+func (w *Window) Rows() int64 {
+	var n int64
+	for _, s := range w.shards {
+		if !w.bad[s.path] {
+			n += s.rows - s.skip
+		}
+	}
+	return n
+}
+
+// Shards lists the window's shard files, oldest first.
+func (w *Window) Shards() []string {
+	out := make([]string, 0, len(w.shards))
+	for _, s := range w.shards {
+		out = append(out, s.path)
+	}
+	return out
+}
+
+// Next fills s with the next sample, reusing s.Policy's storage. It returns
+// io.EOF after the last sample (never, when Repeat is set), and an error only
+// when no sample can ever come (ErrNoSamples); a bad shard is skipped with a
+// warning.
+func (w *Window) Next(s *Sample) error {
+	if w.opts.Shuffle == 0 {
+		return w.pull(s)
+	}
+	for !w.drained && len(w.buf) < w.opts.Shuffle {
+		n := len(w.buf)
+		if n < cap(w.buf) {
+			w.buf = w.buf[:n+1] // a slot emptied earlier: reuse its Policy storage
+		} else {
+			w.buf = append(w.buf, Sample{})
+		}
+		if err := w.pull(&w.buf[n]); err != nil {
+			w.buf = w.buf[:n]
+			if err != io.EOF {
+				return err
+			}
+			w.drained = true
+		}
+	}
+	if len(w.buf) == 0 {
+		return io.EOF
+	}
+	i := w.rng.IntN(len(w.buf))
+	copySample(s, &w.buf[i])
+	if !w.drained {
+		err := w.pull(&w.buf[i])
+		if err == nil {
+			return nil
+		}
+		if err != io.EOF {
+			return err
+		}
+		w.drained = true
+	}
+	last := len(w.buf) - 1
+	w.buf[i], w.buf[last] = w.buf[last], w.buf[i]
+	w.buf = w.buf[:last]
+	return nil
+}
+
+// copySample copies src into dst, reusing dst.Policy's storage.
+func copySample(dst, src *Sample) {
+	policy := append(dst.Policy[:0], src.Policy...)
+	*dst = *src
+	dst.Policy = policy
+}
+
+// pull reads the next sample that passes the filters, in shard order.
+func (w *Window) pull(s *Sample) error {
+	for {
+		if w.cur == nil {
+			if w.next >= len(w.order) {
+				if !w.opts.Repeat {
+					return io.EOF
+				}
+				if w.passCount == 0 {
+					return fmt.Errorf("%w: %d shards, none with a sample for this split", ErrNoSamples, len(w.shards))
+				}
+				w.startPass()
+			}
+			ref := &w.shards[w.order[w.next]]
+			w.next++
+			if w.bad[ref.path] {
+				continue
+			}
+			sr, err := openShard(ref.path)
+			if err == nil && ref.skip > 0 {
+				if err = sr.seek(ref.skip); err != nil {
+					sr.close()
+				}
+			}
+			if err != nil {
+				w.skip(ref.path, err)
+				continue
+			}
+			w.cur, w.pos, w.n, w.rowNum = sr, 0, 0, ref.skip
+		}
+		if w.pos == w.n {
+			n, err := w.cur.read(w.batch)
+			if err == io.EOF {
+				w.closeShard()
+				continue
+			}
+			if err != nil {
+				w.skip(w.cur.path, err)
+				w.closeShard()
+				continue
+			}
+			w.pos, w.n = 0, n
+		}
+		r := &w.batch[w.pos]
+		w.pos++
+		w.rowNum++
+		if w.opts.FullOnly && !r.Full {
+			continue
+		}
+		if w.opts.Split != All && InValidation(r.GameID, w.opts.ValFraction) != (w.opts.Split == Validation) {
+			continue
+		}
+		v, err := w.variant(r.Variant)
+		if err == nil {
+			r.toSample(s)
+			err = Validate(v, s)
+		}
+		if err != nil {
+			w.skip(w.cur.path, fmt.Errorf("row %d: %w", w.rowNum-1, err))
+			w.closeShard()
+			continue
+		}
+		if w.opts.Augment {
+			augment(v, s, w.rng.IntN(v.NumSymmetries()))
+		}
+		w.passCount++
+		return nil
+	}
+}
+
+// startPass orders the shards for a new pass: shuffled when the window
+// shuffles, oldest first otherwise.
+func (w *Window) startPass() {
+	w.order = w.order[:0]
+	for i := range w.shards {
+		w.order = append(w.order, i)
+	}
+	if w.opts.Shuffle > 0 {
+		w.rng.Shuffle(len(w.order), func(i, j int) { w.order[i], w.order[j] = w.order[j], w.order[i] })
+	}
+	w.next, w.passCount = 0, 0
+}
+
+func (w *Window) variant(name string) (*engine.Variant, error) {
+	if v, ok := w.variants[name]; ok {
+		return v, nil
+	}
+	v, err := engine.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	w.variants[name] = v
+	return v, nil
+}
+
+// skip warns about a bad file once and keeps it out of later passes.
+func (w *Window) skip(path string, err error) {
+	if w.bad[path] {
+		return
+	}
+	w.bad[path] = true
+	w.log.Warn("dataset: skipping shard", "path", path, "err", err)
+}
+
+func (w *Window) closeShard() {
+	if w.cur != nil {
+		w.cur.close()
+		w.cur = nil
+	}
+	w.pos, w.n = 0, 0
+}
+
+// Close releases the open shard, if any.
+func (w *Window) Close() error {
+	w.closeShard()
+	w.buf = nil
+	return nil
+}

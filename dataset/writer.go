@@ -1,0 +1,198 @@
+package dataset
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/parquet-go/parquet-go"
+)
+
+// ShardExt is the name ending of a complete shard. Readers take only files
+// ending so; a shard being written ends in ShardExt+TempExt.
+const ShardExt = ".parquet"
+
+// TempExt is appended to a shard's name while it is written; the file is
+// renamed to drop it once complete and synced.
+const TempExt = ".tmp"
+
+// rowsPerGroup bounds the rows of a Parquet row group, so a reader holds at
+// most one group's pages of a shard in memory.
+const rowsPerGroup = 16384
+
+// GenerationDir is the directory of a run's games directory that holds the
+// shards played by model generation gen: gamesDir/gen-000007.
+func GenerationDir(gamesDir string, gen int) string {
+	return filepath.Join(gamesDir, fmt.Sprintf("gen-%06d", gen))
+}
+
+// ShardWriter collects samples in memory and writes them as one Parquet
+// shard when closed: to a temporary name first, synced, then renamed, so a
+// reader never sees a partial shard and a killed process leaves none. It is
+// not safe for concurrent use; give each worker its own.
+type ShardWriter struct {
+	dir      string
+	name     string // final file name, unique across processes and machines
+	host     string
+	meta     map[string]string
+	rows     []row
+	variants map[string]*engine.Variant
+	closed   bool
+}
+
+// ErrClosed is returned by a ShardWriter used after Close or Abort.
+var ErrClosed = errors.New("dataset: shard writer closed")
+
+// NewShardWriter returns a writer of one shard into dir (created if
+// missing), typically GenerationDir(gamesDir, gen). meta adds key/value
+// pairs to the shard's file metadata (the millzero.* keys are reserved).
+func NewShardWriter(dir string, meta map[string]string) (*ShardWriter, error) {
+	for k := range meta {
+		if strings.HasPrefix(k, "millzero.") {
+			return nil, fmt.Errorf("shard metadata key %q: the millzero. prefix is reserved", k)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create shard directory: %w", err)
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	var nonce [6]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, fmt.Errorf("shard name nonce: %w", err)
+	}
+	// The time leads, zero-padded, so names sort by when they were begun.
+	name := fmt.Sprintf("%020d-%s-%d-%s%s", time.Now().UnixNano(), sanitize(host), os.Getpid(),
+		hex.EncodeToString(nonce[:]), ShardExt)
+	m := make(map[string]string, len(meta))
+	for k, v := range meta {
+		m[k] = v
+	}
+	return &ShardWriter{dir: dir, name: name, host: host, meta: m, variants: map[string]*engine.Variant{}}, nil
+}
+
+// sanitize keeps a host name to characters safe in a file name on any file
+// system or object store.
+func sanitize(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	return string(b)
+}
+
+// Path is where the shard will be once Close succeeds.
+func (w *ShardWriter) Path() string { return filepath.Join(w.dir, w.name) }
+
+// Len is the number of samples written so far.
+func (w *ShardWriter) Len() int { return len(w.rows) }
+
+// Write adds samples to the shard. Each is checked against its variant's
+// rules (Validate); the first invalid one is an error and nothing of that
+// call is kept.
+func (w *ShardWriter) Write(samples ...Sample) error {
+	if w.closed {
+		return ErrClosed
+	}
+	for i := range samples {
+		s := &samples[i]
+		v, ok := w.variants[s.Variant]
+		if !ok {
+			var err error
+			if v, err = engine.Load(s.Variant); err != nil {
+				return fmt.Errorf("write sample of game %q ply %d: %w", s.GameID, s.Ply, err)
+			}
+			w.variants[s.Variant] = v
+		}
+		if err := Validate(v, s); err != nil {
+			return fmt.Errorf("write sample of game %q ply %d: %w", s.GameID, s.Ply, err)
+		}
+	}
+	for i := range samples {
+		w.rows = append(w.rows, row{})
+		w.rows[len(w.rows)-1].fromSample(&samples[i])
+	}
+	return nil
+}
+
+// Close writes the shard: encodes the samples to Path()+TempExt, syncs it,
+// renames it to Path() and syncs the directory. A writer with no samples
+// writes nothing. On error no shard appears, and the temporary file is
+// removed.
+func (w *ShardWriter) Close() (err error) {
+	if w.closed {
+		return ErrClosed
+	}
+	w.closed = true
+	rows := w.rows
+	w.rows = nil
+	if len(rows) == 0 {
+		return nil
+	}
+	final := w.Path()
+	tmp := final + TempExt
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("create shard: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	opts := []parquet.WriterOption{
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(rowsPerGroup),
+		parquet.CreatedBy("millzero", FormatVersion, ""),
+		parquet.KeyValueMetadata(FormatKey, FormatVersion),
+		parquet.KeyValueMetadata(CreatedKey, time.Now().UTC().Format(time.RFC3339)),
+		parquet.KeyValueMetadata(HostKey, w.host),
+	}
+	for k, v := range w.meta {
+		opts = append(opts, parquet.KeyValueMetadata(k, v))
+	}
+	pw := parquet.NewGenericWriter[row](f, opts...)
+	if _, err = pw.Write(rows); err != nil {
+		return fmt.Errorf("write shard %s: %w", tmp, err)
+	}
+	if err = pw.Close(); err != nil {
+		return fmt.Errorf("write shard %s: %w", tmp, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("sync shard %s: %w", tmp, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close shard %s: %w", tmp, err)
+	}
+	if err = os.Rename(tmp, final); err != nil {
+		return fmt.Errorf("publish shard: %w", err)
+	}
+	// The rename is durable once the directory is synced; a failure here
+	// leaves a complete shard, so it is not reported as a lost write.
+	if d, derr := os.Open(w.dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Abort drops the samples without writing a shard.
+func (w *ShardWriter) Abort() {
+	w.closed = true
+	w.rows = nil
+}
