@@ -1,0 +1,316 @@
+package model
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// CheckpointFormat is the value of the "format" metadata key of every
+// checkpoint this package writes.
+const CheckpointFormat = "millzero/mlp"
+
+// maxHeader bounds the JSON header of a checkpoint, so that a corrupt
+// length cannot make Load allocate without limit.
+const maxHeader = 16 << 20
+
+// The metadata keys the package writes and checks; Checkpoint.Meta may
+// hold others.
+var reservedMeta = map[string]bool{"format": true, "variant": true, "architecture": true,
+	"encoder_version": true, "generation": true, "steps": true}
+
+// Checkpoint is what one checkpoint file holds: a network, its training
+// progress, and extra tensors (the optimizer's state) and metadata.
+type Checkpoint struct {
+	Net        *Network
+	Generation int               // self-play generation of the weights
+	Steps      int64             // optimizer steps taken in training
+	Extra      []Param           // other tensors, e.g. the optimizer's moments; names must not clash with the network's
+	Meta       map[string]string // other metadata, e.g. the optimizer's name and step count
+}
+
+// tensorInfo is a tensor's entry in a safetensors header.
+type tensorInfo struct {
+	Dtype   string   `json:"dtype"`
+	Shape   []int    `json:"shape"`
+	Offsets [2]int64 `json:"data_offsets"`
+}
+
+// Save writes c to path in the safetensors format: an 8-byte little-endian
+// header length, a JSON header naming every tensor's dtype, shape and byte
+// range (metadata in its "__metadata__" string map), then the raw
+// little-endian float32 data. It writes a temporary file in the same
+// directory and renames it when complete, so path is never half written.
+func (c *Checkpoint) Save(path string) error {
+	n := c.Net
+	header := map[string]any{}
+	meta := map[string]string{}
+	for k, v := range c.Meta {
+		if reservedMeta[k] {
+			return fmt.Errorf("save checkpoint %s: metadata key %q is reserved", path, k)
+		}
+		meta[k] = v
+	}
+	arch, err := json.Marshal(n.Arch)
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", path, err)
+	}
+	meta["format"] = CheckpointFormat
+	meta["variant"] = n.Variant
+	meta["architecture"] = string(arch)
+	meta["encoder_version"] = strconv.Itoa(n.Encoder)
+	meta["generation"] = strconv.Itoa(c.Generation)
+	meta["steps"] = strconv.FormatInt(c.Steps, 10)
+	header["__metadata__"] = meta
+	tensors := append(append([]Param(nil), n.Params...), c.Extra...)
+	var off int64
+	for _, p := range tensors {
+		if _, dup := header[p.Name]; dup {
+			return fmt.Errorf("save checkpoint %s: two tensors named %q", path, p.Name)
+		}
+		if len(p.Data) != shapeSize(p.Shape) {
+			return fmt.Errorf("save checkpoint %s: tensor %s has %d values for shape %v", path, p.Name, len(p.Data), p.Shape)
+		}
+		size := int64(4 * len(p.Data))
+		header[p.Name] = tensorInfo{Dtype: "F32", Shape: p.Shape, Offsets: [2]int64{off, off + size}}
+		off += size
+	}
+	js, err := json.Marshal(header)
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", path, err)
+	}
+	for len(js)%8 != 0 { // keep the data 8-byte aligned, as the format recommends
+		js = append(js, ' ')
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("save checkpoint: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	w := bufio.NewWriterSize(tmp, 1<<16)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(len(js)))
+	w.Write(b[:])
+	w.Write(js)
+	for _, p := range tensors {
+		for _, x := range p.Data {
+			binary.LittleEndian.PutUint32(b[:4], math.Float32bits(x))
+			w.Write(b[:4])
+		}
+	}
+	err = w.Flush()
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", path, err)
+	}
+	return nil
+}
+
+func shapeSize(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return -1
+		}
+		n *= d
+	}
+	return n
+}
+
+// ErrCheckpoint is wrapped by every error about the content of a
+// checkpoint file (as opposed to failing to read it).
+var ErrCheckpoint = errors.New("bad checkpoint")
+
+// LoadCheckpoint reads a checkpoint written by Save, checking that the file
+// is complete, that its metadata is ours and of the current feature
+// encoder, and that every tensor of the network is there with the shape
+// its architecture implies. Errors name the file and what is wrong.
+func LoadCheckpoint(path string) (*Checkpoint, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint: %w", err)
+	}
+	c, err := parseCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// LoadCheckpointFor is LoadCheckpoint followed by CheckVariant.
+func LoadCheckpointFor(path string, v *engine.Variant) (*Checkpoint, error) {
+	c, err := LoadCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.CheckVariant(v); err != nil {
+		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// CheckVariant reports whether the checkpoint's network is for variant v:
+// the same name and the sizes v implies for the input and the heads.
+func (c *Checkpoint) CheckVariant(v *engine.Variant) error {
+	n := c.Net
+	if n.Variant != v.Name {
+		return fmt.Errorf("%w: a network for variant %q, not %q", ErrCheckpoint, n.Variant, v.Name)
+	}
+	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks})
+	if n.Arch != want {
+		return fmt.Errorf("%w: architecture %v does not fit variant %s (want %v)", ErrCheckpoint, n.Arch, v.Name, want)
+	}
+	return nil
+}
+
+func bad(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrCheckpoint}, args...)...)
+}
+
+func parseCheckpoint(data []byte) (*Checkpoint, error) {
+	if len(data) < 8 {
+		return nil, bad("truncated: %d bytes, not even the 8-byte header length", len(data))
+	}
+	hlen := binary.LittleEndian.Uint64(data[:8])
+	if hlen > maxHeader {
+		return nil, bad("header length %d: over %d, not a safetensors file", hlen, maxHeader)
+	}
+	if uint64(len(data)-8) < hlen {
+		return nil, bad("truncated: header of %d bytes, file has %d after the length", hlen, len(data)-8)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data[8:8+hlen], &raw); err != nil {
+		return nil, bad("header: %v", err)
+	}
+	body := data[8+hlen:]
+	var meta map[string]string
+	if m, ok := raw["__metadata__"]; !ok {
+		return nil, bad("no __metadata__ in the header")
+	} else if err := json.Unmarshal(m, &meta); err != nil {
+		return nil, bad("__metadata__: %v", err)
+	}
+	delete(raw, "__metadata__")
+	if meta["format"] != CheckpointFormat {
+		return nil, bad("format %q, want %q", meta["format"], CheckpointFormat)
+	}
+	var arch Arch
+	if err := json.Unmarshal([]byte(meta["architecture"]), &arch); err != nil {
+		return nil, bad("architecture %q: %v", meta["architecture"], err)
+	}
+	if err := arch.Validate(); err != nil {
+		return nil, bad("%v", err)
+	}
+	enc, err := strconv.Atoi(meta["encoder_version"])
+	if err != nil {
+		return nil, bad("encoder_version %q: %v", meta["encoder_version"], err)
+	}
+	if enc != EncoderVersion {
+		return nil, bad("trained on features of encoder version %d, this build encodes version %d", enc, EncoderVersion)
+	}
+	c := &Checkpoint{Meta: map[string]string{}}
+	if c.Generation, err = strconv.Atoi(meta["generation"]); err != nil {
+		return nil, bad("generation %q: %v", meta["generation"], err)
+	}
+	if c.Steps, err = strconv.ParseInt(meta["steps"], 10, 64); err != nil {
+		return nil, bad("steps %q: %v", meta["steps"], err)
+	}
+	for k, v := range meta {
+		if !reservedMeta[k] {
+			c.Meta[k] = v
+		}
+	}
+	tensors := map[string]tensorInfo{}
+	var end int64
+	for name, js := range raw {
+		var ti tensorInfo
+		if err := json.Unmarshal(js, &ti); err != nil {
+			return nil, bad("tensor %s: %v", name, err)
+		}
+		if ti.Dtype != "F32" {
+			return nil, bad("tensor %s: dtype %s, want F32", name, ti.Dtype)
+		}
+		size := shapeSize(ti.Shape)
+		if size < 0 || ti.Offsets[0] < 0 || ti.Offsets[1]-ti.Offsets[0] != 4*int64(size) {
+			return nil, bad("tensor %s: byte range %v does not hold shape %v", name, ti.Offsets, ti.Shape)
+		}
+		if ti.Offsets[1] > int64(len(body)) {
+			return nil, bad("truncated: tensor %s ends at byte %d of the data, which has %d", name, ti.Offsets[1], len(body))
+		}
+		end = max(end, ti.Offsets[1])
+		tensors[name] = ti
+	}
+	if end != int64(len(body)) {
+		return nil, bad("%d bytes of data after the last tensor", int64(len(body))-end)
+	}
+	ranges := make([][2]int64, 0, len(tensors))
+	for _, ti := range tensors {
+		ranges = append(ranges, ti.Offsets)
+	}
+	sort.Slice(ranges, func(i, j int) bool { return ranges[i][0] < ranges[j][0] })
+	var at int64
+	for _, r := range ranges {
+		if r[0] != at {
+			return nil, bad("tensor data overlaps or leaves a hole at byte %d", at)
+		}
+		at = r[1]
+	}
+	read := func(name string, ti tensorInfo) Param {
+		p := Param{Name: name, Shape: ti.Shape, Data: make([]float32, shapeSize(ti.Shape))}
+		b := body[ti.Offsets[0]:ti.Offsets[1]]
+		for i := range p.Data {
+			p.Data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return p
+	}
+	n := &Network{Variant: meta["variant"], Arch: arch, Encoder: enc, Params: arch.zeroParams()}
+	for i, p := range n.Params {
+		ti, ok := tensors[p.Name]
+		if !ok {
+			return nil, bad("no tensor %s, which architecture %v has", p.Name, arch)
+		}
+		if !equalShape(ti.Shape, p.Shape) {
+			return nil, bad("tensor %s has shape %v, architecture %v wants %v", p.Name, ti.Shape, arch, p.Shape)
+		}
+		n.Params[i] = read(p.Name, ti)
+		delete(tensors, p.Name)
+	}
+	c.Net = n
+	names := make([]string, 0, len(tensors))
+	for name := range tensors {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c.Extra = append(c.Extra, read(name, tensors[name]))
+	}
+	return c, nil
+}
+
+func equalShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,123 @@
+package model
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/millzero/millzero/engine"
+)
+
+func mustVariant(t testing.TB, name string) *engine.Variant {
+	t.Helper()
+	v, err := engine.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func savedCheckpoint(t *testing.T, v *engine.Variant) (string, *Checkpoint) {
+	t.Helper()
+	n := randomNetwork(t, NewArch(v, Config{Width: 16, Blocks: 2}), 7)
+	n.Variant = v.Name
+	c := &Checkpoint{Net: n, Generation: 3, Steps: 12345,
+		Extra: []Param{{Name: "optim.m.input.weight", Shape: []int{2, 2}, Data: []float32{1, 2, 3, 4}}},
+		Meta:  map[string]string{"optimizer": "adam"}}
+	path := filepath.Join(t.TempDir(), "gen3.safetensors")
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path, c
+}
+
+func TestCheckpointRoundTripGivesIdenticalOutputs(t *testing.T) {
+	v := mustVariant(t, "nine")
+	path, c := savedCheckpoint(t, v)
+	got, err := LoadCheckpointFor(path, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Generation != 3 || got.Steps != 12345 || got.Meta["optimizer"] != "adam" || got.Net.Variant != "nine" || got.Net.Arch != c.Net.Arch {
+		t.Errorf("metadata: got generation %d steps %d meta %v variant %s arch %v", got.Generation, got.Steps, got.Meta, got.Net.Variant, got.Net.Arch)
+	}
+	if len(got.Extra) != 1 || got.Extra[0].Name != "optim.m.input.weight" || got.Extra[0].Data[3] != 4 {
+		t.Errorf("extra tensors %+v", got.Extra)
+	}
+	a := c.Net.Arch
+	const batch = 4
+	x := randomSlice(rand.New(rand.NewPCG(1, 1)), batch*a.Inputs)
+	p1, o1 := make([]float32, batch*a.Actions), make([]float32, batch*a.Outcomes)
+	p2, o2 := make([]float32, batch*a.Actions), make([]float32, batch*a.Outcomes)
+	NewForward(c.Net, batch).Run(x, batch, p1, o1)
+	NewForward(got.Net, batch).Run(x, batch, p2, o2)
+	for i := range p1 {
+		if p1[i] != p2[i] {
+			t.Fatalf("policy logit %d: %v before saving, %v after loading", i, p1[i], p2[i])
+		}
+	}
+	for i := range o1 {
+		if o1[i] != o2[i] {
+			t.Fatalf("outcome logit %d: %v before saving, %v after loading", i, o1[i], o2[i])
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d files after saving, want only the checkpoint", len(entries))
+	}
+}
+
+func TestCheckpointLoadRejectsBadFiles(t *testing.T) {
+	v := mustVariant(t, "nine")
+	path, c := savedCheckpoint(t, v)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	otherShape := c.Net.Clone()
+	otherShape.Params[2].Shape = []int{16, 15}
+	otherShape.Params[2].Data = otherShape.Params[2].Data[:16*15]
+	shapePath := filepath.Join(dir, "shape.safetensors")
+	if err := (&Checkpoint{Net: otherShape}).Save(shapePath); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path, want string
+	}{
+		{"truncated data", write("a", good[:len(good)-3]), "truncated"},
+		{"truncated header", write("b", good[:20]), "truncated"},
+		{"empty file", write("c", nil), "truncated"},
+		{"trailing bytes", write("d", append(append([]byte(nil), good...), 0, 0, 0, 0)), "after the last tensor"},
+		{"not json", write("e", append([]byte{8, 0, 0, 0, 0, 0, 0, 0}, "{{{{{{{{"...)), "header"},
+		{"wrong shape", shapePath, "block0.fc1.weight has shape [16 15]"},
+		{"missing file", filepath.Join(dir, "nope"), "no such file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := LoadCheckpointFor(c.path, v)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
+				t.Errorf("error %v, want one naming %s and saying %q", err, c.path, c.want)
+			}
+		})
+	}
+}
+
+func TestCheckpointOfAnotherVariantIsRefused(t *testing.T) {
+	path, _ := savedCheckpoint(t, mustVariant(t, "nine"))
+	for _, name := range []string{"twelve", "three"} {
+		_, err := LoadCheckpointFor(path, mustVariant(t, name))
+		if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), `for variant "nine", not "`+name+`"`) {
+			t.Errorf("loading a nine checkpoint for %s: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package model
+
+import "fmt"
+
+// Config sizes the network's trunk. The input and the heads are sized by the
+// variant (see NewArch).
+type Config struct {
+	// Width is the number of units of every hidden layer of the trunk.
+	Width int `yaml:"width"`
+	// Blocks is the number of residual blocks after the input layer; each
+	// block is two Width×Width layers and a skip connection.
+	Blocks int `yaml:"blocks"`
+}
+
+// DefaultConfig is sized for two cores: about 1.2 million multiply-adds per
+// position on the nine men's morris board.
+func DefaultConfig() Config { return Config{Width: 256, Blocks: 3} }
+
+// Validate reports what is wrong with the configuration.
+func (c Config) Validate() error {
+	switch {
+	case c.Width < 1 || c.Width > 8192:
+		return fmt.Errorf("model config: width %d: want 1..8192", c.Width)
+	case c.Blocks < 0 || c.Blocks > 64:
+		return fmt.Errorf("model config: blocks %d: want 0..64", c.Blocks)
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package model
+
+import (
+	"math/bits"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// EncoderVersion numbers the feature encoding below. Change it whenever
+// Encode changes meaning, so that a checkpoint trained on other features
+// is refused.
+const EncoderVersion = 1
+
+// The features of a position, all from the point of view of the seat to
+// move: relative seat r is absolute seat (side + r) mod players, so r = 0
+// is the seat to move and the others follow in turn order. With P points,
+// S players and R rings (rotating board only):
+//
+//	S·P   a piece of relative seat r on point i       [r*P + i]
+//	P     point i is empty
+//	per relative seat r, 6 features:
+//	      pieces in hand / pieces
+//	      pieces on the board / pieces
+//	      removals the seat to move still owes from r (count / 2)
+//	      r may fly
+//	      r is eliminated
+//	      r still has pieces in hand (its placing phase)
+//	4     phase of the seat to move: placing, moving, flying, removing
+//	4     no-capture counter, endgame counter, repetitions, ply, each
+//	      scaled by the variant's limit (1 at the limit)
+//	2R    the previous turn's rotation, one-hot by ring*2+dir
+//	S     seat order: the absolute seat to move, one-hot
+const (
+	seatFeatures   = 6
+	phaseFeatures  = 4
+	scalarFeatures = 4
+)
+
+// FeatureSize is the number of features Encode writes for a position of v.
+func FeatureSize(v *engine.Variant) int {
+	n := (v.Players+1)*v.Board.Points + seatFeatures*v.Players + phaseFeatures + scalarFeatures + v.Players
+	if v.Board.Rotating {
+		n += 2 * v.Board.Rings
+	}
+	return n
+}
+
+// scaled is count/limit clamped to [0, 1]; with no limit (0) it is
+// count/fallback clamped.
+func scaled(count, limit, fallback int) float32 {
+	if limit <= 0 {
+		limit = fallback
+	}
+	x := float32(count) / float32(limit)
+	if x > 1 {
+		return 1
+	}
+	return x
+}
+
+// Encode writes the features of position p of v into dst, which must hold
+// FeatureSize(v) values. repetitions is the number of earlier occurrences
+// of p in its game (engine.Variant.Repetitions). It allocates nothing.
+func Encode(v *engine.Variant, p *engine.Position, repetitions int, dst []float32) {
+	n := FeatureSize(v)
+	dst = dst[:n]
+	clear(dst)
+	pts, players := v.Board.Points, v.Players
+	side := int(p.Side)
+	pieces := float32(v.Pieces)
+	seat := func(r int) int { return (side + r) % players }
+	for r := 0; r < players; r++ {
+		plane := dst[r*pts : (r+1)*pts]
+		for m := p.Pieces[seat(r)]; m != 0; m &= m - 1 {
+			plane[bits.TrailingZeros32(m)] = 1
+		}
+	}
+	empty := dst[players*pts : (players+1)*pts]
+	for m := v.Board.All &^ p.Occupied(); m != 0; m &= m - 1 {
+		empty[bits.TrailingZeros32(m)] = 1
+	}
+	o := (players + 1) * pts
+	for r := 0; r < players; r++ {
+		s := seat(r)
+		f := dst[o+r*seatFeatures : o+(r+1)*seatFeatures]
+		f[0] = float32(p.Hand[s]) / pieces
+		f[1] = float32(bits.OnesCount32(p.Pieces[s])) / pieces
+		f[2] = float32(p.Pending[s]) / 2
+		if v.CanFly(p, s) {
+			f[3] = 1
+		}
+		if p.Out>>s&1 != 0 {
+			f[4] = 1
+		}
+		if p.Hand[s] > 0 {
+			f[5] = 1
+		}
+	}
+	o += seatFeatures * players
+	switch {
+	case p.Removing():
+		dst[o+3] = 1
+	case p.Hand[side] > 0:
+		dst[o] = 1
+	case v.CanFly(p, side):
+		dst[o+2] = 1
+	default:
+		dst[o+1] = 1
+	}
+	o += phaseFeatures
+	dst[o] = scaled(int(p.NoCapture), v.NoCaptureDraw, 200)
+	dst[o+1] = scaled(int(p.Endgame), v.EndgameDraw, 200)
+	dst[o+2] = scaled(repetitions, v.RepetitionDraw-1, 2)
+	dst[o+3] = scaled(int(p.Ply), v.MaxPlies, 1000)
+	o += scalarFeatures
+	if v.Board.Rotating {
+		if p.LastRotation >= 0 && int(p.LastRotation) < 2*v.Board.Rings {
+			dst[o+int(p.LastRotation)] = 1
+		}
+		o += 2 * v.Board.Rings
+	}
+	if side < players {
+		dst[o+side] = 1
+	}
+}
+
+// RelativeOutcome maps an absolute outcome class (the winning seat, or
+// players for a draw) to the class the outcome head predicts for a
+// position with side to move: the winner's relative seat, or players for
+// a draw.
+func RelativeOutcome(class, side, players int) int {
+	if class >= players || class < 0 {
+		return class
+	}
+	return (class - side + players) % players
+}
+
+// AbsoluteOutcome maps a relative outcome class back to the absolute one.
+func AbsoluteOutcome(class, side, players int) int {
+	if class >= players || class < 0 {
+		return class
+	}
+	return (class + side) % players
+}

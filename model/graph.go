@@ -1,0 +1,95 @@
+package model
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// MaskedLogit is the mask value of an illegal action: added to its logit,
+// it leaves the action no probability after the softmax (exp underflows to
+// exactly 0 in float32) while staying finite.
+const MaskedLogit float32 = -1e9
+
+// Graph is the network as a Gorgonia expression graph for one batch size,
+// for training. Its weight nodes are backed by the Network's own slices:
+// writing Network.Params[i].Data changes what the graph computes, and
+// the graph never writes them.
+type Graph struct {
+	G       *G.ExprGraph
+	Batch   int
+	X       *G.Node   // input: Batch × Inputs features
+	Mask    *G.Node   // input: Batch × Actions, 0 for a legal action, MaskedLogit otherwise
+	Logits  *G.Node   // Batch × Actions policy logits, unmasked
+	Policy  *G.Node   // Batch × Actions masked policy logits: Logits + Mask
+	Outcome *G.Node   // Batch × Outcomes outcome logits
+	Params  []*G.Node // the weights, in Network.Params order
+}
+
+// NewGraph builds the graph of n for batches of batch positions.
+func NewGraph(n *Network, batch int) (*Graph, error) {
+	a := n.Arch
+	if batch < 1 {
+		return nil, fmt.Errorf("graph of %v: batch %d: want 1 or more", a, batch)
+	}
+	if len(n.Params) != 2*len(a.layers()) {
+		return nil, fmt.Errorf("graph of %v: %d tensors, want %d", a, len(n.Params), 2*len(a.layers()))
+	}
+	g := G.NewGraph()
+	gr := &Graph{G: g, Batch: batch}
+	gr.X = G.NewMatrix(g, tensor.Float32, G.WithShape(batch, a.Inputs), G.WithName("x"))
+	gr.Mask = G.NewMatrix(g, tensor.Float32, G.WithShape(batch, a.Actions), G.WithName("mask"))
+	for _, p := range n.Params {
+		shape := p.Shape
+		if len(shape) == 1 {
+			shape = []int{1, shape[0]} // a bias is a row, broadcast down the batch
+		}
+		if len(p.Data) != shape[0]*shape[1] {
+			return nil, fmt.Errorf("graph of %v: %s has %d values for shape %v", a, p.Name, len(p.Data), p.Shape)
+		}
+		t := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(p.Data))
+		gr.Params = append(gr.Params, G.NewMatrix(g, tensor.Float32, G.WithShape(shape...), G.WithName(p.Name), G.WithValue(t)))
+	}
+	aff := func(x *G.Node, l layer) (*G.Node, error) {
+		xw, err := G.Mul(x, gr.Params[l.w])
+		if err != nil {
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w].Name, err)
+		}
+		y, err := G.BroadcastAdd(xw, gr.Params[l.w+1], nil, []byte{0})
+		if err != nil {
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w+1].Name, err)
+		}
+		return y, nil
+	}
+	ls := a.layers()
+	h := gr.X
+	block := h // the input of the current residual block
+	var err error
+	for _, l := range ls[:len(ls)-2] {
+		if !l.residual {
+			block = h
+		}
+		if h, err = aff(h, l); err != nil {
+			return nil, err
+		}
+		if l.residual {
+			if h, err = G.Add(h, block); err != nil {
+				return nil, fmt.Errorf("graph: skip connection: %w", err)
+			}
+		}
+		if h, err = G.Rectify(h); err != nil {
+			return nil, fmt.Errorf("graph: relu: %w", err)
+		}
+	}
+	if gr.Logits, err = aff(h, ls[len(ls)-2]); err != nil {
+		return nil, err
+	}
+	if gr.Outcome, err = aff(h, ls[len(ls)-1]); err != nil {
+		return nil, err
+	}
+	if gr.Policy, err = G.Add(gr.Logits, gr.Mask); err != nil {
+		return nil, fmt.Errorf("graph: mask: %w", err)
+	}
+	return gr, nil
+}

@@ -1,0 +1,181 @@
+// Package model is the network that guides the search: the feature
+// encoder, a residual MLP with a policy and an outcome head, its Gorgonia
+// graph for training, an allocation-free forward pass for self-play, and
+// checkpoints in the safetensors format.
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// Arch is the shape of a network: everything that decides the sizes of its
+// tensors.
+type Arch struct {
+	Inputs   int `json:"inputs"`   // features per position (FeatureSize)
+	Width    int `json:"width"`    // units of every hidden layer
+	Blocks   int `json:"blocks"`   // residual blocks of two layers each
+	Actions  int `json:"actions"`  // policy logits: the variant's action space
+	Outcomes int `json:"outcomes"` // outcome logits: players + 1 (a draw)
+}
+
+// NewArch is the architecture of a network for variant v with trunk c.
+func NewArch(v *engine.Variant, c Config) Arch {
+	return Arch{Inputs: FeatureSize(v), Width: c.Width, Blocks: c.Blocks,
+		Actions: v.NumActions(), Outcomes: v.Players + 1}
+}
+
+// Validate reports what is wrong with the architecture.
+func (a Arch) Validate() error {
+	if err := (Config{Width: a.Width, Blocks: a.Blocks}).Validate(); err != nil {
+		return err
+	}
+	switch {
+	case a.Inputs < 1:
+		return fmt.Errorf("architecture: inputs %d: want 1 or more", a.Inputs)
+	case a.Actions < 1:
+		return fmt.Errorf("architecture: actions %d: want 1 or more", a.Actions)
+	case a.Outcomes < 3 || a.Outcomes > engine.MaxSeats+1:
+		return fmt.Errorf("architecture: outcomes %d: want 3..%d", a.Outcomes, engine.MaxSeats+1)
+	}
+	return nil
+}
+
+// String is the architecture in one line, e.g. "mlp 97-256x3-624/3".
+func (a Arch) String() string {
+	return fmt.Sprintf("mlp %d-%dx%d-%d/%d", a.Inputs, a.Width, a.Blocks, a.Actions, a.Outcomes)
+}
+
+// layer is one affine map of the network: params[w] is In×Out row-major,
+// params[w+1] its bias.
+type layer struct {
+	w        int // index of the weight in Network.Params; the bias follows
+	in, out  int
+	relu     bool // a ReLU follows (after the skip connection, if any)
+	residual bool // the layer's input block is added before the ReLU
+}
+
+// layers lists the affine maps in evaluation order: the input layer, two per
+// block, the policy head, the outcome head.
+func (a Arch) layers() []layer {
+	ls := []layer{{w: 0, in: a.Inputs, out: a.Width, relu: true}}
+	for b := 0; b < a.Blocks; b++ {
+		ls = append(ls,
+			layer{w: len(ls) * 2, in: a.Width, out: a.Width, relu: true},
+			layer{w: len(ls)*2 + 2, in: a.Width, out: a.Width, relu: true, residual: true})
+	}
+	ls = append(ls, layer{w: len(ls) * 2, in: a.Width, out: a.Actions},
+		layer{w: len(ls)*2 + 2, in: a.Width, out: a.Outcomes})
+	return ls
+}
+
+// MACs is the number of multiply-adds of the forward pass for one position.
+func (a Arch) MACs() int {
+	n := 0
+	for _, l := range a.layers() {
+		n += l.in * l.out
+	}
+	return n
+}
+
+// ParamCount is the number of weights and biases.
+func (a Arch) ParamCount() int {
+	n := 0
+	for _, l := range a.layers() {
+		n += l.in*l.out + l.out
+	}
+	return n
+}
+
+// Param is one named tensor of the network, row-major.
+type Param struct {
+	Name  string
+	Shape []int
+	Data  []float32
+}
+
+// IsWeight reports whether p is a weight matrix (L2-regularised) rather
+// than a bias.
+func (p *Param) IsWeight() bool { return len(p.Shape) == 2 }
+
+// Network is the weights of a network and what they are for. Its methods do
+// not modify it, so it may be read by many goroutines while nothing writes
+// it.
+type Network struct {
+	Variant string // the variant's name
+	Arch    Arch
+	Encoder int     // the feature-encoder version the weights were trained with
+	Params  []Param // in the order of Arch.layers: weight, bias, weight, ...
+}
+
+// paramNames names the tensors of each layer, as in the checkpoints.
+func (a Arch) paramNames() []string {
+	names := []string{"input.weight", "input.bias"}
+	for b := 0; b < a.Blocks; b++ {
+		for f := 1; f <= 2; f++ {
+			names = append(names, fmt.Sprintf("block%d.fc%d.weight", b, f), fmt.Sprintf("block%d.fc%d.bias", b, f))
+		}
+	}
+	return append(names, "policy.weight", "policy.bias", "value.weight", "value.bias")
+}
+
+// zeroParams allocates the tensors of a, all zero.
+func (a Arch) zeroParams() []Param {
+	names := a.paramNames()
+	var ps []Param
+	for i, l := range a.layers() {
+		ps = append(ps,
+			Param{Name: names[2*i], Shape: []int{l.in, l.out}, Data: make([]float32, l.in*l.out)},
+			Param{Name: names[2*i+1], Shape: []int{l.out}, Data: make([]float32, l.out)})
+	}
+	return ps
+}
+
+// New is a network of architecture a for the named variant with random
+// weights: He-normal for layers followed by a ReLU, the second layer of each
+// block scaled down so that blocks start close to the identity, small
+// heads, zero biases.
+func New(variant string, a Arch, rng *rand.Rand) (*Network, error) {
+	if err := a.Validate(); err != nil {
+		return nil, fmt.Errorf("new network for %s: %w", variant, err)
+	}
+	n := &Network{Variant: variant, Arch: a, Encoder: EncoderVersion, Params: a.zeroParams()}
+	for _, l := range a.layers() {
+		std := math.Sqrt(2 / float64(l.in))
+		switch {
+		case l.residual:
+			std *= 0.25
+		case !l.relu:
+			std = math.Sqrt(1 / float64(l.in))
+		}
+		w := n.Params[l.w].Data
+		for i := range w {
+			w[i] = float32(rng.NormFloat64() * std)
+		}
+	}
+	return n, nil
+}
+
+// Clone is a deep copy of n.
+func (n *Network) Clone() *Network {
+	c := *n
+	c.Params = make([]Param, len(n.Params))
+	for i, p := range n.Params {
+		c.Params[i] = Param{Name: p.Name, Shape: append([]int(nil), p.Shape...), Data: append([]float32(nil), p.Data...)}
+	}
+	return &c
+}
+
+// CopyFrom copies the weights of src, which must have n's architecture.
+func (n *Network) CopyFrom(src *Network) error {
+	if src.Arch != n.Arch {
+		return fmt.Errorf("copy weights: architecture %v, want %v", src.Arch, n.Arch)
+	}
+	for i := range n.Params {
+		copy(n.Params[i].Data, src.Params[i].Data)
+	}
+	return nil
+}
