@@ -3,8 +3,8 @@ package dataset
 import (
 	"bytes"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"testing"
