@@ -1,0 +1,6 @@
+// Package mcts turns an evaluator (a network, or random rollouts) into a
+// player: a batched PUCT tree search over engine positions that backs up a
+// value per seat, so it is right when one seat acts twice in a row (a mill,
+// then its removal) and with three or four seats. Many searches (games) run
+// in one Pool, which gathers their leaves into one Evaluate call.
+package mcts

@@ -1,0 +1,94 @@
+package mcts
+
+import (
+	"github.com/millzero/millzero/engine"
+)
+
+// Evaluator scores a batch of positions for the search: a prior over each
+// position's legal actions and the probabilities of the game's outcomes.
+// Package model implements it with the network; RolloutEvaluator and
+// UniformEvaluator are the ones that need no network.
+//
+// Evaluate is called with every position of b not over, each with at least
+// one legal action. For each i < b.Len() it must fill:
+//
+//   - b.Priors(i): one non-negative weight per action of b.Legal(i), in that
+//     order (the engine's order). The search renormalises them over the legal
+//     actions, so a softmax over only the legal logits, or raw network
+//     probabilities of the full action space gathered at
+//     v.ActionIndex(b.Legal(i)[j]), are both fine. A zero or non-finite sum
+//     falls back to uniform.
+//   - b.Outcome(i): Players+1 non-negative weights: seat 0 wins, ...,
+//     seat Players-1 wins, draw (the value head's classes, Result.Class). The
+//     search renormalises them too.
+//
+// Both slices are views into the batch's own storage, which the batch
+// reuses from call to call: an implementation writes into them and keeps no
+// reference after returning, and need allocate nothing. Evaluate may use
+// many goroutines inside; the search calls it from one goroutine at a time
+// per Pool. An error aborts the search that asked (wrap it with context).
+type Evaluator interface {
+	Evaluate(b *Batch) error
+}
+
+// Batch is the positions one Evaluate call scores, with room for the
+// answers. Storage is flat and reused: after a few calls a Pool allocates
+// nothing more.
+type Batch struct {
+	V         *engine.Variant   // the variant of every position in the batch
+	positions []engine.Position // the positions to score
+	off       []int32           // Legal(i) is legal[off[i]:off[i+1]]
+	legal     []engine.Action   // legal actions of every position, concatenated
+	priors    []float32         // answers: one per legal action
+	outcomes  []float32         // answers: Players+1 per position
+}
+
+// NewBatch makes an empty batch of variant v.
+func NewBatch(v *engine.Variant) *Batch {
+	return &Batch{V: v, off: []int32{0}}
+}
+
+// Len is the number of positions in the batch.
+func (b *Batch) Len() int { return len(b.positions) }
+
+// Position is the i-th position. It is never over.
+func (b *Batch) Position(i int) *engine.Position { return &b.positions[i] }
+
+// Legal is the legal actions of the i-th position, in the engine's order;
+// never empty.
+func (b *Batch) Legal(i int) []engine.Action { return b.legal[b.off[i]:b.off[i+1]] }
+
+// Priors is where the evaluator writes the prior of each of Legal(i).
+func (b *Batch) Priors(i int) []float32 { return b.priors[b.off[i]:b.off[i+1]] }
+
+// Outcome is where the evaluator writes the Players+1 outcome weights of
+// the i-th position: each seat wins, then draw.
+func (b *Batch) Outcome(i int) []float32 {
+	k := b.V.Players + 1
+	return b.outcomes[i*k : i*k+k]
+}
+
+// Reset empties the batch, keeping its storage.
+func (b *Batch) Reset() {
+	b.positions = b.positions[:0]
+	b.off = append(b.off[:0], 0)
+	b.legal = b.legal[:0]
+	b.priors = b.priors[:0]
+	b.outcomes = b.outcomes[:0]
+}
+
+// Add appends position p with its legal actions (not empty; p not over)
+// and returns its index. Priors and outcome are cleared to zero.
+func (b *Batch) Add(p *engine.Position, legal []engine.Action) int {
+	i := len(b.positions)
+	b.positions = append(b.positions, *p)
+	b.legal = append(b.legal, legal...)
+	for range legal {
+		b.priors = append(b.priors, 0)
+	}
+	for k := 0; k <= b.V.Players; k++ {
+		b.outcomes = append(b.outcomes, 0)
+	}
+	b.off = append(b.off, int32(len(b.legal)))
+	return i
+}

@@ -1,0 +1,133 @@
+package mcts
+
+import (
+	"math"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// gather descends from the root up to BatchSize times (fewer when the
+// search has nearly all its visits). A descent that ends at a terminal node
+// is backed up at once; one that ends at a new node adds the node to b for
+// evaluation and leaves a virtual loss on its path, so the next descent
+// looks elsewhere; one that ends at a node already waiting in the batch (a
+// collision) is dropped and ends the round for this search.
+func (s *Search) gather(b *Batch) {
+	s.leaves = s.leaves[:0]
+	s.paths = s.paths[:0]
+	s.pathOff = append(s.pathOff[:0], 0)
+	for attempt := 0; attempt < 2*s.set.BatchSize; attempt++ {
+		root := &s.nodes[0]
+		left := s.set.Simulations - int(root.visits) - int(root.inflight)
+		if left <= 0 || len(s.leaves) >= s.set.BatchSize {
+			return
+		}
+		if !s.descend(b) {
+			return
+		}
+	}
+}
+
+// descend makes one descent. It reports false on a collision.
+func (s *Search) descend(b *Batch) bool {
+	pos := s.rootPos
+	s.hist = append(s.hist[:0], s.history...)
+	s.path = append(s.path[:0], 0)
+	idx := int32(0)
+	for {
+		n := &s.nodes[idx]
+		switch n.state {
+		case terminal:
+			var value [engine.MaxSeats]float32
+			s.scoreResult(n.result, &value)
+			s.backup(s.path, &value, false)
+			return true
+		case pending:
+			return false
+		case fresh:
+			if r, ok := s.classify(&pos); ok {
+				n.state, n.result = terminal, r
+				continue
+			}
+			legal := s.v.Legal(&pos, s.legal[:0])
+			if len(legal) == 0 {
+				// Only the 2-player rules leave a seat with nothing to
+				// do (classify scores that); with 3-4 players Apply
+				// eliminates stuck seats. A hand-made position may
+				// still get here: nothing can happen, call it a draw.
+				n.state, n.result = terminal, engine.Draw
+				continue
+			}
+			n.state = pending
+			s.leaves = append(s.leaves, int32(b.Add(&pos, legal)))
+			s.paths = append(s.paths, s.path...)
+			s.pathOff = append(s.pathOff, int32(len(s.paths)))
+			for _, i := range s.path {
+				s.nodes[i].inflight++
+			}
+			return true
+		case expanded:
+			c := s.selectChild(n, int(pos.Side), idx == 0)
+			s.hist = append(s.hist, pos.Hash)
+			pos = s.v.Apply(&pos, s.nodes[c].action)
+			s.path = append(s.path, c)
+			idx = c
+		}
+	}
+}
+
+// classify reports the result of a position reached for the first time if
+// the game is over there: by Apply's rules, no legal action, or repetition
+// over the game's history and the path.
+func (s *Search) classify(p *engine.Position) (engine.Result, bool) {
+	if r, _ := s.v.Outcome(p); r != engine.Ongoing {
+		return r, true
+	}
+	if s.repeated(p, s.hist) {
+		return engine.Draw, true
+	}
+	return engine.Ongoing, false
+}
+
+// selectChild picks the child of n maximising the PUCT score for seat, the
+// seat to move at n:
+//
+//	Q + c_puct * P * sqrt(N_parent) / (1 + N_child)
+//
+// Q is the child's mean score for seat, with each in-flight playout counted
+// as VirtualLoss lost playouts (score 0); a child with neither takes the first-play
+// urgency: the parent's mean score for seat, less FPUReduction (FPURoot at
+// the root) times the square root of the prior mass already visited.
+func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
+	kids := s.nodes[n.first : n.first+int32(n.children)]
+	visitedMass := float32(0)
+	for i := range kids {
+		if kids[i].visits+int32(kids[i].inflight) > 0 {
+			visitedMass += kids[i].prior
+		}
+	}
+	reduction := s.set.FPUReduction
+	if atRoot {
+		reduction = s.set.FPURoot
+	}
+	parentQ := float64(0)
+	if n.visits > 0 {
+		parentQ = float64(n.valueSum[seat]) / float64(n.visits)
+	}
+	fpu := parentQ - reduction*math.Sqrt(float64(visitedMass))
+	sqrtN := math.Sqrt(float64(max(1, n.visits+int32(n.inflight))))
+	vl := s.set.VirtualLoss
+	best, bestScore := 0, math.Inf(-1)
+	for i := range kids {
+		k := &kids[i]
+		q := fpu
+		if denom := float64(k.visits) + vl*float64(k.inflight); denom > 0 {
+			q = float64(k.valueSum[seat]) / denom
+		}
+		u := s.set.CPuct * float64(k.prior) * sqrtN / float64(1+k.visits+int32(k.inflight))
+		if score := q + u; score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return n.first + int32(best)
+}

@@ -1,0 +1,73 @@
+package mcts
+
+import "fmt"
+
+// Settings are every knob of the search, grouped by concern (as KataGo's
+// searchparams). Configs fill it from YAML; the search reads nothing else.
+// DefaultSettings gives the values a run starts from.
+type Settings struct {
+	// Effort.
+	Simulations int `yaml:"simulations"` // root visits per move (reused visits count), in playouts
+
+	// Selection.
+	CPuct        float64 `yaml:"c_puct"`        // weight of the prior term against the value term (value in [0,1] per seat)
+	FPUReduction float64 `yaml:"fpu_reduction"` // value of an unvisited child: parent's value minus this times sqrt(visited prior mass), in score units
+	FPURoot      float64 `yaml:"fpu_root"`      // the same reduction at the root, where noise makes priors flatter, in score units
+
+	// Root exploration.
+	DirichletAlpha    float64 `yaml:"dirichlet_alpha"`    // concentration of the root noise (per action); smaller is spikier
+	DirichletFraction float64 `yaml:"dirichlet_fraction"` // share of the root prior replaced by noise, 0..1; 0 turns noise off
+
+	// Move choice.
+	Temperature      float64 `yaml:"temperature"`       // exponent 1/T on root visits while the game is young; 0 is greedy
+	TemperaturePlies int     `yaml:"temperature_plies"` // game plies that choose with Temperature; later plies take the most visited action
+	ReuseTree        bool    `yaml:"reuse_tree"`        // keep the chosen subtree for the next move
+
+	// Batching.
+	BatchSize   int     `yaml:"batch_size"`   // leaves one search gathers per Evaluate call, in positions
+	VirtualLoss float64 `yaml:"virtual_loss"` // lost playouts counted per in-flight visit while a batch is gathered (diverts selection)
+}
+
+// DefaultSettings are the values of a self-play run on the 24-point boards.
+func DefaultSettings() Settings {
+	return Settings{
+		Simulations:       400,
+		CPuct:             1.5,
+		FPUReduction:      0.2,
+		FPURoot:           0.0,
+		DirichletAlpha:    0.3,
+		DirichletFraction: 0.25,
+		Temperature:       1.0,
+		TemperaturePlies:  20,
+		ReuseTree:         true,
+		BatchSize:         8,
+		VirtualLoss:       1,
+	}
+}
+
+// Validate says what is wrong with settings, naming the field.
+func (s *Settings) Validate() error {
+	switch {
+	case s.Simulations < 1:
+		return fmt.Errorf("mcts settings: simulations %d: want 1 or more", s.Simulations)
+	case !(s.CPuct > 0):
+		return fmt.Errorf("mcts settings: c_puct %v: want more than 0", s.CPuct)
+	case s.FPUReduction < 0 || s.FPUReduction > 1:
+		return fmt.Errorf("mcts settings: fpu_reduction %v: want 0..1", s.FPUReduction)
+	case s.FPURoot < 0 || s.FPURoot > 1:
+		return fmt.Errorf("mcts settings: fpu_root %v: want 0..1", s.FPURoot)
+	case s.DirichletFraction < 0 || s.DirichletFraction > 1:
+		return fmt.Errorf("mcts settings: dirichlet_fraction %v: want 0..1", s.DirichletFraction)
+	case s.DirichletFraction > 0 && !(s.DirichletAlpha > 0):
+		return fmt.Errorf("mcts settings: dirichlet_alpha %v: want more than 0 when dirichlet_fraction is set", s.DirichletAlpha)
+	case s.Temperature < 0:
+		return fmt.Errorf("mcts settings: temperature %v: want 0 or more", s.Temperature)
+	case s.TemperaturePlies < 0:
+		return fmt.Errorf("mcts settings: temperature_plies %d: want 0 or more", s.TemperaturePlies)
+	case s.BatchSize < 1 || s.BatchSize > 4096:
+		return fmt.Errorf("mcts settings: batch_size %d: want 1..4096", s.BatchSize)
+	case s.VirtualLoss < 0:
+		return fmt.Errorf("mcts settings: virtual_loss %v: want 0 or more", s.VirtualLoss)
+	}
+	return nil
+}
