@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// series is one table of a run's metrics: a CSV file with a header row. It
+// is rewritten whole on every append (the tables are small), through a
+// temporary file and a rename, so a killed run never leaves a torn file.
+type series struct {
+	path   string
+	header []string
+	rows   [][]string
+}
+
+// openSeries opens the table at path, reading the rows it already has, or
+// starts an empty one. An existing file with another header is an error.
+func openSeries(path string, header ...string) (*series, error) {
+	s := &series{path: path, header: header}
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("metrics %s: %w", path, err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("metrics %s: %w", path, err)
+	}
+	if len(recs) == 0 || !slices.Equal(recs[0], header) {
+		return nil, fmt.Errorf("metrics %s: header %v, want %v", path, recs[0:min(1, len(recs))], header)
+	}
+	s.rows = recs[1:]
+	return s, nil
+}
+
+// add appends a row and writes the table.
+func (s *series) add(values ...any) error {
+	if len(values) != len(s.header) {
+		return fmt.Errorf("metrics %s: %d values for %d columns", s.path, len(values), len(s.header))
+	}
+	row := make([]string, len(values))
+	for i, v := range values {
+		switch x := v.(type) {
+		case float64:
+			row[i] = strconv.FormatFloat(x, 'g', 6, 64)
+		case float32:
+			row[i] = strconv.FormatFloat(float64(x), 'g', 6, 32)
+		default:
+			row[i] = fmt.Sprint(x)
+		}
+	}
+	s.rows = append(s.rows, row)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(s.header)
+	w.WriteAll(s.rows)
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("metrics %s: %w", s.path, err)
+	}
+	return writeFileAtomic(s.path, buf.Bytes())
+}
+
+// column is the values of the named column, parsed as numbers (NaN where
+// a cell is not one).
+func (s *series) column(name string) []float64 {
+	i := slices.Index(s.header, name)
+	out := make([]float64, len(s.rows))
+	for r, row := range s.rows {
+		x, err := strconv.ParseFloat(row[i], 64)
+		if err != nil {
+			x = nan()
+		}
+		out[r] = x
+	}
+	return out
+}
+
+func nan() float64 { v, _ := strconv.ParseFloat("NaN", 64); return v }
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory, synced and renamed, so readers see the old file or the new one.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// line is one named line of a plot.
+type line struct {
+	name string
+	x, y []float64
+}
+
+// plotLines draws lines on one chart and writes it as a PNG to path.
+func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Add(plotter.NewGrid())
+	palette := []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255}}
+	for i, l := range lines {
+		var xy plotter.XYs
+		for k := range l.x {
+			if l.x[k] == l.x[k] && l.y[k] == l.y[k] { // skip NaN
+				xy = append(xy, plotter.XY{X: l.x[k], Y: l.y[k]})
+			}
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		ln, pts, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", path, err)
+		}
+		c := palette[i%len(palette)]
+		ln.Color, pts.Color = c, c
+		pts.Radius = vg.Points(1.5)
+		p.Add(ln, pts)
+		p.Legend.Add(l.name, ln)
+	}
+	p.Legend.Top = true
+	w, err := p.WriterTo(8*vg.Inch, 4.5*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return writeFileAtomic(path, buf.Bytes())
+}
