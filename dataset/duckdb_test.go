@@ -19,9 +19,9 @@ const duckDir = "testdata/duckdb"
 func needExternal(t *testing.T, missing string) {
 	t.Helper()
 	if os.Getenv("MILLZERO_EXTERNAL_TESTS") == "1" {
-		t.Fatalf("%s; MILLZERO_EXTERNAL_TESTS=1 requires it (install: npm ci --prefix dataset/testdata/duckdb)", missing)
+		t.Fatalf("%s; MILLZERO_EXTERNAL_TESTS=1 requires it (install: npm install --prefix dataset/testdata/duckdb --no-audit --no-fund)", missing)
 	}
-	t.Skipf("%s; this test needs node and DuckDB's client: npm ci --prefix dataset/testdata/duckdb (make setup)", missing)
+	t.Skipf("%s; this test needs node and DuckDB's client: npm install --prefix dataset/testdata/duckdb --no-audit --no-fund (make setup)", missing)
 }
 
 func TestDuckDB_ReadsAShardWithTheValuesWritten(t *testing.T) {
