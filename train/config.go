@@ -1,0 +1,83 @@
+// Package train fits a model.Network to self-play samples with Gorgonia:
+// cross-entropy of the policy head against the search's visit
+// distribution, cross-entropy of the outcome head against the game's
+// result, and L2 on the weights.
+package train
+
+import "fmt"
+
+// Config is how the trainer optimises.
+type Config struct {
+	// BatchSize is the number of samples per optimizer step; the Gorgonia
+	// graph is built for exactly this many.
+	BatchSize int `yaml:"batch_size"`
+	// Optimizer is "adam" or "sgd" (with momentum).
+	Optimizer string `yaml:"optimizer"`
+	// LR is the peak learning rate.
+	LR float64 `yaml:"lr"`
+	// Schedule shapes the learning rate after warm-up: "constant",
+	// "cosine" (from LR down to MinLR over DecaySteps) or "step" (times
+	// Gamma every DecaySteps).
+	Schedule string `yaml:"schedule"`
+	// WarmupSteps ramps the learning rate linearly from 0 to LR.
+	WarmupSteps int `yaml:"warmup_steps"`
+	// DecaySteps is the length of the cosine decay, or the interval of the
+	// step decay, counted after warm-up.
+	DecaySteps int `yaml:"decay_steps"`
+	// MinLR is the learning rate at the end of the cosine decay (and after).
+	MinLR float64 `yaml:"min_lr"`
+	// Gamma multiplies the learning rate every DecaySteps steps ("step").
+	Gamma float64 `yaml:"gamma"`
+	// Momentum is SGD's momentum.
+	Momentum float64 `yaml:"momentum"`
+	// Beta1 and Beta2 are Adam's moment decay rates.
+	Beta1 float64 `yaml:"beta1"`
+	Beta2 float64 `yaml:"beta2"`
+	// Epsilon is Adam's denominator floor.
+	Epsilon float64 `yaml:"epsilon"`
+	// WeightDecay is the L2 coefficient: the loss includes WeightDecay
+	// times the sum of the squares of every weight matrix (not biases).
+	WeightDecay float64 `yaml:"weight_decay"`
+	// ValueWeight scales the outcome head's cross-entropy in the loss.
+	ValueWeight float64 `yaml:"value_weight"`
+}
+
+// DefaultConfig suits the default network on two cores.
+func DefaultConfig() Config {
+	return Config{BatchSize: 256, Optimizer: "adam", LR: 1e-3, Schedule: "cosine",
+		WarmupSteps: 200, DecaySteps: 20000, MinLR: 1e-5, Gamma: 0.1, Momentum: 0.9,
+		Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: 1e-4, ValueWeight: 1}
+}
+
+// Validate reports what is wrong with the configuration.
+func (c Config) Validate() error {
+	switch {
+	case c.BatchSize < 1:
+		return fmt.Errorf("train config: batch_size %d: want 1 or more", c.BatchSize)
+	case c.Optimizer != "adam" && c.Optimizer != "sgd":
+		return fmt.Errorf("train config: optimizer %q: want adam or sgd", c.Optimizer)
+	case !(c.LR > 0):
+		return fmt.Errorf("train config: lr %v: want more than 0", c.LR)
+	case c.Schedule != "constant" && c.Schedule != "cosine" && c.Schedule != "step":
+		return fmt.Errorf("train config: schedule %q: want constant, cosine or step", c.Schedule)
+	case c.WarmupSteps < 0:
+		return fmt.Errorf("train config: warmup_steps %d: want 0 or more", c.WarmupSteps)
+	case c.Schedule != "constant" && c.DecaySteps < 1:
+		return fmt.Errorf("train config: decay_steps %d: want 1 or more with schedule %s", c.DecaySteps, c.Schedule)
+	case c.MinLR < 0 || c.MinLR > c.LR:
+		return fmt.Errorf("train config: min_lr %v: want 0..lr", c.MinLR)
+	case c.Schedule == "step" && !(c.Gamma > 0 && c.Gamma <= 1):
+		return fmt.Errorf("train config: gamma %v: want in (0, 1]", c.Gamma)
+	case c.Momentum < 0 || c.Momentum >= 1:
+		return fmt.Errorf("train config: momentum %v: want 0..1", c.Momentum)
+	case c.Beta1 < 0 || c.Beta1 >= 1 || c.Beta2 < 0 || c.Beta2 >= 1:
+		return fmt.Errorf("train config: beta1 %v, beta2 %v: want 0..1", c.Beta1, c.Beta2)
+	case c.Optimizer == "adam" && !(c.Epsilon > 0):
+		return fmt.Errorf("train config: epsilon %v: want more than 0", c.Epsilon)
+	case c.WeightDecay < 0:
+		return fmt.Errorf("train config: weight_decay %v: want 0 or more", c.WeightDecay)
+	case c.ValueWeight < 0:
+		return fmt.Errorf("train config: value_weight %v: want 0 or more", c.ValueWeight)
+	}
+	return nil
+}

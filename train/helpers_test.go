@@ -1,0 +1,101 @@
+package train
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+)
+
+func mustVariant(t testing.TB, name string) *engine.Variant {
+	t.Helper()
+	v, err := engine.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// randomSamples plays games of random legal actions and records every
+// position with a random policy over its legal actions and the game's
+// result.
+func randomSamples(t testing.TB, v *engine.Variant, n int, seed uint64) []dataset.Sample {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var out []dataset.Sample
+	buf := make([]engine.Action, 0, engine.MaxActions)
+	for game := 0; len(out) < n; game++ {
+		g := engine.NewGame(v)
+		var recs []dataset.Sample
+		for ply := 0; ply < 200; ply++ {
+			if r, _ := g.Outcome(); r != engine.Ongoing {
+				break
+			}
+			legal := v.Legal(&g.Pos, buf)
+			s := dataset.Sample{Variant: v.Name, GameID: fmt.Sprintf("g%d-%d", seed, game), Ply: ply,
+				Position: g.Pos, Repetitions: v.Repetitions(&g.Pos, g.Hashes), Full: true}
+			var sum float32
+			for _, a := range legal {
+				p := rng.Float32()
+				s.Policy = append(s.Policy, dataset.PolicyEntry{Action: uint16(v.ActionIndex(a)), Prob: p})
+				sum += p
+			}
+			for i := range s.Policy {
+				s.Policy[i].Prob /= sum
+			}
+			recs = append(recs, s)
+			if err := g.Play(legal[rng.IntN(len(legal))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, _ := g.Outcome()
+		class := r.Class(v.Players)
+		if class < 0 {
+			class = v.Players // unfinished within 200 plies: call it a draw
+		}
+		for i := range recs {
+			recs[i].Outcome = class
+		}
+		out = append(out, recs...)
+	}
+	return out[:n]
+}
+
+// sliceSource serves samples in order, then io.EOF.
+type sliceSource struct {
+	s []dataset.Sample
+	i int
+}
+
+func (s *sliceSource) Next(d *dataset.Sample) error {
+	if s.i >= len(s.s) {
+		return io.EOF
+	}
+	*d = s.s[s.i]
+	d.Policy = append([]dataset.PolicyEntry(nil), s.s[s.i].Policy...)
+	s.i++
+	return nil
+}
+
+func newNet(t testing.TB, v *engine.Variant, c model.Config, seed uint64) *model.Network {
+	t.Helper()
+	n, err := model.New(v.Name, model.NewArch(v, c), rand.New(rand.NewPCG(seed, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func newTrainer(t testing.TB, v *engine.Variant, n *model.Network, c Config) *Trainer {
+	t.Helper()
+	tr, err := New(v, n, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr
+}

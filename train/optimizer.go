@@ -1,0 +1,151 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/millzero/millzero/model"
+)
+
+// optimizer updates weights in place from their gradients. Ours rather
+// than Gorgonia's solvers, whose moments are unexported: these can be
+// checkpointed and resumed, and take the schedule's learning rate each
+// step.
+type optimizer interface {
+	// step applies one update with learning rate lr.
+	step(params []model.Param, grads [][]float32, lr float64)
+	// state is the optimizer's tensors and metadata, for a checkpoint.
+	state() ([]model.Param, map[string]string)
+	// restore takes back what state returned.
+	restore(extra []model.Param, meta map[string]string) error
+}
+
+func newOptimizer(c Config, params []model.Param) optimizer {
+	zeros := func() [][]float32 {
+		z := make([][]float32, len(params))
+		for i, p := range params {
+			z[i] = make([]float32, len(p.Data))
+		}
+		return z
+	}
+	if c.Optimizer == "sgd" {
+		return &sgd{mu: float32(c.Momentum), vel: zeros(), names: names(params)}
+	}
+	return &adam{b1: c.Beta1, b2: c.Beta2, eps: float32(c.Epsilon), m: zeros(), v: zeros(), names: names(params)}
+}
+
+func names(params []model.Param) []string {
+	n := make([]string, len(params))
+	for i, p := range params {
+		n[i] = p.Name
+	}
+	return n
+}
+
+// sgd is stochastic gradient descent with (heavy-ball) momentum:
+// vel = mu·vel + g; w -= lr·vel.
+type sgd struct {
+	mu    float32
+	vel   [][]float32
+	names []string
+}
+
+func (o *sgd) step(params []model.Param, grads [][]float32, lr float64) {
+	a := float32(lr)
+	for i, p := range params {
+		v, g := o.vel[i], grads[i]
+		for j := range p.Data {
+			v[j] = o.mu*v[j] + g[j]
+			p.Data[j] -= a * v[j]
+		}
+	}
+}
+
+func (o *sgd) state() ([]model.Param, map[string]string) {
+	var ps []model.Param
+	for i, n := range o.names {
+		ps = append(ps, model.Param{Name: "sgd.velocity." + n, Shape: []int{len(o.vel[i])}, Data: append([]float32(nil), o.vel[i]...)})
+	}
+	return ps, map[string]string{"optimizer": "sgd"}
+}
+
+func (o *sgd) restore(extra []model.Param, meta map[string]string) error {
+	if meta["optimizer"] != "sgd" {
+		return fmt.Errorf("optimizer state of %q, want sgd", meta["optimizer"])
+	}
+	return restoreTensors(extra, "sgd.velocity.", o.names, o.vel)
+}
+
+// adam is Adam (Kingma & Ba) with bias-corrected moments.
+type adam struct {
+	b1, b2 float64
+	eps    float32
+	t      int64
+	m, v   [][]float32
+	names  []string
+}
+
+func (o *adam) step(params []model.Param, grads [][]float32, lr float64) {
+	o.t++
+	c1 := 1 - math.Pow(o.b1, float64(o.t))
+	c2 := 1 - math.Pow(o.b2, float64(o.t))
+	// w -= lr·(m/c1)/(sqrt(v/c2)+eps) = a·m/(sqrt(v)+e) with a = lr·sqrt(c2)/c1, e = eps·sqrt(c2).
+	a := float32(lr * math.Sqrt(c2) / c1)
+	e := o.eps * float32(math.Sqrt(c2))
+	b1, b2 := float32(o.b1), float32(o.b2)
+	for i, p := range params {
+		m, v, g := o.m[i], o.v[i], grads[i]
+		for j := range p.Data {
+			m[j] = b1*m[j] + (1-b1)*g[j]
+			v[j] = b2*v[j] + (1-b2)*g[j]*g[j]
+			p.Data[j] -= a * m[j] / (float32(math.Sqrt(float64(v[j]))) + e)
+		}
+	}
+}
+
+func (o *adam) state() ([]model.Param, map[string]string) {
+	var ps []model.Param
+	for i, n := range o.names {
+		ps = append(ps, model.Param{Name: "adam.m." + n, Shape: []int{len(o.m[i])}, Data: append([]float32(nil), o.m[i]...)},
+			model.Param{Name: "adam.v." + n, Shape: []int{len(o.v[i])}, Data: append([]float32(nil), o.v[i]...)})
+	}
+	return ps, map[string]string{"optimizer": "adam", "adam_step": strconv.FormatInt(o.t, 10)}
+}
+
+func (o *adam) restore(extra []model.Param, meta map[string]string) error {
+	if meta["optimizer"] != "adam" {
+		return fmt.Errorf("optimizer state of %q, want adam", meta["optimizer"])
+	}
+	t, err := strconv.ParseInt(meta["adam_step"], 10, 64)
+	if err != nil || t < 0 {
+		return fmt.Errorf("adam_step %q: want a count", meta["adam_step"])
+	}
+	if err := restoreTensors(extra, "adam.m.", o.names, o.m); err != nil {
+		return err
+	}
+	if err := restoreTensors(extra, "adam.v.", o.names, o.v); err != nil {
+		return err
+	}
+	o.t = t
+	return nil
+}
+
+// restoreTensors copies the tensors prefix+names[i] of extra into dst[i].
+func restoreTensors(extra []model.Param, prefix string, names []string, dst [][]float32) error {
+	byName := map[string][]float32{}
+	for _, p := range extra {
+		byName[p.Name] = p.Data
+	}
+	for i, n := range names {
+		d, ok := byName[prefix+n]
+		if !ok {
+			return fmt.Errorf("no optimizer tensor %s%s", prefix, n)
+		}
+		if len(d) != len(dst[i]) {
+			return fmt.Errorf("optimizer tensor %s%s has %d values, want %d", prefix, n, len(d), len(dst[i]))
+		}
+		copy(dst[i], d)
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+package train
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+)
+
+// referenceLoss computes the loss in float64 from the forward pass: the
+// definition the graph must implement.
+func referenceLoss(t *testing.T, v *engine.Variant, n *model.Network, c Config, batch []dataset.Sample) (policy, outcome, l2 float64) {
+	a := n.Arch
+	f := model.NewForward(n, len(batch))
+	x := make([]float32, len(batch)*a.Inputs)
+	for i := range batch {
+		model.Encode(v, &batch[i].Position, batch[i].Repetitions, x[i*a.Inputs:(i+1)*a.Inputs])
+	}
+	pl := make([]float32, len(batch)*a.Actions)
+	ol := make([]float32, len(batch)*a.Outcomes)
+	if err := f.Run(x, len(batch), pl, ol); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range batch {
+		legal := v.Legal(&s.Position, nil)
+		row := pl[i*a.Actions : (i+1)*a.Actions]
+		lse := 0.0
+		for _, act := range legal {
+			lse += math.Exp(float64(row[v.ActionIndex(act)]))
+		}
+		lse = math.Log(lse)
+		for _, e := range s.Policy {
+			policy -= float64(e.Prob) * (float64(row[e.Action]) - lse)
+		}
+		orow := ol[i*a.Outcomes : (i+1)*a.Outcomes]
+		lse = 0
+		for _, o := range orow {
+			lse += math.Exp(float64(o))
+		}
+		outcome -= float64(orow[model.RelativeOutcome(s.Outcome, int(s.Position.Side), v.Players)]) - math.Log(lse)
+	}
+	for _, p := range n.Params {
+		if p.IsWeight() {
+			for _, w := range p.Data {
+				l2 += float64(w) * float64(w)
+			}
+		}
+	}
+	b := float64(len(batch))
+	return policy / b, outcome / b, l2 * c.WeightDecay
+}
+
+func TestLossIsCrossEntropyOfMaskedPolicyAndOutcomePlusL2(t *testing.T) {
+	for _, name := range []string{"three", "nine", "moulin-rouge-3"} {
+		t.Run(name, func(t *testing.T) {
+			v := mustVariant(t, name)
+			c := DefaultConfig()
+			c.BatchSize = 8
+			c.WeightDecay = 1e-3
+			n := newNet(t, v, model.Config{Width: 32, Blocks: 1}, 2)
+			tr := newTrainer(t, v, n, c)
+			batch := randomSamples(t, v, 8, 4)
+			got, err := tr.Loss(batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, o, l2 := referenceLoss(t, v, n, c, batch)
+			for _, q := range []struct {
+				what      string
+				got, want float64
+			}{{"policy", got.Policy, p}, {"outcome", got.Outcome, o}, {"l2", got.L2, l2}, {"total", got.Total, p + o + l2}} {
+				if math.Abs(q.got-q.want) > 1e-4*math.Max(1, math.Abs(q.want)) {
+					t.Errorf("%s loss %v, reference %v", q.what, q.got, q.want)
+				}
+			}
+		})
+	}
+}
+
+func TestGradientMatchesFiniteDifferences(t *testing.T) {
+	v := mustVariant(t, "three")
+	c := DefaultConfig()
+	c.BatchSize = 6
+	c.WeightDecay = 1e-2
+	n := newNet(t, v, model.Config{Width: 8, Blocks: 1}, 3)
+	tr := newTrainer(t, v, n, c)
+	batch := randomSamples(t, v, 6, 5)
+	if err := tr.fill(batch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.run(); err != nil {
+		t.Fatal(err)
+	}
+	grads := make([][]float32, len(tr.grads))
+	for i, g := range tr.grads {
+		grads[i] = append([]float32(nil), g.Value().Data().([]float32)...)
+	}
+	loss := func() float64 {
+		p, o, l2 := referenceLoss(t, v, n, c, batch)
+		return p + o + l2
+	}
+	checked := 0
+	for i, p := range n.Params {
+		for _, j := range []int{0, len(p.Data) / 2, len(p.Data) - 1} {
+			const h = 1e-2
+			w := p.Data[j]
+			p.Data[j] = w + h
+			up := loss()
+			p.Data[j] = w - h
+			down := loss()
+			p.Data[j] = w
+			num := (up - down) / (2 * h)
+			if math.Abs(num-float64(grads[i][j])) > 2e-3+0.02*math.Abs(num) {
+				t.Errorf("%s[%d]: gradient %v, finite difference %v", p.Name, j, grads[i][j], num)
+			}
+			checked++
+		}
+	}
+	if checked < 18 {
+		t.Fatalf("checked %d gradients", checked)
+	}
+}
+
+func TestTrainingFitsABatch(t *testing.T) {
+	for _, opt := range []string{"adam", "sgd"} {
+		t.Run(opt, func(t *testing.T) {
+			v := mustVariant(t, "nine")
+			c := DefaultConfig()
+			c.BatchSize = 32
+			c.Optimizer = opt
+			c.Schedule = "constant"
+			c.WarmupSteps = 0
+			if opt == "sgd" {
+				c.LR = 0.05
+			}
+			tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 64, Blocks: 2}, 1), c)
+			batch := randomSamples(t, v, 32, 9)
+			first, err := tr.Loss(batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 60; i++ {
+				if _, err := tr.Step(batch); err != nil {
+					t.Fatal(err)
+				}
+			}
+			last, _ := tr.Loss(batch)
+			if !(last.Outcome < 0.5*first.Outcome) || !(last.Policy < first.Policy-0.05) {
+				t.Errorf("after 60 steps on one batch: %v, at first %v", last, first)
+			}
+		})
+	}
+}
+
+func TestCheckpointResumesTrainingExactly(t *testing.T) {
+	v := mustVariant(t, "three")
+	c := DefaultConfig()
+	c.BatchSize = 16
+	batches := randomSamples(t, v, 64, 11)
+	a := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 4), c)
+	for i := 0; i < 3; i++ {
+		if _, err := a.Step(batches[16*i : 16*i+16]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "ck.safetensors")
+	if err := a.Checkpoint(7).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := model.LoadCheckpointFor(path, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 99), c)
+	if err := b.Restore(ck); err != nil {
+		t.Fatal(err)
+	}
+	if b.Steps() != 3 || ck.Generation != 7 {
+		t.Errorf("restored %d steps, generation %d", b.Steps(), ck.Generation)
+	}
+	sa, err := a.Step(batches[48:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := b.Step(batches[48:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sa != sb {
+		t.Errorf("step after restore: %v, uninterrupted %v", sb, sa)
+	}
+	for i, p := range a.Network().Params {
+		q := b.Network().Params[i]
+		for j := range p.Data {
+			if p.Data[j] != q.Data[j] {
+				t.Fatalf("%s[%d]: %v resumed, %v uninterrupted", p.Name, j, q.Data[j], p.Data[j])
+			}
+		}
+	}
+}
+
+func TestBadSamplesAreRefusedByName(t *testing.T) {
+	v := mustVariant(t, "three")
+	c := DefaultConfig()
+	c.BatchSize = 4
+	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 0}, 1), c)
+	for _, tc := range []struct {
+		name  string
+		spoil func(s *dataset.Sample)
+		want  string
+	}{
+		{"illegal policy action", func(s *dataset.Sample) { s.Policy[0].Action = uint16(v.NumActions() - 1) }, "not legal"},
+		{"other variant", func(s *dataset.Sample) { s.Variant = "nine" }, `variant "nine"`},
+		{"outcome out of range", func(s *dataset.Sample) { s.Outcome = 7 }, "outcome 7"},
+		{"negative probability", func(s *dataset.Sample) { s.Policy[0].Prob = -1 }, "probability -1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			batch := randomSamples(t, v, 4, 1)
+			tc.spoil(&batch[2])
+			_, err := tr.Step(batch)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), batch[2].GameID) {
+				t.Errorf("error %v, want one naming game %s and saying %q", err, batch[2].GameID, tc.want)
+			}
+		})
+	}
+	if _, err := tr.Step(randomSamples(t, v, 3, 1)); err == nil {
+		t.Error("a batch of 3 for a graph of 4: no error")
+	}
+}
+
+func TestFitStopsAtTheEndOfTheSource(t *testing.T) {
+	v := mustVariant(t, "three")
+	c := DefaultConfig()
+	c.BatchSize = 10
+	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 1}, 1), c)
+	var reports []Stats
+	n, err := tr.Fit(t.Context(), &sliceSource{s: randomSamples(t, v, 45, 2)}, 100, 2, func(_ int64, s Stats) { reports = append(reports, s) })
+	if err != nil || n != 4 || tr.Steps() != 4 {
+		t.Fatalf("Fit: %d steps, %v; want 4 (45 samples, batches of 10)", n, err)
+	}
+	if len(reports) != 2 || reports[0].Samples != 20 || reports[1].Samples != 20 {
+		t.Errorf("reports %v, want two of 20 samples", reports)
+	}
+	val, err := tr.Validate(&sliceSource{s: randomSamples(t, v, 25, 3)}, 0)
+	if err != nil || val.Samples != 20 {
+		t.Errorf("Validate: %v over %d samples, want 20", err, val.Samples)
+	}
+}
+
+func TestLearningRateSchedules(t *testing.T) {
+	base := Config{LR: 1, MinLR: 0.1, WarmupSteps: 10, DecaySteps: 100, Gamma: 0.5}
+	for _, c := range []struct {
+		schedule string
+		step     int64
+		want     float64
+	}{
+		{"constant", 0, 0.1}, {"constant", 9, 1}, {"constant", 5000, 1},
+		{"cosine", 10, 1}, {"cosine", 60, 0.55}, {"cosine", 110, 0.1}, {"cosine", 9999, 0.1},
+		{"step", 10, 1}, {"step", 109, 1}, {"step", 110, 0.5}, {"step", 310, 0.125},
+	} {
+		cfg := base
+		cfg.Schedule = c.schedule
+		if got := cfg.LearningRate(c.step); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s step %d: lr %v, want %v", c.schedule, c.step, got, c.want)
+		}
+	}
+}
+
+func TestConfigRejectsNonsense(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, spoil := range []func(*Config){
+		func(c *Config) { c.BatchSize = 0 }, func(c *Config) { c.Optimizer = "rmsprop" },
+		func(c *Config) { c.LR = 0 }, func(c *Config) { c.Schedule = "linear" },
+		func(c *Config) { c.DecaySteps = 0 }, func(c *Config) { c.MinLR = 1 },
+		func(c *Config) { c.Beta2 = 1 }, func(c *Config) { c.WeightDecay = -1 },
+	} {
+		c := DefaultConfig()
+		spoil(&c)
+		if c.Validate() == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+}
