@@ -1,0 +1,73 @@
+package mcts
+
+import (
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+func TestSettings_DefaultsAreValid(t *testing.T) {
+	set := DefaultSettings()
+	if err := set.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSettings_ValidateNamesTheField: each bad value is refused with an
+// error naming the YAML field.
+func TestSettings_ValidateNamesTheField(t *testing.T) {
+	cases := []struct {
+		field string
+		set   func(*Settings)
+	}{
+		{"simulations", func(s *Settings) { s.Simulations = 0 }},
+		{"c_puct", func(s *Settings) { s.CPuct = 0 }},
+		{"fpu_reduction", func(s *Settings) { s.FPUReduction = -0.1 }},
+		{"fpu_root", func(s *Settings) { s.FPURoot = 2 }},
+		{"dirichlet_fraction", func(s *Settings) { s.DirichletFraction = 1.5 }},
+		{"dirichlet_alpha", func(s *Settings) { s.DirichletAlpha = 0 }},
+		{"temperature", func(s *Settings) { s.Temperature = -1 }},
+		{"temperature_plies", func(s *Settings) { s.TemperaturePlies = -1 }},
+		{"batch_size", func(s *Settings) { s.BatchSize = 0 }},
+		{"virtual_loss", func(s *Settings) { s.VirtualLoss = -1 }},
+	}
+	for _, c := range cases {
+		set := DefaultSettings()
+		c.set(&set)
+		err := set.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: error %v, want one naming the field", c.field, err)
+		}
+		if _, err := NewSearch(load(t, "nine"), set, 1); err == nil {
+			t.Errorf("%s: NewSearch took bad settings", c.field)
+		}
+	}
+}
+
+func TestSettings_FilledFromYAML(t *testing.T) {
+	text := `
+simulations: 800
+c_puct: 2.5
+fpu_reduction: 0.3
+fpu_root: 0.1
+dirichlet_alpha: 0.15
+dirichlet_fraction: 0.2
+temperature: 0.8
+temperature_plies: 12
+reuse_tree: false
+batch_size: 16
+virtual_loss: 2
+`
+	set := DefaultSettings()
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	dec.KnownFields(true)
+	if err := dec.Decode(&set); err != nil {
+		t.Fatal(err)
+	}
+	want := Settings{Simulations: 800, CPuct: 2.5, FPUReduction: 0.3, FPURoot: 0.1, DirichletAlpha: 0.15,
+		DirichletFraction: 0.2, Temperature: 0.8, TemperaturePlies: 12, ReuseTree: false, BatchSize: 16, VirtualLoss: 2}
+	if set != want {
+		t.Errorf("decoded %+v, want %+v", set, want)
+	}
+}
