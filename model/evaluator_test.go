@@ -1,0 +1,134 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+)
+
+// positionsBatch is a batch of n random ongoing positions of v.
+func positionsBatch(t *testing.T, v *engine.Variant, n int, seed uint64) *mcts.Batch {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	b := mcts.NewBatch(v)
+	for b.Len() < n {
+		p := randomPosition(v, rng, rng.IntN(60))
+		if legal := v.Legal(&p, nil); len(legal) > 0 && p.Result == engine.Ongoing {
+			b.Add(&p, legal)
+		}
+	}
+	return b
+}
+
+func evalNetwork(t *testing.T, v *engine.Variant) *Network {
+	n := randomNetwork(t, NewArch(v, Config{Width: 32, Blocks: 2}), 5)
+	n.Variant = v.Name
+	return n
+}
+
+func TestEvaluatorAnswersSoftmaxOverLegalLogitsAndAbsoluteSeats(t *testing.T) {
+	for _, name := range []string{"nine", "moulin-rouge-3"} {
+		t.Run(name, func(t *testing.T) {
+			v := mustVariant(t, name)
+			n := evalNetwork(t, v)
+			e, err := NewEvaluator(v, n, 4, false, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := positionsBatch(t, v, 9, 3) // more than one chunk of 4
+			if err := e.Evaluate(b); err != nil {
+				t.Fatal(err)
+			}
+			a := n.Arch
+			f := NewForward(n, 1)
+			x := make([]float32, a.Inputs)
+			pl := make([]float32, a.Actions)
+			ol := make([]float32, a.Outcomes)
+			for i := 0; i < b.Len(); i++ {
+				p := b.Position(i)
+				Encode(v, p, 0, x)
+				f.Run(x, 1, pl, ol)
+				var z float64
+				for _, act := range b.Legal(i) {
+					z += math.Exp(float64(pl[v.ActionIndex(act)]))
+				}
+				for j, act := range b.Legal(i) {
+					want := math.Exp(float64(pl[v.ActionIndex(act)])) / z
+					if got := b.Priors(i)[j]; math.Abs(float64(got)-want) > 1e-5 {
+						t.Fatalf("position %d action %s: prior %v, want %v", i, v.FormatAction(act), got, want)
+					}
+				}
+				z = 0
+				for _, o := range ol {
+					z += math.Exp(float64(o))
+				}
+				for k, o := range ol {
+					want := math.Exp(float64(o)) / z
+					abs := AbsoluteOutcome(k, int(p.Side), v.Players)
+					if got := b.Outcome(i)[abs]; math.Abs(float64(got)-want) > 1e-5 {
+						t.Fatalf("position %d (seat %d to move) outcome class %d: %v, want %v", i, p.Side, abs, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestEvaluatorMapsAnswersBackFromTheSymmetry(t *testing.T) {
+	v := mustVariant(t, "nine")
+	n := evalNetwork(t, v)
+	plain, _ := NewEvaluator(v, n, 8, false, 1)
+	sym, _ := NewEvaluator(v, n, 8, true, 1)
+	for s := 1; s < v.NumSymmetries(); s += 3 {
+		sym.pick = func() int { return s }
+		b := positionsBatch(t, v, 5, uint64(s))
+		if err := sym.Evaluate(b); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < b.Len(); i++ {
+			q := v.MapPosition(s, *b.Position(i))
+			legal := v.Legal(&q, nil)
+			mb := mcts.NewBatch(v)
+			mb.Add(&q, legal)
+			if err := plain.Evaluate(mb); err != nil {
+				t.Fatal(err)
+			}
+			at := map[engine.Action]float32{}
+			for j, act := range legal {
+				at[act] = mb.Priors(0)[j]
+			}
+			for j, act := range b.Legal(i) {
+				if got, want := b.Priors(i)[j], at[v.MapAction(s, act)]; math.Abs(float64(got-want)) > 1e-6 {
+					t.Fatalf("symmetry %d position %d action %s: prior %v, the mapped position gives %v", s, i, v.FormatAction(act), got, want)
+				}
+			}
+			for k := range b.Outcome(i) {
+				if got, want := b.Outcome(i)[k], mb.Outcome(0)[k]; math.Abs(float64(got-want)) > 1e-6 {
+					t.Fatalf("symmetry %d position %d outcome %d: %v, the mapped position gives %v", s, i, k, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestEvaluatorAllocatesNothing(t *testing.T) {
+	v := mustVariant(t, "nine")
+	e, err := NewEvaluator(v, evalNetwork(t, v), 16, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := positionsBatch(t, v, 16, 1)
+	if n := testing.AllocsPerRun(10, func() { e.Evaluate(b) }); n != 0 {
+		t.Errorf("Evaluate allocates %v times", n)
+	}
+}
+
+func TestEvaluatorRefusesANetworkOfAnotherVariant(t *testing.T) {
+	nine, twelve := mustVariant(t, "nine"), mustVariant(t, "twelve")
+	if _, err := NewEvaluator(twelve, evalNetwork(t, nine), 8, false, 1); err == nil {
+		t.Error("a nine network evaluating twelve: no error")
+	}
+}
