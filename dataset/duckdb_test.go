@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// duckDir holds the pinned DuckDB client; `npm ci --prefix
+// duckDir holds the pinned DuckDB client; `npm install --prefix
 // dataset/testdata/duckdb` installs it.
 const duckDir = "testdata/duckdb"
 

@@ -119,42 +119,6 @@ func (r *row) fromSample(s *Sample) {
 	}
 }
 
-// toSample fills s from r, reusing s.Policy's storage. The strings are
-// shared with r.
-func (r *row) toSample(s *Sample) {
-	policy := s.Policy[:0]
-	for _, e := range r.Policy {
-		policy = append(policy, PolicyEntry{Action: e.Action, Prob: e.Prob})
-	}
-	*s = Sample{
-		Variant:    r.Variant,
-		GameID:     r.GameID,
-		Ply:        int(r.Ply),
-		Generation: int(r.Generation),
-		Position: engine.Position{
-			Pieces:       [engine.MaxSeats]uint32{r.Pieces0, r.Pieces1, r.Pieces2, r.Pieces3},
-			Hash:         r.Hash,
-			Hand:         [engine.MaxSeats]uint8{r.Hand0, r.Hand1, r.Hand2, r.Hand3},
-			Pending:      [engine.MaxSeats]uint8{r.Pending0, r.Pending1, r.Pending2, r.Pending3},
-			Side:         r.Side,
-			Out:          r.Out,
-			LastRotation: r.LastRotation,
-			Result:       engine.Result(r.Result),
-			Reason:       engine.Reason(r.Reason),
-			NoCapture:    r.NoCapture,
-			Endgame:      r.Endgame,
-			Quiet:        r.Quiet,
-			Ply:          r.PositionPly,
-		},
-		Repetitions: int(r.Repetitions),
-		Policy:      policy,
-		RootValue:   r.RootValue,
-		Outcome:     int(r.Outcome),
-		Simulations: int(r.Simulations),
-		Full:        r.Full,
-	}
-}
-
 // Validate reports the first way s cannot be a position of v: a seat, a
 // point, an action id or a probability out of range. Readers skip the rest of
 // a shard holding such a row; writers refuse it.

@@ -76,14 +76,16 @@ func (sr *shardReader) seek(n int64) (err error) {
 	return sr.rr.SeekToRow(n)
 }
 
-// read fills batch with the next rows; it returns io.EOF after the last.
-func (sr *shardReader) read(batch []row) (n int, err error) {
+// read fills batch with the next rows, reusing their storage; it returns
+// io.EOF after the last. The rows' byte arrays are valid until the next
+// read.
+func (sr *shardReader) read(batch []parquet.Row) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			n, err = 0, fmt.Errorf("malformed parquet: %v", p)
 		}
 	}()
-	n, err = sr.rr.Read(batch)
+	n, err = sr.rr.ReadRows(batch)
 	if err == io.EOF && n > 0 {
 		err = nil
 	}
@@ -106,12 +108,15 @@ func ReadShard(path string) ([]Sample, error) {
 	defer sr.close()
 	out := make([]Sample, 0, sr.rows())
 	variants := map[string]*engine.Variant{}
-	batch := make([]row, 256)
+	batch := make([]parquet.Row, 256)
+	var dec decoder
 	for {
 		n, err := sr.read(batch)
 		for i := 0; i < n; i++ {
 			var s Sample
-			batch[i].toSample(&s)
+			if derr := dec.decode(batch[i], &s); derr != nil {
+				return nil, fmt.Errorf("read shard %s row %d: %w", path, len(out), derr)
+			}
 			v, ok := variants[s.Variant]
 			if !ok {
 				var lerr error

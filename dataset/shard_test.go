@@ -32,6 +32,18 @@ func TestShard_RoundTripsEverySampleExactly(t *testing.T) {
 	}
 }
 
+func TestShard_EmptyPolicyRoundTrips(t *testing.T) {
+	samples := playGames(t, "nine", 1, 8, 0, 3)
+	samples[1].Policy = nil
+	got, err := ReadShard(writeShard(t, t.TempDir(), samples))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got[1].Policy) != 0 || !reflect.DeepEqual(got[0], samples[0]) || !reflect.DeepEqual(got[2], samples[2]) {
+		t.Fatalf("read %+v, wrote %+v", got, samples)
+	}
+}
+
 func TestShard_FooterHasFormatVersionZstdAndDictionaryVariant(t *testing.T) {
 	dir := t.TempDir()
 	w, err := NewShardWriter(dir, map[string]string{"run": "test-run"})

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/parquet-go/parquet-go"
 )
 
 // Split chooses which games of a window a reader returns.
@@ -71,7 +72,8 @@ type Window struct {
 	passCount int   // samples returned by the current pass
 
 	cur    *shardReader
-	batch  []row
+	dec    decoder
+	batch  []parquet.Row
 	pos    int
 	n      int
 	rowNum int64 // rows of cur consumed, the skipped ones included
@@ -97,7 +99,7 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 		rng:      rand.New(rand.NewPCG(opts.Seed, 0x6d696c6c7a65726f)),
 		bad:      map[string]bool{},
 		variants: map[string]*engine.Variant{},
-		batch:    make([]row, 64),
+		batch:    make([]parquet.Row, 32),
 	}
 	if w.log == nil {
 		w.log = slog.Default()
@@ -309,18 +311,23 @@ func (w *Window) pull(s *Sample) error {
 			}
 			w.pos, w.n = 0, n
 		}
-		r := &w.batch[w.pos]
+		r := w.batch[w.pos]
 		w.pos++
 		w.rowNum++
-		if w.opts.FullOnly && !r.Full {
-			continue
-		}
-		if w.opts.Split != All && InValidation(r.GameID, w.opts.ValFraction) != (w.opts.Split == Validation) {
-			continue
-		}
-		v, err := w.variant(r.Variant)
+		err := w.dec.decode(r, s)
 		if err == nil {
-			r.toSample(s)
+			if w.opts.FullOnly && !s.Full {
+				continue
+			}
+			if w.opts.Split != All && InValidation(s.GameID, w.opts.ValFraction) != (w.opts.Split == Validation) {
+				continue
+			}
+		}
+		var v *engine.Variant
+		if err == nil {
+			v, err = w.variant(s.Variant)
+		}
+		if err == nil {
 			err = Validate(v, s)
 		}
 		if err != nil {
