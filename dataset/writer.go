@@ -196,3 +196,29 @@ func (w *ShardWriter) Abort() {
 	w.closed = true
 	w.rows = nil
 }
+
+// RemoveStaleTemp deletes the temporary files (…ShardExt+TempExt) under
+// gamesDir's generation directories that were last modified more than age
+// ago: the leftovers of writers killed while closing a shard. It returns how
+// many it removed. Readers ignore such files, so this only frees space; an
+// age well above a shard's write time keeps it off files still being
+// written.
+func RemoveStaleTemp(gamesDir string, age time.Duration) (int, error) {
+	matches, err := filepath.Glob(filepath.Join(gamesDir, "gen-*", "*"+ShardExt+TempExt))
+	if err != nil {
+		return 0, fmt.Errorf("remove stale temporary shards in %s: %w", gamesDir, err)
+	}
+	removed := 0
+	cutoff := time.Now().Add(-age)
+	for _, path := range matches {
+		st, err := os.Stat(path)
+		if err != nil || st.IsDir() || st.ModTime().After(cutoff) {
+			continue
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return removed, fmt.Errorf("remove stale temporary shard: %w", err)
+		}
+		removed++
+	}
+	return removed, nil
+}

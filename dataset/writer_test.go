@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/millzero/millzero/engine"
 )
@@ -138,6 +139,32 @@ func TestShardWriter_InvalidSampleIsRefusedAndNothingOfTheCallKept(t *testing.T)
 	for i := range good {
 		if err := Validate(v, &good[i]); err != nil {
 			t.Fatalf("played sample %d invalid: %v", i, err)
+		}
+	}
+}
+
+func TestRemoveStaleTemp_DeletesOnlyOldTemporaryFiles(t *testing.T) {
+	games := t.TempDir()
+	dir := GenerationDir(games, 2)
+	shard := writeShard(t, dir, playGames(t, "three", 1, 6, 2, 10))
+	old := filepath.Join(dir, "1-host-1-aa"+ShardExt+TempExt)
+	fresh := filepath.Join(dir, "2-host-1-bb"+ShardExt+TempExt)
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("PAR1"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, long, long); err != nil {
+		t.Fatal(err)
+	}
+	n, err := RemoveStaleTemp(games, time.Hour)
+	if err != nil || n != 1 {
+		t.Fatalf("RemoveStaleTemp = %d, %v; want 1 removed", n, err)
+	}
+	for p, want := range map[string]bool{old: false, fresh: true, shard: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists %v, want %v", filepath.Base(p), err == nil, want)
 		}
 	}
 }
