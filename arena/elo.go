@@ -1,0 +1,323 @@
+package arena
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// EloSettings are the knobs of the rating fit.
+type EloSettings struct {
+	Anchor       string  // the player rated 0; "" means the random player if it played, else the first player seen
+	VirtualDraws float64 // draws added to every pair of players that met, in games; keeps a perfect score finite (0 turns it off)
+}
+
+// DefaultEloSettings anchor on the random player and add one virtual draw
+// per pair of opponents: a player who won all of n games against another
+// is rated as if it had scored n+0.5 of n+1, which is finite, and a few
+// hundred real games swamp it.
+func DefaultEloSettings() EloSettings { return EloSettings{VirtualDraws: 1} }
+
+// Rating is one player's results and fitted Elo.
+type Rating struct {
+	Name                string  // the player
+	Games               int     // games played (virtual draws not counted)
+	Wins, Draws, Losses int     // its results
+	Score               float64 // points: a win 1, a draw 0.5
+	Elo                 float64 // its rating, the anchor's being 0
+	Low, High           float64 // the 95% interval of Elo, relative to the anchor
+}
+
+// eloK converts Elo to the natural scale of the logistic: a difference d
+// gives an expected score 1/(1+10^(-d/400)) = 1/(1+exp(-eloK*d)).
+const eloK = math.Ln10 / 400
+
+// z95 is the two-sided 95% quantile of the normal distribution.
+const z95 = 1.959963984540054
+
+// ErrDisconnected is wrapped by the error for a player whose games do not
+// link it, through opponents, to the anchor: its rating is undetermined.
+var ErrDisconnected = errors.New("no games link the player to the anchor")
+
+// FitElo rates every player of recs by maximum likelihood under the
+// Bradley-Terry (logistic Elo) model, a draw counting as half a win: the
+// expected score of i against j is 1/(1+10^((Elo_j-Elo_i)/400)). It solves
+// the likelihood equations by Newton's method with step halving (the
+// log-likelihood is concave, so this converges from anywhere). The 95%
+// intervals are ±1.96 standard errors from the inverse of the observed
+// Fisher information with the anchor held at 0; since a draw has less
+// variance than the binomial model assumes, they are conservative when
+// draws are many. Ratings come back best first.
+func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
+	if set.VirtualDraws < 0 || math.IsNaN(set.VirtualDraws) {
+		return nil, fmt.Errorf("elo: virtual draws %v: want 0 or more", set.VirtualDraws)
+	}
+	index := map[string]int{}
+	var ratings []Rating
+	player := func(name string) int {
+		i, ok := index[name]
+		if !ok {
+			i = len(ratings)
+			index[name] = i
+			ratings = append(ratings, Rating{Name: name})
+		}
+		return i
+	}
+	type pairKey struct{ i, j int }
+	games := map[pairKey][2]float64{} // for i < j: games, i's score
+	for k := range recs {
+		r := &recs[k]
+		if r.Player0 == r.Player1 {
+			return nil, fmt.Errorf("elo: game %s/%d/%d: %q plays itself", r.Match, r.Pair, r.Game, r.Player0)
+		}
+		a, b := player(r.Player0), player(r.Player1)
+		sa := r.Score(0)
+		for _, x := range [2]struct {
+			i int
+			s float64
+		}{{a, sa}, {b, 1 - sa}} {
+			rt := &ratings[x.i]
+			rt.Games++
+			rt.Score += x.s
+			switch x.s {
+			case 1:
+				rt.Wins++
+			case 0.5:
+				rt.Draws++
+			default:
+				rt.Losses++
+			}
+		}
+		if a > b {
+			a, b, sa = b, a, 1-sa
+		}
+		g := games[pairKey{a, b}]
+		games[pairKey{a, b}] = [2]float64{g[0] + 1, g[1] + sa}
+	}
+	n := len(ratings)
+	if n == 0 {
+		return nil, nil
+	}
+	anchor := 0
+	switch {
+	case set.Anchor != "":
+		i, ok := index[set.Anchor]
+		if !ok {
+			return nil, fmt.Errorf("elo: anchor %q played no game", set.Anchor)
+		}
+		anchor = i
+	default:
+		if i, ok := index[RandomName]; ok {
+			anchor = i
+		}
+	}
+	// N[i][j]: games between i and j; S[i][j]: i's score against j.
+	N := square(n)
+	S := square(n)
+	for k, g := range games {
+		N[k.i][k.j], N[k.j][k.i] = g[0]+set.VirtualDraws, g[0]+set.VirtualDraws
+		S[k.i][k.j], S[k.j][k.i] = g[1]+set.VirtualDraws/2, g[0]-g[1]+set.VirtualDraws/2
+	}
+	if err := connected(N, anchor, ratings); err != nil {
+		return nil, err
+	}
+	elo, cov, err := newtonBT(N, S, anchor)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ratings {
+		ratings[i].Elo = elo[i]
+		half := 0.0
+		if i != anchor {
+			half = z95 * math.Sqrt(cov[i][i])
+		}
+		ratings[i].Low, ratings[i].High = elo[i]-half, elo[i]+half
+	}
+	sort.SliceStable(ratings, func(i, j int) bool { return ratings[i].Elo > ratings[j].Elo })
+	return ratings, nil
+}
+
+func square(n int) [][]float64 {
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = make([]float64, n)
+	}
+	return m
+}
+
+// connected checks that every player is linked to the anchor by games.
+func connected(N [][]float64, anchor int, ratings []Rating) error {
+	seen := make([]bool, len(N))
+	seen[anchor] = true
+	stack := []int{anchor}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for j := range N {
+			if N[i][j] > 0 && !seen[j] {
+				seen[j] = true
+				stack = append(stack, j)
+			}
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			return fmt.Errorf("elo: player %q: %w %q", ratings[i].Name, ErrDisconnected, ratings[anchor].Name)
+		}
+	}
+	return nil
+}
+
+// maxEloMagnitude is where a fit is declared divergent: a player who won
+// or lost every game with no virtual draws has no finite rating.
+const maxEloMagnitude = 20000
+
+// newtonBT maximises the Bradley-Terry log-likelihood with the anchor's
+// rating fixed at 0, and returns the ratings and the covariance (inverse
+// observed information) of the free ones, indexed like the players (the
+// anchor's row and column are 0).
+func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, error) {
+	n := len(N)
+	r := make([]float64, n)
+	free := make([]int, 0, n-1)
+	for i := 0; i < n; i++ {
+		if i != anchor {
+			free = append(free, i)
+		}
+	}
+	loglik := func(r []float64) float64 {
+		ll := 0.0
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if S[i][j] > 0 {
+					// log p_ij = -log(1+exp(-k(ri-rj))), computed stably.
+					ll -= S[i][j] * softplus(-eloK*(r[i]-r[j]))
+				}
+			}
+		}
+		return ll
+	}
+	info := func(r []float64) ([]float64, [][]float64) {
+		m := len(free)
+		grad := make([]float64, m)
+		h := square(m) // observed information: minus the Hessian
+		for a, i := range free {
+			for j := 0; j < n; j++ {
+				if N[i][j] == 0 {
+					continue
+				}
+				p := 1 / (1 + math.Exp(-eloK*(r[i]-r[j])))
+				grad[a] += eloK * (S[i][j] - N[i][j]*p)
+				w := eloK * eloK * N[i][j] * p * (1 - p)
+				h[a][a] += w
+				for b, jj := range free {
+					if jj == j {
+						h[a][b] -= w
+					}
+				}
+			}
+		}
+		return grad, h
+	}
+	ll := loglik(r)
+	trial := make([]float64, n)
+	for iter := 0; iter < 500; iter++ {
+		grad, h := info(r)
+		hinv, err := invert(h)
+		if err != nil {
+			return nil, nil, fmt.Errorf("elo: %w", err)
+		}
+		step := make([]float64, len(free))
+		biggest := 0.0
+		for a := range free {
+			for b := range free {
+				step[a] += hinv[a][b] * grad[b]
+			}
+			biggest = max(biggest, math.Abs(step[a]))
+		}
+		if biggest < 1e-9 {
+			break
+		}
+		// Halve the step until the likelihood does not fall.
+		scale := 1.0
+		for h := 0; h < 60; h++ {
+			copy(trial, r)
+			for a, i := range free {
+				trial[i] += scale * step[a]
+			}
+			if l := loglik(trial); l >= ll-1e-12 {
+				ll = l
+				break
+			}
+			scale /= 2
+		}
+		copy(r, trial)
+		for _, x := range r {
+			if math.Abs(x) > maxEloMagnitude {
+				return nil, nil, fmt.Errorf("elo: the fit diverges: a player won or lost every game against every opponent (set virtual draws above 0)")
+			}
+		}
+	}
+	_, h := info(r)
+	hinv, err := invert(h)
+	if err != nil {
+		return nil, nil, fmt.Errorf("elo: %w", err)
+	}
+	cov := square(n)
+	for a, i := range free {
+		for b, j := range free {
+			cov[i][j] = hinv[a][b]
+		}
+	}
+	return r, cov, nil
+}
+
+// softplus is log(1+exp(x)) without overflow.
+func softplus(x float64) float64 {
+	if x > 30 {
+		return x
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// invert inverts a symmetric positive definite matrix by Gauss-Jordan
+// elimination with partial pivoting.
+func invert(a [][]float64) ([][]float64, error) {
+	n := len(a)
+	m := square(n)
+	inv := square(n)
+	for i := range a {
+		copy(m[i], a[i])
+		inv[i][i] = 1
+	}
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
+		}
+		if !(math.Abs(m[p][c]) > 1e-300) {
+			return nil, fmt.Errorf("the fit diverges: a player won or lost every game against every opponent (set virtual draws above 0)")
+		}
+		m[c], m[p] = m[p], m[c]
+		inv[c], inv[p] = inv[p], inv[c]
+		d := m[c][c]
+		for k := 0; k < n; k++ {
+			m[c][k] /= d
+			inv[c][k] /= d
+		}
+		for r := 0; r < n; r++ {
+			if r == c || m[r][c] == 0 {
+				continue
+			}
+			f := m[r][c]
+			for k := 0; k < n; k++ {
+				m[r][k] -= f * m[c][k]
+				inv[r][k] -= f * inv[c][k]
+			}
+		}
+	}
+	return inv, nil
+}

@@ -1,0 +1,119 @@
+package arena
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// games makes n records of a (seat 0) against b with the given wins,
+// draws and losses for a.
+func games(a, b string, wins, draws, losses int) []Record {
+	var recs []Record
+	add := func(k int, winner int8) {
+		for i := 0; i < k; i++ {
+			recs = append(recs, Record{Player0: a, Player1: b, Winner: winner, Forfeit: -1})
+		}
+	}
+	add(wins, 0)
+	add(draws, -1)
+	add(losses, 1)
+	return recs
+}
+
+func ratingOf(t *testing.T, rs []Rating, name string) Rating {
+	t.Helper()
+	for _, r := range rs {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no rating for %q in %+v", name, rs)
+	return Rating{}
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestFitElo_HandComputedCases(t *testing.T) {
+	// 75% over 100 games: d = 400 log10(3) = 190.849; information
+	// k^2 * 100 * 0.75 * 0.25 with k = ln10/400, so sd = 40.120 and the
+	// 95% half-width 1.96 sd = 78.634.
+	d75 := 400 * math.Log10(3)
+	sd75 := 1 / (eloK * math.Sqrt(100*0.75*0.25))
+	tests := []struct {
+		name     string
+		recs     []Record
+		set      EloSettings
+		player   string
+		elo, sd  float64
+		wantWins int
+	}{
+		{"three quarters of the points is 191 Elo", games("A", "random", 75, 0, 25), EloSettings{}, "A", d75, sd75, 75},
+		{"draws count as half a win", games("A", "random", 50, 50, 0), EloSettings{}, "A", d75, sd75, 50},
+		{"seats do not matter", append(games("A", "random", 40, 0, 10), games("random", "A", 15, 0, 35)...), EloSettings{}, "A", d75, sd75, 75},
+		{"all draws is equal strength", games("A", "random", 0, 30, 0), EloSettings{}, "A", 0, 1 / (eloK * math.Sqrt(30*0.25)), 0},
+		{"a chain adds ratings and variances", append(games("A", "B", 75, 0, 25), games("B", "random", 75, 0, 25)...), EloSettings{}, "A", 2 * d75, sd75 * math.Sqrt2, 75},
+		// 10 of 10 with one virtual draw is 10.5 of 11: 400 log10(21).
+		{"a perfect score is finite with a virtual draw", games("A", "random", 10, 0, 0), DefaultEloSettings(), "A", 400 * math.Log10(21), 1 / (eloK * math.Sqrt(11*(10.5/11)*(0.5/11))), 10},
+		{"the anchor can be named", games("A", "B", 25, 0, 75), EloSettings{Anchor: "A"}, "B", d75, sd75, 75},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := FitElo(tc.recs, tc.set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := ratingOf(t, rs, tc.player)
+			if !near(r.Elo, tc.elo, 1e-6) {
+				t.Errorf("Elo %.6f, want %.6f", r.Elo, tc.elo)
+			}
+			if half := (r.High - r.Low) / 2; !near(half, z95*tc.sd, 1e-6) {
+				t.Errorf("95%% half-width %.6f, want %.6f", half, z95*tc.sd)
+			}
+			if r.Wins != tc.wantWins {
+				t.Errorf("wins %d, want %d", r.Wins, tc.wantWins)
+			}
+		})
+	}
+}
+
+func TestFitElo_AnchorIsRandomAtZero(t *testing.T) {
+	recs := append(games("A", "B", 6, 2, 2), games("random", "B", 1, 0, 9)...)
+	rs, err := FitElo(recs, DefaultEloSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ratingOf(t, rs, "random")
+	if r.Elo != 0 || r.Low != 0 || r.High != 0 {
+		t.Errorf("random: %+v, want 0 ± 0", r)
+	}
+	if rs[0].Name != "A" || rs[len(rs)-1].Name != "random" {
+		t.Errorf("order %v, want A first and random last", rs)
+	}
+}
+
+func TestFitElo_BadInputIsAnError(t *testing.T) {
+	tests := []struct {
+		name string
+		recs []Record
+		set  EloSettings
+		want error
+	}{
+		{"players not linked to the anchor", append(games("A", "random", 3, 0, 3), games("C", "D", 2, 0, 1)...), DefaultEloSettings(), ErrDisconnected},
+		{"perfect score without virtual draws", games("A", "random", 5, 0, 0), EloSettings{}, nil},
+		{"unknown anchor", games("A", "random", 1, 0, 1), EloSettings{Anchor: "Z"}, nil},
+		{"negative virtual draws", games("A", "random", 1, 0, 1), EloSettings{VirtualDraws: -1}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := FitElo(tc.recs, tc.set)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("error %v, want %v", err, tc.want)
+			}
+			t.Log(err)
+		})
+	}
+}

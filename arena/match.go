@@ -1,0 +1,305 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// Match is a series of paired games between two players: each opening (a
+// few random legal actions from the start, drawn from Seed) is played
+// twice with the seats swapped, so neither player gains from a lucky
+// opening or from moving first. Games run in parallel.
+type Match struct {
+	Variant      *engine.Variant // the variant played; two players
+	A, B         Player          // A has seat 0 in the first game of a pair, B in the second
+	Pairs        int             // pairs of games (distinct openings) to play
+	OpeningPlies int             // random legal actions played from the start before the players take over
+	Seed         uint64          // seeds the openings and every player's randomness
+	Workers      int             // games played at once; 0 means runtime.NumCPU()
+	Dir          string          // directory of the Parquet game records (RUN/arena); "" writes none
+}
+
+// ErrStop, returned by a Run callback, stops the match early without an
+// error: the games in flight are abandoned, the finished ones kept.
+var ErrStop = errors.New("arena: stop the match")
+
+// maxOpeningTries bounds the draws spent looking for one new opening.
+const maxOpeningTries = 1000
+
+// Openings draws n distinct openings of v, each plies random legal actions
+// from the start that do not end the game. Positions reached twice are
+// redrawn, so no two openings lead to the same game.
+func Openings(v *engine.Variant, n, plies int, seed uint64) ([][]engine.Action, error) {
+	rng := rand.New(rand.NewPCG(seed, seed^0xbb67ae8584caa73b))
+	seen := make(map[engine.Position]bool, n)
+	out := make([][]engine.Action, 0, n)
+	var buf [engine.MaxActions]engine.Action
+	tries := 0
+	for len(out) < n {
+		if tries++; tries > maxOpeningTries*(len(out)+1) {
+			return nil, fmt.Errorf("openings of %s: found only %d distinct openings of %d plies, want %d: play fewer pairs or longer openings", v.Name, len(out), plies, n)
+		}
+		g := engine.NewGame(v)
+		ok := true
+		for i := 0; i < plies && ok; i++ {
+			legal := v.Legal(&g.Pos, buf[:0])
+			if len(legal) == 0 {
+				ok = false
+				break
+			}
+			if err := g.Play(legal[rng.IntN(len(legal))]); err != nil {
+				return nil, fmt.Errorf("openings of %s: %w", v.Name, err)
+			}
+			if r, _ := g.Outcome(); r != engine.Ongoing {
+				ok = false
+			}
+		}
+		key := g.Pos
+		key.Ply = 0 // the same position reached by another order is the same opening
+		if !ok || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, append([]engine.Action(nil), g.Actions...))
+	}
+	return out, nil
+}
+
+// gameSeed derives the seed of one player in one game from the match seed.
+func gameSeed(seed uint64, pair, game, seat int) uint64 {
+	x := seed ^ uint64(pair)<<20 ^ uint64(game)<<8 ^ uint64(seat)
+	// splitmix64
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func (m *Match) check() error {
+	switch {
+	case m.Variant == nil:
+		return fmt.Errorf("match: no variant")
+	case m.Variant.Players != 2:
+		return fmt.Errorf("match: variant %s has %d players: matches are for two", m.Variant.Name, m.Variant.Players)
+	case m.A == nil || m.B == nil:
+		return fmt.Errorf("match: two players needed")
+	case m.A.Name() == m.B.Name():
+		return fmt.Errorf("match: both players are named %q: names must differ", m.A.Name())
+	case m.Pairs < 1:
+		return fmt.Errorf("match: pairs %d: want 1 or more", m.Pairs)
+	case m.OpeningPlies < 0:
+		return fmt.Errorf("match: opening plies %d: want 0 or more", m.OpeningPlies)
+	case m.Workers < 0:
+		return fmt.Errorf("match: workers %d: want 0 (all cores) or more", m.Workers)
+	}
+	return nil
+}
+
+type job struct {
+	pair, game int
+}
+
+type outcome struct {
+	rec Record
+	err error // a setup error that aborts the match
+}
+
+// Run plays the match. After every finished game it calls onGame (if not
+// nil) with the game's record, from one goroutine, in the order games
+// finish; an error from onGame stops the match, and ErrStop stops it
+// without an error. The finished games are written to Dir as one Parquet
+// file, also when the match stops early or ctx is cancelled, and returned
+// sorted by pair and game. Games in flight when the match stops are
+// abandoned and not recorded.
+func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	openings, err := Openings(m.Variant, m.Pairs, m.OpeningPlies, m.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("match %s vs %s: %w", m.A.Name(), m.B.Name(), err)
+	}
+	id, err := newMatchID()
+	if err != nil {
+		return nil, err
+	}
+	workers := m.Workers
+	if workers == 0 {
+		workers = runtime.NumCPU()
+	}
+	workers = min(workers, 2*m.Pairs)
+
+	parent := ctx
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	jobs := make(chan job)
+	results := make(chan outcome)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				rec, err := m.playOne(ctx, id, openings[j.pair], j)
+				if ctx.Err() != nil {
+					continue // abandoned: the match is stopping
+				}
+				results <- outcome{rec, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i := 0; i < m.Pairs; i++ {
+			for k := 0; k < 2; k++ {
+				select {
+				case jobs <- job{i, k}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	var recs []Record
+	var runErr error
+	stopped := false
+	for o := range results {
+		if stopped {
+			continue // draining the games that finished as the match stopped
+		}
+		if o.err != nil {
+			runErr, stopped = o.err, true
+			cancel()
+			continue
+		}
+		recs = append(recs, o.rec)
+		if onGame == nil {
+			continue
+		}
+		if err := onGame(&recs[len(recs)-1]); err != nil {
+			if !errors.Is(err, ErrStop) {
+				runErr = err
+			}
+			stopped = true
+			cancel()
+		}
+	}
+	if !stopped {
+		runErr = parent.Err()
+	}
+	sort.Slice(recs, func(i, j int) bool {
+		if recs[i].Pair != recs[j].Pair {
+			return recs[i].Pair < recs[j].Pair
+		}
+		return recs[i].Game < recs[j].Game
+	})
+	if m.Dir != "" {
+		if _, err := WriteRecords(m.Dir, id, recs); err != nil {
+			return recs, errors.Join(runErr, err)
+		}
+	}
+	return recs, runErr
+}
+
+// playOne plays game j of the match from its opening. An error is a setup
+// failure (a player that cannot start); a player failing during the game
+// forfeits it instead.
+func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action, j job) (Record, error) {
+	v := m.Variant
+	seats := [2]Player{m.A, m.B}
+	if j.game == 1 {
+		seats = [2]Player{m.B, m.A}
+	}
+	rec := Record{
+		Match: id, Variant: v.Name, Pair: int32(j.pair), Game: int32(j.game),
+		Player0: seats[0].Name(), Player1: seats[1].Name(),
+		Opening: int32(len(opening)), Winner: -1, Forfeit: -1,
+		Seed: gameSeed(m.Seed, j.pair, j.game, 0),
+	}
+	var gps [2]GamePlayer
+	for s := 0; s < 2; s++ {
+		gp, err := seats[s].NewGame(v, gameSeed(m.Seed, j.pair, j.game, s))
+		if err != nil {
+			for _, p := range gps[:s] {
+				p.Close()
+			}
+			return rec, fmt.Errorf("match %s vs %s: start %s: %w", m.A.Name(), m.B.Name(), seats[s].Name(), err)
+		}
+		gps[s] = gp
+	}
+	start := time.Now()
+	g, forfeit, why := PlayGame(ctx, v, gps, opening)
+	for s := 0; s < 2; s++ {
+		if err := gps[s].Close(); err != nil && forfeit < 0 && ctx.Err() == nil {
+			// A player that plays well but cannot shut down cleanly still
+			// finished its game; the failure is worth a note in the reason.
+			why += fmt.Sprintf(" (%s did not close cleanly: %v)", seats[s].Name(), err)
+		}
+	}
+	rec.Millis = time.Since(start).Milliseconds()
+	rec.Finished = time.Now().UnixMilli()
+	rec.Plies = int32(len(g.Actions))
+	moves := make([]string, len(g.Actions))
+	for i, a := range g.Actions {
+		moves[i] = v.FormatAction(a)
+	}
+	rec.Moves = strings.Join(moves, " ")
+	rec.Reason = why
+	if forfeit >= 0 {
+		rec.Forfeit = int8(forfeit)
+		rec.Winner = int8(1 - forfeit)
+	} else if r, _ := g.Outcome(); r != engine.Draw {
+		if seat, ok := r.Winner(); ok {
+			rec.Winner = int8(seat)
+		}
+	}
+	return rec, nil
+}
+
+// PlayGame plays one game of v between players (players[s] on seat s)
+// after the opening actions, until the rules end it or a player forfeits.
+// It returns the game, the seat that forfeited (-1 if none) and why the
+// game ended. A player forfeits when Act fails or answers an illegal
+// action. When ctx is cancelled the game stops where it is (forfeit -1,
+// the reason says so).
+func PlayGame(ctx context.Context, v *engine.Variant, players [2]GamePlayer, opening []engine.Action) (g *engine.Game, forfeit int, why string) {
+	g = engine.NewGame(v)
+	for _, a := range opening {
+		if err := g.Play(a); err != nil {
+			return g, -1, fmt.Sprintf("bad opening: %v", err)
+		}
+	}
+	for {
+		if r, reason := g.Outcome(); r != engine.Ongoing {
+			return g, -1, reason.String()
+		}
+		if err := ctx.Err(); err != nil {
+			return g, -1, "abandoned: " + err.Error()
+		}
+		seat := int(g.Pos.Side)
+		a, err := players[seat].Act(ctx, g)
+		if err != nil {
+			if ctx.Err() != nil {
+				return g, -1, "abandoned: " + ctx.Err().Error()
+			}
+			return g, seat, "forfeit: " + err.Error()
+		}
+		if err := g.Play(a); err != nil {
+			return g, seat, "forfeit: " + err.Error()
+		}
+	}
+}
