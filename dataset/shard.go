@@ -97,6 +97,27 @@ func (sr *shardReader) close() error {
 	return sr.file.Close()
 }
 
+// ShardInfo is what a shard's footer says about it.
+type ShardInfo struct {
+	Rows     int64             // recorded positions
+	Metadata map[string]string // the file's key/value metadata, millzero.* keys included
+}
+
+// Inspect reads the footer of the shard at path, checking that it is a
+// shard this build reads, without reading its rows.
+func Inspect(path string) (ShardInfo, error) {
+	sr, err := openShard(path)
+	if err != nil {
+		return ShardInfo{}, fmt.Errorf("inspect shard %s: %w", path, err)
+	}
+	defer sr.close()
+	info := ShardInfo{Rows: sr.rows(), Metadata: map[string]string{}}
+	for _, kv := range sr.pf.Metadata().KeyValueMetadata {
+		info.Metadata[kv.Key] = kv.Value
+	}
+	return info, nil
+}
+
 // ReadShard reads every sample of the shard at path, in the order written,
 // checking each against its variant (Validate). It is for tools and tests;
 // training streams through OpenWindow.

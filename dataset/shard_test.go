@@ -98,6 +98,30 @@ func TestShard_FooterHasFormatVersionZstdAndDictionaryVariant(t *testing.T) {
 	}
 }
 
+func TestInspect_ReadsRowsAndMetadataFromTheFooter(t *testing.T) {
+	samples := playGames(t, "three", 2, 9, 4, 20)
+	w, err := NewShardWriter(t.TempDir(), map[string]string{"games": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(samples...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := Inspect(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Rows != int64(len(samples)) || info.Metadata["games"] != "2" || info.Metadata[FormatKey] != FormatVersion {
+		t.Fatalf("Inspect = %+v, want %d rows, games 2, format %s", info, len(samples), FormatVersion)
+	}
+	if _, err := Inspect(filepath.Join(t.TempDir(), "missing.parquet")); err == nil {
+		t.Fatal("Inspect of a missing file succeeded")
+	}
+}
+
 func TestReadShard_NamesTheFileOfAForeignParquet(t *testing.T) {
 	type other struct {
 		Name string `parquet:"name"`
