@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,9 +123,17 @@ func (w *ShardWriter) Write(samples ...Sample) error {
 			return fmt.Errorf("write sample of game %q ply %d: %w", s.GameID, s.Ply, err)
 		}
 	}
+	// One block holds the policies of the whole call, not one per row.
+	entries := 0
 	for i := range samples {
-		w.rows = append(w.rows, row{})
+		entries += len(samples[i].Policy)
+	}
+	block := make([]policyRow, 0, entries)
+	w.rows = slices.Grow(w.rows, len(samples))
+	for i := range samples {
+		w.rows = append(w.rows, row{Policy: block[len(block) : len(block) : len(block)+len(samples[i].Policy)]})
 		w.rows[len(w.rows)-1].fromSample(&samples[i])
+		block = block[:len(block)+len(samples[i].Policy)]
 	}
 	return nil
 }
