@@ -1,0 +1,68 @@
+package selfplay
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/millzero/millzero/dataset"
+)
+
+// GamesKey is the shard metadata key that holds the number of games in
+// the shard, so a resumed run counts what it has without reading rows.
+const GamesKey = "games"
+
+// CountGames is the number of games in the complete shards of a
+// generation directory. Unreadable shards are an error naming the file:
+// the caller decides whether to go on.
+func CountGames(genDir string) (int, error) {
+	entries, err := os.ReadDir(genDir)
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count games: %w", err)
+	}
+	total := 0
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), dataset.ShardExt) {
+			continue
+		}
+		path := filepath.Join(genDir, e.Name())
+		n, err := shardGames(path)
+		if err != nil {
+			return 0, fmt.Errorf("count games: shard %s: %w", path, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func shardGames(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, err
+	}
+	s, ok := pf.Lookup(GamesKey)
+	if !ok {
+		return 0, fmt.Errorf("no %q key in its metadata", GamesKey)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("metadata %s=%q is not a count", GamesKey, s)
+	}
+	return n, nil
+}

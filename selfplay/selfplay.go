@@ -1,0 +1,377 @@
+package selfplay
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+)
+
+// Job is one self-play session: who plays, how many games, and where the
+// shards go.
+type Job struct {
+	Variant    *engine.Variant
+	Settings   Settings
+	Games      int    // games to finish; 0 plays until ctx is cancelled
+	Generation int    // the model generation playing; shards go to GenerationDir(GamesDir, Generation)
+	GamesDir   string // the run's games directory
+	Seed       uint64 // seeds the searches and move choice (game ids are random regardless)
+
+	// NewEvaluator makes worker i's evaluator (each worker calls it once,
+	// from its own goroutine). Nil plays generation 0: uniform priors and
+	// random-rollout values.
+	NewEvaluator func(worker int) (mcts.Evaluator, error)
+
+	// Progress, if set, is called about every ProgressEvery with the
+	// totals so far, from a goroutine of its own.
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+}
+
+// Stats are the totals of a self-play session.
+type Stats struct {
+	Games       int64                  // games finished and written
+	Positions   int64                  // positions recorded (full searches)
+	Plies       int64                  // actions played in finished games
+	Wins        [engine.MaxSeats]int64 // games each seat won
+	Draws       int64
+	Reasons     [16]int64 // games ended by each engine.Reason
+	Evaluations int64     // positions the evaluator scored
+	EvalTime    time.Duration
+	Elapsed     time.Duration
+	Shards      int64
+}
+
+// PositionsPerSecond is recorded positions per second of wall time.
+func (s Stats) PositionsPerSecond() float64 { return rate(s.Positions, s.Elapsed) }
+
+// PliesPerSecond is actions played per second of wall time.
+func (s Stats) PliesPerSecond() float64 { return rate(s.Plies, s.Elapsed) }
+
+// EvaluationsPerSecond is positions scored by the evaluator per second.
+func (s Stats) EvaluationsPerSecond() float64 { return rate(s.Evaluations, s.Elapsed) }
+
+// MeanLength is the mean number of actions of a finished game.
+func (s Stats) MeanLength() float64 {
+	if s.Games == 0 {
+		return 0
+	}
+	return float64(s.Plies) / float64(s.Games)
+}
+
+// OutsideNetwork is the share of the workers' time not spent in the
+// evaluator (search, rules, recording).
+func (s Stats) OutsideNetwork(workers int) float64 {
+	total := s.Elapsed.Seconds() * float64(workers)
+	if total <= 0 {
+		return 0
+	}
+	return 1 - s.EvalTime.Seconds()/total
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// counters are the shared, atomically updated totals.
+type counters struct {
+	games, positions, plies, draws, evals, evalNanos, shards atomic.Int64
+	wins                                                     [engine.MaxSeats]atomic.Int64
+	reasons                                                  [16]atomic.Int64
+	started                                                  atomic.Int64
+}
+
+func (c *counters) snapshot(start time.Time) Stats {
+	s := Stats{
+		Games: c.games.Load(), Positions: c.positions.Load(), Plies: c.plies.Load(),
+		Draws: c.draws.Load(), Evaluations: c.evals.Load(), Shards: c.shards.Load(),
+		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start),
+	}
+	for i := range s.Wins {
+		s.Wins[i] = c.wins[i].Load()
+	}
+	for i := range s.Reasons {
+		s.Reasons[i] = c.reasons[i].Load()
+	}
+	return s
+}
+
+// Run plays the job's games on Settings.Workers goroutines and writes
+// every finished game to a shard. When ctx is cancelled the games in
+// flight are dropped and the finished ones written; Run then returns the
+// totals with ctx's error.
+func Run(ctx context.Context, job Job) (Stats, error) {
+	if job.Variant == nil {
+		return Stats{}, errors.New("selfplay: no variant")
+	}
+	if err := job.Settings.Validate(); err != nil {
+		return Stats{}, err
+	}
+	if job.Games < 0 {
+		return Stats{}, fmt.Errorf("selfplay: games %d: want 0 (until stopped) or more", job.Games)
+	}
+	start := time.Now()
+	var c counters
+	n := job.Settings.workers()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = runWorker(ctx, &job, i, &c)
+		}(i)
+	}
+	done := make(chan struct{})
+	if job.Progress != nil {
+		every := job.ProgressEvery
+		if every <= 0 {
+			every = 2 * time.Second
+		}
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					job.Progress(c.snapshot(start))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	stats := c.snapshot(start)
+	if err := errors.Join(errs...); err != nil {
+		return stats, err
+	}
+	return stats, ctx.Err()
+}
+
+// slot is one game in flight in a worker.
+type slot struct {
+	g       *engine.Game
+	s       *mcts.Search
+	id      string
+	full    bool
+	samples []dataset.Sample
+}
+
+type worker struct {
+	job     *Job
+	c       *counters
+	rng     *mrand.Rand
+	prefix  string // game ids: prefix + counter
+	counter int
+	pending []dataset.Sample // samples of finished games not yet in a shard
+	games   int              // finished games in pending
+}
+
+func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
+	v := job.Variant
+	var eval mcts.Evaluator
+	var err error
+	if job.NewEvaluator != nil {
+		eval, err = job.NewEvaluator(i)
+	} else {
+		eval, err = mcts.NewRolloutEvaluator(v, job.Settings.RolloutPlayouts, job.Settings.RolloutPlies, job.Seed+uint64(i)*7919)
+	}
+	if err != nil {
+		return fmt.Errorf("selfplay worker %d: evaluator: %w", i, err)
+	}
+	var nonce [6]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return fmt.Errorf("selfplay worker %d: game id: %w", i, err)
+	}
+	w := &worker{job: job, c: c, rng: mrand.New(mrand.NewPCG(job.Seed, uint64(i))),
+		prefix: hex.EncodeToString(nonce[:]) + "-" + strconv.Itoa(i) + "-"}
+	pool := mcts.NewPool(v, &timedEvaluator{inner: eval, c: c})
+	var slots []*slot
+	for k := 0; k < job.Settings.GamesInFlight && w.claim(); k++ {
+		s, err := mcts.NewSearch(v, job.Settings.Search, job.Seed^uint64(i)<<32^uint64(k))
+		if err != nil {
+			return err
+		}
+		slots = append(slots, w.newGame(&slot{s: s}))
+	}
+	searches := make([]*mcts.Search, 0, len(slots))
+	for len(slots) > 0 {
+		if ctx.Err() != nil {
+			break
+		}
+		searches = searches[:0]
+		for _, sl := range slots {
+			sl.full = w.rng.Float64() < job.Settings.FullFraction
+			sims := job.Settings.FastSimulations
+			if sl.full {
+				sims = job.Settings.Search.Simulations
+			}
+			sl.s.SetSimulations(sims)
+			searches = append(searches, sl.s)
+		}
+		if err := pool.Run(searches); err != nil {
+			return fmt.Errorf("selfplay worker %d: %w", i, err)
+		}
+		live := slots[:0]
+		for _, sl := range slots {
+			over, err := w.step(sl)
+			if err != nil {
+				return fmt.Errorf("selfplay worker %d: %w", i, err)
+			}
+			if over {
+				if err := w.finish(sl); err != nil {
+					return err
+				}
+				if !w.claim() {
+					continue
+				}
+				w.newGame(sl)
+			}
+			live = append(live, sl)
+		}
+		slots = live
+	}
+	return w.flush()
+}
+
+// claim reserves one more game to start, if the job wants more.
+func (w *worker) claim() bool {
+	if w.job.Games == 0 {
+		return true
+	}
+	if w.c.started.Add(1) > int64(w.job.Games) {
+		w.c.started.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (w *worker) newGame(sl *slot) *slot {
+	sl.g = engine.NewGame(w.job.Variant)
+	sl.s.SetGame(sl.g)
+	sl.id = w.prefix + strconv.Itoa(w.counter)
+	w.counter++
+	sl.samples = sl.samples[:0]
+	return sl
+}
+
+// step records the searched position if the search was full, plays the
+// chosen action, and reports whether the game is over.
+func (w *worker) step(sl *slot) (bool, error) {
+	v := w.job.Variant
+	g := sl.g
+	res := sl.s.Result()
+	if sl.full {
+		smp := dataset.Sample{
+			Variant:     v.Name,
+			GameID:      sl.id,
+			Ply:         len(g.Actions),
+			Generation:  w.job.Generation,
+			Position:    g.Pos,
+			Repetitions: v.Repetitions(&g.Pos, g.Hashes),
+			RootValue:   res.Value[g.Pos.Side],
+			Simulations: res.Visited,
+			Full:        true,
+		}
+		for k, a := range res.Actions {
+			if res.Policy[k] > 0 {
+				smp.Policy = append(smp.Policy, dataset.PolicyEntry{Action: uint16(v.ActionIndex(a)), Prob: res.Policy[k]})
+			}
+		}
+		sl.samples = append(sl.samples, smp)
+	}
+	a, err := sl.s.Choose(len(g.Actions))
+	if err != nil {
+		return false, err
+	}
+	if err := g.Play(a); err != nil {
+		return false, err
+	}
+	if r, _ := g.Outcome(); r != engine.Ongoing {
+		return true, nil
+	}
+	return false, sl.s.Advance(a)
+}
+
+// finish gives a finished game's samples their outcome and queues them for
+// the next shard.
+func (w *worker) finish(sl *slot) error {
+	v := w.job.Variant
+	r, why := sl.g.Outcome()
+	class := r.Class(v.Players)
+	for k := range sl.samples {
+		sl.samples[k].Outcome = class
+	}
+	w.pending = append(w.pending, sl.samples...)
+	sl.samples = nil // the queued samples own their policies now
+	w.games++
+	w.c.games.Add(1)
+	w.c.plies.Add(int64(len(sl.g.Actions)))
+	w.c.reasons[why].Add(1)
+	if seat, ok := r.Winner(); ok {
+		w.c.wins[seat].Add(1)
+	} else {
+		w.c.draws.Add(1)
+	}
+	if w.games >= w.job.Settings.GamesPerShard {
+		return w.flush()
+	}
+	return nil
+}
+
+// flush writes the queued games as one shard.
+func (w *worker) flush() error {
+	if w.games == 0 {
+		return nil
+	}
+	dir := dataset.GenerationDir(w.job.GamesDir, w.job.Generation)
+	sw, err := dataset.NewShardWriter(dir, map[string]string{
+		GamesKey:     strconv.Itoa(w.games),
+		"generation": strconv.Itoa(w.job.Generation),
+	})
+	if err != nil {
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	if err := sw.Write(w.pending...); err != nil {
+		sw.Abort()
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	if err := sw.Close(); err != nil {
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	w.c.positions.Add(int64(len(w.pending)))
+	w.c.shards.Add(1)
+	w.pending = w.pending[:0]
+	w.games = 0
+	return nil
+}
+
+// timedEvaluator counts the positions evaluated and the time spent in the
+// evaluator.
+type timedEvaluator struct {
+	inner mcts.Evaluator
+	c     *counters
+}
+
+func (t *timedEvaluator) Evaluate(b *mcts.Batch) error {
+	start := time.Now()
+	err := t.inner.Evaluate(b)
+	t.c.evalNanos.Add(int64(time.Since(start)))
+	t.c.evals.Add(int64(b.Len()))
+	return err
+}

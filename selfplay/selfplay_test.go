@@ -1,0 +1,136 @@
+package selfplay
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
+)
+
+func smallSettings() Settings {
+	s := DefaultSettings()
+	s.Workers = 2
+	s.GamesInFlight = 4
+	s.GamesPerShard = 3
+	s.FullFraction = 0.5
+	s.FastSimulations = 4
+	s.Search.Simulations = 16
+	s.Search.BatchSize = 4
+	s.RolloutPlies = 100
+	return s
+}
+
+func TestRun_WritesEveryFinishedGameOnce(t *testing.T) {
+	v, err := engine.Load("three")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	job := Job{Variant: v, Settings: smallSettings(), Games: 10, Generation: 0, GamesDir: dir, Seed: 1}
+	stats, err := Run(context.Background(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Games != 10 {
+		t.Fatalf("%d games finished, want 10", stats.Games)
+	}
+	genDir := dataset.GenerationDir(dir, 0)
+	n, err := CountGames(genDir)
+	if err != nil || n != 10 {
+		t.Fatalf("shards hold %d games (%v), want 10", n, err)
+	}
+	var samples []dataset.Sample
+	files, _ := filepath.Glob(filepath.Join(genDir, "*"))
+	for _, f := range files {
+		if !strings.HasSuffix(f, dataset.ShardExt) {
+			t.Errorf("stray file %s", f)
+			continue
+		}
+		s, err := dataset.ReadShard(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, s...)
+	}
+	if int64(len(samples)) != stats.Positions {
+		t.Fatalf("%d samples in shards, stats say %d", len(samples), stats.Positions)
+	}
+	outcome := map[string]int{}
+	for _, s := range samples {
+		if o, ok := outcome[s.GameID]; ok && o != s.Outcome {
+			t.Fatalf("game %s has samples with outcomes %d and %d", s.GameID, o, s.Outcome)
+		}
+		outcome[s.GameID] = s.Outcome
+		if !s.Full || len(s.Policy) == 0 || s.Simulations < 16 {
+			t.Fatalf("sample %+v is not a full search's policy target", s)
+		}
+		sum := float32(0)
+		for _, e := range s.Policy {
+			sum += e.Prob
+			if !v.IsLegal(&s.Position, v.ActionAt(int(e.Action))) {
+				t.Fatalf("policy names an illegal action %s", v.FormatAction(v.ActionAt(int(e.Action))))
+			}
+		}
+		if sum < 0.999 || sum > 1.001 {
+			t.Fatalf("policy sums to %v", sum)
+		}
+	}
+	if len(outcome) > 10 {
+		t.Fatalf("%d game ids for 10 games", len(outcome))
+	}
+	wins := stats.Wins[0] + stats.Wins[1] + stats.Draws
+	if wins != 10 {
+		t.Fatalf("results add up to %d games", wins)
+	}
+}
+
+func TestRun_CancelLeavesOnlyCompleteShards(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	job := Job{Variant: v, Settings: smallSettings(), Games: 0, GamesDir: dir, Seed: 2,
+		ProgressEvery: 50 * time.Millisecond}
+	job.Progress = func(s Stats) {
+		if s.Games >= 4 {
+			cancel()
+		}
+	}
+	stats, err := Run(ctx, job)
+	if err != context.Canceled {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	n, err := CountGames(dataset.GenerationDir(dir, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(n) != stats.Games || n < 4 {
+		t.Fatalf("shards hold %d games, stats %d, want the same and at least 4", n, stats.Games)
+	}
+	entries, _ := os.ReadDir(dataset.GenerationDir(dir, 0))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), dataset.TempExt) {
+			t.Fatalf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestSettings_BadValuesNameTheField(t *testing.T) {
+	s := smallSettings()
+	s.FullFraction = 0
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "full_fraction") {
+		t.Fatalf("error %v, want one naming full_fraction", err)
+	}
+	s = smallSettings()
+	s.FastSimulations = 1000
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "fast_simulations") {
+		t.Fatalf("error %v, want one naming fast_simulations", err)
+	}
+}
