@@ -3,7 +3,6 @@
 
 GO ?= go
 BIN := bin/millzero
-DUCKDB := dataset/testdata/duckdb
 
 .PHONY: all build setup test bench train clean
 
@@ -13,11 +12,11 @@ build:
 	$(GO) build -o $(BIN) ./cmd/millzero
 
 # setup installs the external tools the tests use (DuckDB for the Parquet
-# interoperability test), from the npm registry, pinned by package-lock.json.
+# interoperability test, ONNX Runtime, a headless browser): one script each
+# in scripts/setup.d, run in name order; each does nothing when its tool is
+# already there.
 setup:
-	@if [ -f $(DUCKDB)/package.json ]; then \
-		if [ ! -d $(DUCKDB)/node_modules ]; then npm ci --prefix $(DUCKDB) --no-audit --no-fund; fi; \
-	fi
+	@for f in scripts/setup.d/*.sh; do echo "setup: $$f"; bash "$$f" || exit 1; done
 
 test: setup
 	$(GO) vet ./...
