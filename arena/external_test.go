@@ -1,0 +1,201 @@
+package arena
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/millzero/millzero/engine"
+)
+
+const (
+	fakeEngineEnv  = "MILLZERO_ARENA_FAKE_ENGINE"  // the fake engine's behaviour
+	fakeVariantEnv = "MILLZERO_ARENA_FAKE_VARIANT" // the variant it plays
+)
+
+// fakeEngine is a tiny engine speaking the protocol, for the tests: mode
+// random answers a uniformly random legal action; garbled answers
+// something that is not an action; silent never answers go; illegal
+// answers an occupied point; crash exits when asked to move.
+func fakeEngine(mode, variant string, in io.Reader, out io.Writer) int {
+	v, err := engine.Load(variant)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
+	g := engine.NewGame(v)
+	var buf [engine.MaxActions]engine.Action
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "uci":
+			fmt.Fprintln(out, "id name fake")
+			fmt.Fprintln(out, "uciok")
+		case "isready":
+			fmt.Fprintln(out, "readyok")
+		case "position":
+			g = engine.NewGame(v)
+			if len(f) > 1 && f[1] == "fen" {
+				p, err := v.ParseFEN(strings.Join(f[2:19], " "))
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					return 2
+				}
+				g = engine.NewGameFrom(v, p)
+			}
+			for i, m := range f {
+				if m == "moves" {
+					for _, s := range f[i+1:] {
+						if err := g.PlayString(s); err != nil {
+							fmt.Fprintln(os.Stderr, err)
+							return 2
+						}
+					}
+				}
+			}
+		case "go":
+			legal := v.Legal(&g.Pos, buf[:0])
+			switch mode {
+			case "random":
+				fmt.Fprintln(out, "info depth 1 score cp 0")
+				fmt.Fprintln(out, "bestmove", v.FormatAction(legal[rng.IntN(len(legal))]))
+			case "garbled":
+				fmt.Fprintln(out, "bestmove zz99")
+			case "illegal":
+				fmt.Fprintln(out, "bestmove", v.Board.Name(0)+"-"+v.Board.Name(0))
+			case "crash":
+				fmt.Fprintln(os.Stderr, "fake engine: crashing as asked")
+				return 3
+			case "silent":
+			}
+		case "quit":
+			return 0
+		}
+	}
+	return 0
+}
+
+func fake(mode string) *External {
+	return &External{Label: "fake-" + mode, Path: os.Args[0],
+		Env:      []string{fakeEngineEnv + "=" + mode, fakeVariantEnv + "=nine"},
+		MoveTime: 20 * time.Millisecond, Grace: 300 * time.Millisecond, Startup: 5 * time.Second}
+}
+
+func TestExternal_PlaysWholeGamesOverTheProtocol(t *testing.T) {
+	v := loadVariant(t, "nine")
+	for _, fen := range []bool{false, true} {
+		e := fake("random")
+		e.FEN = fen
+		m := Match{Variant: v, A: e, B: Random{}, Pairs: 2, OpeningPlies: 2, Seed: 5, Workers: 2}
+		recs, err := m.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 4 {
+			t.Fatalf("fen %v: %d games, want 4", fen, len(recs))
+		}
+		for _, r := range recs {
+			if r.Forfeit >= 0 || strings.HasPrefix(r.Reason, "forfeit") {
+				t.Errorf("fen %v: pair %d game %d forfeited: %s", fen, r.Pair, r.Game, r.Reason)
+			}
+			if r.Plies <= r.Opening {
+				t.Errorf("fen %v: %d plies after a %d-ply opening: the players did not play", fen, r.Plies, r.Opening)
+			}
+		}
+	}
+}
+
+func TestExternal_BadAnswersForfeitWithAClearReason(t *testing.T) {
+	v := loadVariant(t, "nine")
+	tests := []struct{ mode, reason string }{
+		{"garbled", `answered "bestmove zz99"`},
+		{"illegal", "illegal action"},
+		{"silent", "no bestmove within"},
+		{"crash", "exited before answering"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			m := Match{Variant: v, A: fake(tc.mode), B: Random{}, Pairs: 1, OpeningPlies: 2, Seed: 6, Workers: 2}
+			recs, err := m.Run(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				seat := int8(0)
+				if r.Player1 == m.A.Name() {
+					seat = 1
+				}
+				if r.Forfeit != seat || r.Winner != 1-seat {
+					t.Errorf("game %d: forfeit %d winner %d, want seat %d to forfeit and lose", r.Game, r.Forfeit, r.Winner, seat)
+				}
+				if !strings.Contains(r.Reason, tc.reason) || !strings.Contains(r.Reason, m.A.Name()) {
+					t.Errorf("game %d: reason %q, want it to name the engine and say %q", r.Game, r.Reason, tc.reason)
+				}
+				t.Log(r.Reason)
+			}
+		})
+	}
+}
+
+func TestExternal_StartFailuresAreErrors(t *testing.T) {
+	v := loadVariant(t, "nine")
+	tests := []struct {
+		name string
+		e    *External
+		want string
+	}{
+		{"missing program", &External{Path: "/nonexistent/engine"}, "start"},
+		{"no handshake", &External{Path: "/bin/cat", Startup: 200 * time.Millisecond}, "no uciok within"},
+		{"exits at once", &External{Path: "/bin/true"}, "exited before answering uci"},
+		{"FEN on a board without one", &External{Path: os.Args[0], FEN: true}, "FEN"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			vv := v
+			if tc.e.FEN {
+				vv = loadVariant(t, "three")
+			}
+			gp, err := tc.e.NewGame(vv, 0)
+			if err == nil {
+				gp.Close()
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExternal_CancelStopsTheWait(t *testing.T) {
+	v := loadVariant(t, "nine")
+	e := fake("silent")
+	e.MoveTime = time.Hour
+	gp, err := e.NewGame(v, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gp.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = gp.Act(ctx, engine.NewGame(v))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v, want the context's", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("Act returned after %s", el)
+	}
+}
