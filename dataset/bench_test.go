@@ -84,3 +84,26 @@ func BenchmarkWindow_ShuffledAugmented(b *testing.B) {
 func BenchmarkWindow_TrainSplit(b *testing.B) {
 	benchmarkWindow(b, WindowOptions{Shuffle: 4096, Augment: true, ValFraction: 0.05, Split: Train, FullOnly: true})
 }
+
+// BenchmarkOpenWindow opens a window over 64 shards: an op is one shard's
+// footer read and checked.
+func BenchmarkOpenWindow(b *testing.B) {
+	dir := b.TempDir()
+	samples := playGames(b, "nine", 4, 1, 0, 150)
+	const shards = 64
+	for i := 0; i < shards; i++ {
+		writeShard(b, GenerationDir(dir, i/8), samples)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += shards {
+		w, err := OpenWindow(dir, WindowOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(w.Shards()) != shards {
+			b.Fatalf("%d shards in the window", len(w.Shards()))
+		}
+		w.Close()
+	}
+}

@@ -45,7 +45,7 @@ func openShard(path string) (sr *shardReader, err error) {
 			err = fmt.Errorf("malformed parquet: %v", p)
 		}
 	}()
-	pf, err := parquet.OpenFile(f, st.Size())
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, err
 	}
