@@ -43,10 +43,12 @@ type Stats struct {
 	Games       int64                  // games finished and written
 	Positions   int64                  // positions recorded (full searches)
 	Plies       int64                  // actions played in finished games
+	Moves       int64                  // actions played in every game, finished or not
 	Wins        [engine.MaxSeats]int64 // games each seat won
 	Draws       int64
 	Reasons     [16]int64 // games ended by each engine.Reason
 	Evaluations int64     // positions the evaluator scored
+	Calls       int64     // Evaluate calls (Evaluations/Calls is the mean batch)
 	EvalTime    time.Duration
 	Elapsed     time.Duration
 	Shards      int64
@@ -55,8 +57,17 @@ type Stats struct {
 // PositionsPerSecond is recorded positions per second of wall time.
 func (s Stats) PositionsPerSecond() float64 { return rate(s.Positions, s.Elapsed) }
 
-// PliesPerSecond is actions played per second of wall time.
-func (s Stats) PliesPerSecond() float64 { return rate(s.Plies, s.Elapsed) }
+// MovesPerSecond is actions played (each after a search) per second of
+// wall time, in finished and unfinished games.
+func (s Stats) MovesPerSecond() float64 { return rate(s.Moves, s.Elapsed) }
+
+// MeanBatch is the mean number of positions per Evaluate call.
+func (s Stats) MeanBatch() float64 {
+	if s.Calls == 0 {
+		return 0
+	}
+	return float64(s.Evaluations) / float64(s.Calls)
+}
 
 // EvaluationsPerSecond is positions scored by the evaluator per second.
 func (s Stats) EvaluationsPerSecond() float64 { return rate(s.Evaluations, s.Elapsed) }
@@ -88,7 +99,7 @@ func rate(n int64, d time.Duration) float64 {
 
 // counters are the shared, atomically updated totals.
 type counters struct {
-	games, positions, plies, draws, evals, evalNanos, shards atomic.Int64
+	games, positions, plies, moves, draws, evals, calls, evalNanos, shards atomic.Int64
 	wins                                                     [engine.MaxSeats]atomic.Int64
 	reasons                                                  [16]atomic.Int64
 	started                                                  atomic.Int64
@@ -97,6 +108,7 @@ type counters struct {
 func (c *counters) snapshot(start time.Time) Stats {
 	s := Stats{
 		Games: c.games.Load(), Positions: c.positions.Load(), Plies: c.plies.Load(),
+		Moves: c.moves.Load(), Calls: c.calls.Load(),
 		Draws: c.draws.Load(), Evaluations: c.evals.Load(), Shards: c.shards.Load(),
 		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start),
 	}
@@ -302,6 +314,7 @@ func (w *worker) step(sl *slot) (bool, error) {
 	if err := g.Play(a); err != nil {
 		return false, err
 	}
+	w.c.moves.Add(1)
 	if r, _ := g.Outcome(); r != engine.Ongoing {
 		return true, nil
 	}
@@ -373,5 +386,6 @@ func (t *timedEvaluator) Evaluate(b *mcts.Batch) error {
 	err := t.inner.Evaluate(b)
 	t.c.evalNanos.Add(int64(time.Since(start)))
 	t.c.evals.Add(int64(b.Len()))
+	t.c.calls.Add(1)
 	return err
 }

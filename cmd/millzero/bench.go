@@ -1,43 +1,96 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/selfplay"
 )
 
+const benchWhat = "engine, mcts, model or selfplay"
+
 func runBench(args []string, out io.Writer) error {
-	fs := newFlags("bench", "WHAT [--repeat N]", []string{
+	fs := newFlags("bench", "WHAT [flags]   (WHAT: "+benchWhat+")", []string{
 		"millzero bench engine",
-		"millzero bench engine --repeat 5",
+		"millzero bench mcts --variant moulin-rouge",
+		"millzero bench model --batches 1,16,64,256",
+		"millzero bench selfplay --sims 40 --seconds 60",
 	}, out)
-	repeat := fs.Int("repeat", 3, "measure this many times and report the best and the median")
+	variant := fs.String("variant", "nine", "variant to measure (engine always measures nine's start, as the reference engine did)")
+	repeat := fs.Int("repeat", 3, "engine: measure this many times and report the best and the median")
+	seconds := fs.Float64("seconds", 30, "model, selfplay: measure for this long (model: per batch size)")
+	sims := fs.Int("sims", 0, "mcts, selfplay: simulations per move (0: the default settings')")
+	batches := fs.String("batches", "1,16,64,256", "model: batch sizes to measure")
+	width := fs.Int("width", model.DefaultConfig().Width, "model, selfplay: network width")
+	blocks := fs.Int("blocks", model.DefaultConfig().Blocks, "model, selfplay: residual blocks")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 {
 		fs.Usage()
-		return fmt.Errorf("want one of: engine")
+		return fmt.Errorf("want one of: %s", benchWhat)
 	}
-	if *repeat < 1 {
-		return fmt.Errorf("--repeat %d: want 1 or more", *repeat)
+	if *repeat < 1 || *seconds <= 0 || *sims < 0 {
+		return fmt.Errorf("--repeat %d, --seconds %v, --sims %d: want positive values", *repeat, *seconds, *sims)
 	}
+	v, err := engine.Load(*variant)
+	if err != nil {
+		return err
+	}
+	mc := model.Config{Width: *width, Blocks: *blocks}
+	if err := mc.Validate(); err != nil {
+		return err
+	}
+	dur := time.Duration(*seconds * float64(time.Second))
 	switch rest[0] {
 	case "engine":
-		return benchEngine(out, *repeat)
+		err = benchEngine(out, *repeat)
+	case "mcts":
+		err = benchMCTS(out, v, *sims)
+	case "model":
+		err = benchModel(out, v, mc, *batches, dur)
+	case "selfplay":
+		err = benchSelfplay(out, v, mc, *sims, dur)
+	default:
+		return fmt.Errorf("bench %q: want one of: %s", rest[0], benchWhat)
 	}
-	return fmt.Errorf("bench %q: want one of: engine", rest[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "peak resident size: %s\n", peakRSS())
+	return nil
+}
+
+// peakRSS is the process's peak resident set size, from /proc.
+func peakRSS() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }
 
 // benchEngine measures full-make perft of the nine start position at
 // depth 6 on one core.
 func benchEngine(out io.Writer, repeat int) error {
-	runtime.GOMAXPROCS(1)
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
 	v, err := engine.Load("nine")
 	if err != nil {
 		return err
@@ -56,5 +109,84 @@ func benchEngine(out io.Writer, repeat int) error {
 	sort.Float64s(rates)
 	fmt.Fprintf(out, "engine: full-make perft, nine start, depth %d, one core: best %.1f, median %.1f million nodes/s\n",
 		depth, rates[len(rates)-1]/1e6, rates[len(rates)/2]/1e6)
+	return nil
+}
+
+// benchMCTS measures the search's own cost with a zero-cost evaluator.
+func benchMCTS(out io.Writer, v *engine.Variant, sims int) error {
+	set := mcts.DefaultSettings()
+	if sims > 0 {
+		set.Simulations = sims
+	}
+	rep, err := mcts.Bench(mcts.BenchConfig{Variant: v, Settings: set, Trees: 32, Moves: 20, Seed: 1})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "mcts: %s, %d simulations/move, 32 trees in one pool, one goroutine, zero-cost evaluator\n", v.Name, set.Simulations)
+	fmt.Fprintf(out, "mcts: %s\n", rep)
+	return nil
+}
+
+func benchModel(out io.Writer, v *engine.Variant, mc model.Config, batchList string, dur time.Duration) error {
+	var bs []int
+	for _, f := range strings.Split(batchList, ",") {
+		var b int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &b); err != nil || b < 1 {
+			return fmt.Errorf("--batches %q: %q is not a batch size", batchList, f)
+		}
+		bs = append(bs, b)
+	}
+	a, rs, err := model.Bench(v, mc, bs, dur)
+	if err != nil {
+		return err
+	}
+	model.WriteBench(out, v.Name, a, rs)
+	return nil
+}
+
+// benchSelfplay plays self-play with a randomly initialised network of the
+// given size for dur, and compares the evaluator's throughput inside
+// self-play with the bare forward pass at the same batch size.
+func benchSelfplay(out io.Writer, v *engine.Variant, mc model.Config, sims int, dur time.Duration) error {
+	set := selfplay.DefaultSettings()
+	if sims > 0 {
+		set.Search.Simulations = sims
+		set.FastSimulations = min(set.FastSimulations, sims)
+	}
+	a := model.NewArch(v, mc)
+	net, err := model.New(v.Name, a, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		return err
+	}
+	maxBatch := set.GamesInFlight * set.Search.BatchSize
+	dir, err := os.MkdirTemp("", "millzero-bench-selfplay-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), dur)
+	defer cancel()
+	workers := runtime.NumCPU()
+	fmt.Fprintf(out, "selfplay: %s, network %v, %d+%d simulations (full+fast, %.0f%% full), %d workers x %d games in flight, for %v\n",
+		v.Name, a, set.Search.Simulations, set.FastSimulations, 100*set.FullFraction, workers, set.GamesInFlight, dur)
+	st, err := selfplay.Run(ctx, selfplay.Job{Variant: v, Settings: set, GamesDir: dir, Seed: 1,
+		NewEvaluator: func(i int) (mcts.Evaluator, error) {
+			return model.NewEvaluator(v, net, maxBatch, true, uint64(i))
+		}})
+	if err != nil && err != context.DeadlineExceeded {
+		return err
+	}
+	fmt.Fprintf(out, "selfplay: %.1f moves/s, %.1f recorded positions/s, %d games finished (mean length %.0f)\n",
+		st.MovesPerSecond(), st.PositionsPerSecond(), st.Games, st.MeanLength())
+	fmt.Fprintf(out, "selfplay: %.0f network evaluations/s, mean batch %.1f, %.0f%% of the workers' time outside the network\n",
+		st.EvaluationsPerSecond(), st.MeanBatch(), 100*st.OutsideNetwork(workers))
+	batch := max(1, int(st.MeanBatch()+0.5))
+	_, rs, err := model.Bench(v, mc, []int{batch}, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	ref := rs[0].PositionsSec * float64(workers)
+	fmt.Fprintf(out, "selfplay: bare forward pass at batch %d: %.0f positions/s on one core, %.0f on %d; self-play reaches %.0f%% of it\n",
+		batch, rs[0].PositionsSec, ref, workers, 100*st.EvaluationsPerSecond()/ref)
 	return nil
 }
