@@ -58,6 +58,7 @@ type alphaBetaSearch struct {
 	depth   int
 	moves   [][]engine.Action // legal actions of the node at each ply, ordered
 	keys    [][]int32         // their ordering keys
+	pos     []engine.Position // the position at each ply of the current line (a Position on the stack of a recursive call would escape to the heap)
 	linesAt [engine.MaxPoints][]uint32
 	nodes   int64 // nodes visited by the last Act
 }
@@ -72,6 +73,7 @@ func newAlphaBetaSearch(v *engine.Variant, depth int) (*alphaBetaSearch, error) 
 	s := &alphaBetaSearch{v: v, depth: depth}
 	s.moves = make([][]engine.Action, depth+1)
 	s.keys = make([][]int32, depth+1)
+	s.pos = make([]engine.Position, depth+1)
 	for i := range s.moves {
 		s.moves[i] = make([]engine.Action, 0, engine.MaxActions)
 		s.keys[i] = make([]int32, 0, engine.MaxActions)
@@ -101,8 +103,9 @@ func (s *alphaBetaSearch) Act(ctx context.Context, g *engine.Game) (engine.Actio
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		q := s.v.Apply(p, a)
-		if val := s.child(p, &q, 1, alpha, evalInf); val > alpha {
+		q := &s.pos[1]
+		*q = s.v.Apply(p, a)
+		if val := s.child(p, q, 1, alpha, evalInf); val > alpha {
 			best, alpha = a, val
 		}
 	}
@@ -138,8 +141,9 @@ func (s *alphaBetaSearch) negamax(p *engine.Position, ply int, alpha, beta int32
 	}
 	best := int32(-evalInf)
 	for _, a := range moves {
-		q := s.v.Apply(p, a)
-		val := s.child(p, &q, ply+1, alpha, beta)
+		q := &s.pos[ply+1]
+		*q = s.v.Apply(p, a)
+		val := s.child(p, q, ply+1, alpha, beta)
 		if val > best {
 			best = val
 			if val > alpha {
