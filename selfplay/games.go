@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/millzero/millzero/dataset"
 )
 
@@ -43,20 +41,11 @@ func CountGames(genDir string) (int, error) {
 }
 
 func shardGames(path string) (int, error) {
-	f, err := os.Open(path)
+	info, err := dataset.Inspect(path)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
-		return 0, err
-	}
-	s, ok := pf.Lookup(GamesKey)
+	s, ok := info.Metadata[GamesKey]
 	if !ok {
 		return 0, fmt.Errorf("no %q key in its metadata", GamesKey)
 	}
