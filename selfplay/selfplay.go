@@ -100,9 +100,9 @@ func rate(n int64, d time.Duration) float64 {
 // counters are the shared, atomically updated totals.
 type counters struct {
 	games, positions, plies, moves, draws, evals, calls, evalNanos, shards atomic.Int64
-	wins                                                     [engine.MaxSeats]atomic.Int64
-	reasons                                                  [16]atomic.Int64
-	started                                                  atomic.Int64
+	wins                                                                   [engine.MaxSeats]atomic.Int64
+	reasons                                                                [16]atomic.Int64
+	started                                                                atomic.Int64
 }
 
 func (c *counters) snapshot(start time.Time) Stats {
