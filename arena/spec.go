@@ -1,0 +1,96 @@
+package arena
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+	"github.com/millzero/millzero/model"
+)
+
+// SpecSettings are what a player spec does not say itself.
+type SpecSettings struct {
+	Simulations int           // search visits per move of model: and rollout: players without @N
+	MoveTime    time.Duration // time per move of engine: players, and of search players when above 0 (visits then cap the search)
+}
+
+// DefaultSpecSettings: 400 visits per move, a second per engine move.
+func DefaultSpecSettings() SpecSettings {
+	return SpecSettings{Simulations: 400}
+}
+
+// SpecHelp lists the player specs ParsePlayer reads, one per line.
+const SpecHelp = `random               uniformly random legal actions (Elo anchor, 0)
+alphabeta:N          the classical alpha-beta yardstick searching N plies (2 and 4 are the reference)
+rollout[@N]          PUCT search with random-playout evaluation, N visits per move
+model:PATH[@N]       PUCT search with the network of checkpoint PATH, N visits per move
+engine:PATH [ARGS]   an external engine speaking the UCI-style protocol (Sanmill's)`
+
+// ParsePlayer builds the player a spec names (see SpecHelp) for variant v.
+// A model checkpoint is loaded once and shared by the player's games.
+func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, error) {
+	spec = strings.TrimSpace(spec)
+	kind, arg, _ := strings.Cut(spec, ":")
+	sims := func(s string) (string, int, error) {
+		base, n, ok := strings.Cut(s, "@")
+		if !ok {
+			return s, set.Simulations, nil
+		}
+		k, err := strconv.Atoi(n)
+		if err != nil || k < 1 {
+			return "", 0, fmt.Errorf("player %q: visits %q: want a whole number 1 or more after @", spec, n)
+		}
+		return base, k, nil
+	}
+	switch {
+	case spec == RandomName:
+		return Random{}, nil
+	case kind == "alphabeta":
+		d, err := strconv.Atoi(arg)
+		if err != nil || d < 1 || d > MaxAlphaBetaDepth {
+			return nil, fmt.Errorf("player %q: depth %q: want alphabeta:N with N in 1..%d", spec, arg, MaxAlphaBetaDepth)
+		}
+		return AlphaBeta{Depth: d}, nil
+	case kind == "engine":
+		f := strings.Fields(arg)
+		if len(f) == 0 {
+			return nil, fmt.Errorf("player %q: want engine:PATH [ARGS]", spec)
+		}
+		return &External{Label: "engine:" + filepath.Base(f[0]), Path: f[0], Args: f[1:], MoveTime: set.MoveTime}, nil
+	case strings.HasPrefix(spec, "rollout"):
+		_, n, err := sims(spec)
+		if err != nil {
+			return nil, err
+		}
+		if spec != "rollout" && !strings.HasPrefix(spec, "rollout@") {
+			return nil, fmt.Errorf("player %q: want rollout or rollout@N", spec)
+		}
+		return &SearchPlayer{Label: fmt.Sprintf("rollout@%d", n), Settings: ArenaSettings(n), MoveTime: set.MoveTime,
+			NewEvaluator: func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
+				return mcts.NewRolloutEvaluator(v, 1, v.MaxPlies, seed)
+			}}, nil
+	case kind == "model":
+		path, n, err := sims(arg)
+		if err != nil {
+			return nil, err
+		}
+		if path == "" {
+			return nil, fmt.Errorf("player %q: want model:PATH[@N]", spec)
+		}
+		ck, err := model.LoadCheckpointFor(path, v)
+		if err != nil {
+			return nil, fmt.Errorf("player %q: %w", spec, err)
+		}
+		st := ArenaSettings(n)
+		return &SearchPlayer{Label: fmt.Sprintf("model:%s@%d", strings.TrimSuffix(filepath.Base(path), ".safetensors"), n),
+			Settings: st, MoveTime: set.MoveTime,
+			NewEvaluator: func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
+				return model.NewEvaluator(v, ck.Net, st.BatchSize, true, seed)
+			}}, nil
+	}
+	return nil, fmt.Errorf("player %q: unknown; the players are:\n%s", spec, SpecHelp)
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/engine"
+)
+
+func runArena(args []string, out io.Writer) error {
+	fs := newFlags("arena", "PLAYER PLAYER... [--variant V] [--games N | --pairs N] [--run DIR] [--seed S] [--gauntlet]",
+		[]string{
+			"millzero arena random alphabeta:2 alphabeta:4 --games 20",
+			"millzero arena alphabeta:4 random --pairs 50 --run runs/nine",
+			"millzero arena model:runs/nine/models/gen-000007.safetensors@200 alphabeta:4 random --gauntlet --run runs/nine",
+			"millzero arena \"engine:/usr/local/bin/sanmill\" alphabeta:4 --movetime 500ms --games 10",
+		}, out)
+	variant := fs.String("variant", "nine", "variant name (millzero variants lists them)")
+	games := fs.Int("games", 0, "games per match (rounded up to whole pairs); overrides --pairs")
+	pairs := fs.Int("pairs", 10, "pairs of games per match: each opening is played twice, seats swapped")
+	run := fs.String("run", "", "run directory: every game is stored as Parquet under RUN/arena (none without it)")
+	all := fs.Bool("all", false, "rate every game under RUN/arena, not only this invocation's")
+	seed := fs.Uint64("seed", 1, "seed of the openings and of the players' randomness")
+	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
+	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
+	sims := fs.Int("sims", 400, "search visits per move of model: and rollout: players without @N")
+	moveTime := fs.Duration("movetime", time.Second, "time per move of engine: players (and of search players when --search-time)")
+	searchTime := fs.Bool("search-time", false, "search players use --movetime per move instead of a fixed number of visits (visits then cap it)")
+	gauntlet := fs.Bool("gauntlet", false, "the first player meets each of the others (default: every pair meets)")
+	fs.Usage = wrapUsage(fs.Usage, out)
+	specs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(specs) < 2 {
+		fs.Usage()
+		return fmt.Errorf("want two players or more, got %d", len(specs))
+	}
+	v, err := engine.Load(*variant)
+	if err != nil {
+		return err
+	}
+	if v.Players != 2 {
+		return fmt.Errorf("variant %s has %d players: arena matches are for two-player variants", v.Name, v.Players)
+	}
+	if *games < 0 || *pairs < 1 {
+		return fmt.Errorf("--games %d / --pairs %d: want a positive number of games", *games, *pairs)
+	}
+	if *games > 0 {
+		*pairs = (*games + 1) / 2
+	}
+	if *all && *run == "" {
+		return fmt.Errorf("--all needs --run")
+	}
+	set := arena.DefaultSpecSettings()
+	set.Simulations = *sims
+	set.MoveTime = *moveTime
+	players := make([]arena.Player, len(specs))
+	names := map[string]string{}
+	for i, s := range specs {
+		p, err := arena.ParsePlayer(s, v, set)
+		if err != nil {
+			return err
+		}
+		if sp, ok := p.(*arena.SearchPlayer); ok && !*searchTime {
+			sp.MoveTime = 0
+		}
+		if prev, ok := names[p.Name()]; ok {
+			return fmt.Errorf("players %q and %q are both named %q: each player may appear once", prev, s, p.Name())
+		}
+		names[p.Name()] = s
+		players[i] = p
+	}
+
+	type pairing struct{ a, b arena.Player }
+	var matches []pairing
+	for i := range players {
+		for j := i + 1; j < len(players); j++ {
+			if *gauntlet && i > 0 {
+				break
+			}
+			matches = append(matches, pairing{players[i], players[j]})
+		}
+	}
+	dir := ""
+	if *run != "" {
+		dir = runDir(*run).arena()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	total := len(matches) * 2 * *pairs
+	done := 0
+	var recs []arena.Record
+	start := time.Now()
+	for k, mp := range matches {
+		m := arena.Match{Variant: v, A: mp.a, B: mp.b, Pairs: *pairs, OpeningPlies: *openings,
+			Seed: *seed + uint64(k)*0x9e3779b97f4a7c15, Workers: *workers, Dir: dir}
+		fmt.Fprintf(out, "match %d/%d: %s vs %s, %d pair(s) of %s\n", k+1, len(matches), mp.a.Name(), mp.b.Name(), *pairs, v.Name)
+		got, err := m.Run(ctx, func(r *arena.Record) error {
+			done++
+			fmt.Fprintf(out, "  [%d/%d] pair %d game %d: %s vs %s  %-7s  %s, %d plies\n",
+				done, total, r.Pair+1, r.Game+1, r.Player0, r.Player1, r.ResultString(), r.Reason, r.Plies)
+			return nil
+		})
+		recs = append(recs, got...)
+		if err != nil {
+			if len(recs) > 0 {
+				fmt.Fprintf(out, "stopped after %d games: %v\n", len(recs), err)
+				printTable(out, recs)
+			}
+			return err
+		}
+	}
+	fmt.Fprintf(out, "%d games in %.1fs\n", len(recs), time.Since(start).Seconds())
+	if dir != "" {
+		fmt.Fprintf(out, "games stored under %s\n", dir)
+	}
+	if *all {
+		allRecs, err := arena.ReadRecordDir(dir)
+		if err != nil {
+			return err
+		}
+		recs = allRecs
+		fmt.Fprintf(out, "rating all %d games under %s\n", len(recs), dir)
+	}
+	return printTable(out, recs)
+}
+
+// wrapUsage appends the list of player specs to a command's usage.
+func wrapUsage(usage func(), out io.Writer) func() {
+	return func() {
+		usage()
+		fmt.Fprintf(out, "\nPlayers:\n  %s\n", strings.ReplaceAll(arena.SpecHelp, "\n", "\n  "))
+	}
+}
+
+// printTable fits Elo to recs and prints a row per player, best first.
+func printTable(out io.Writer, recs []arena.Record) error {
+	ratings, err := arena.FitElo(recs, arena.DefaultEloSettings())
+	if err != nil {
+		return err
+	}
+	width := len("player")
+	for _, r := range ratings {
+		width = max(width, len(r.Name))
+	}
+	fmt.Fprintf(out, "\n%-*s %6s %7s %6s %6s %6s %8s %8s\n", width, "player", "games", "score", "wins", "draws", "losses", "Elo", "±95%")
+	for _, r := range ratings {
+		pct := 0.0
+		if r.Games > 0 {
+			pct = 100 * r.Score / float64(r.Games)
+		}
+		fmt.Fprintf(out, "%-*s %6d %6.1f%% %6d %6d %6d %8.0f %8.0f\n", width, r.Name, r.Games, pct,
+			r.Wins, r.Draws, r.Losses, r.Elo, math.Max(r.High-r.Elo, r.Elo-r.Low))
+	}
+	fmt.Fprintln(out, "\nElo: maximum likelihood (Bradley-Terry, a draw half a win, one virtual draw per pair of opponents), random = 0 when it played; ±95% from the inverse Fisher information.")
+	return nil
+}
