@@ -9,3 +9,9 @@ import "embed"
 //
 //go:embed variants/*.yaml
 var Variants embed.FS
+
+// Runs holds runs/*.yaml, the run configs of `millzero train`: runs/nine.yaml
+// is the default.
+//
+//go:embed runs/*.yaml
+var Runs embed.FS

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/configs"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/train"
+)
+
+// defaultRunConfig is the embedded config `millzero train` runs with no
+// --config: configs/runs/nine.yaml.
+const defaultRunConfig = "runs/nine.yaml"
+
+// runConfig is a run's whole configuration: configs/runs/nine.yaml names
+// and comments every field.
+type runConfig struct {
+	Variant  string            `yaml:"variant"`
+	Model    model.Config      `yaml:"model"`
+	Train    train.Config      `yaml:"train"`
+	SelfPlay selfplay.Settings `yaml:"selfplay"`
+	Loop     loopConfig        `yaml:"loop"`
+	Gate     gateConfig        `yaml:"gate"`
+}
+
+// loopConfig is the shape of a generation and the run's budget.
+type loopConfig struct {
+	Generations       int     `yaml:"generations"`        // stop after this many generations; 0 = no limit
+	Hours             float64 `yaml:"hours"`              // stop after this much wall time of one invocation; 0 = no limit
+	Games             int     `yaml:"games"`              // self-play games per generation
+	Steps             int     `yaml:"steps"`              // training steps per generation
+	WindowGenerations int     `yaml:"window_generations"` // train on the games of the newest this many generations
+	WindowSamples     int     `yaml:"window_samples"`     // and at most this many newest positions
+	Shuffle           int     `yaml:"shuffle"`            // shuffle buffer, in samples
+	Augment           bool    `yaml:"augment"`            // map each sample by a random board symmetry
+	ValFraction       float64 `yaml:"val_fraction"`       // fraction of games held out for validation
+	ValBatches        int     `yaml:"val_batches"`        // validation batches per generation (0 = none)
+	Seed              uint64  `yaml:"seed"`               // seeds self-play, training order and openings
+}
+
+// gateConfig is the arena of the loop: candidate against best, and the
+// ladder of reference players.
+type gateConfig struct {
+	Simulations  int      `yaml:"simulations"`   // visits per move of both models
+	MaxGames     int      `yaml:"max_games"`     // most games of candidate vs best
+	OpeningPlies int      `yaml:"opening_plies"` // random legal plies before the players take over
+	Elo0         float64  `yaml:"elo0"`          // SPRT H0, logistic Elo
+	Elo1         float64  `yaml:"elo1"`          // SPRT H1, logistic Elo
+	Alpha        float64  `yaml:"alpha"`         // false-accept rate
+	Beta         float64  `yaml:"beta"`          // false-reject rate
+	Ladder       []string `yaml:"ladder"`        // reference players every new best meets: random, alphabeta:N
+	LadderPairs  int      `yaml:"ladder_pairs"`  // pairs of games against each
+}
+
+func (g gateConfig) sprt() arena.SPRT {
+	return arena.SPRT{Elo0: g.Elo0, Elo1: g.Elo1, Alpha: g.Alpha, Beta: g.Beta}
+}
+
+// loadRunConfig reads the embedded default and lays the file at path (if
+// any) over it; every key must be known. It returns the config and its
+// resolved YAML.
+func loadRunConfig(path string) (runConfig, []byte, error) {
+	var c runConfig
+	base, err := configs.Runs.ReadFile(defaultRunConfig)
+	if err != nil {
+		return c, nil, err
+	}
+	if err := decodeStrict(base, &c); err != nil {
+		return c, nil, fmt.Errorf("embedded config %s: %w", defaultRunConfig, err)
+	}
+	if path != "" {
+		text, err := readConfigFile(path)
+		if err != nil {
+			return c, nil, err
+		}
+		if err := decodeStrict(text, &c); err != nil {
+			return c, nil, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	if err := c.validate(); err != nil {
+		where := "config " + path
+		if path == "" {
+			where = "embedded config " + defaultRunConfig
+		}
+		return c, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	out, err := yaml.Marshal(&c)
+	return c, out, err
+}
+
+// readConfigFile reads a config from disk, or an embedded one named
+// "runs/NAME.yaml" or just "NAME" (e.g. three-test).
+func readConfigFile(path string) ([]byte, error) {
+	text, err := os.ReadFile(path)
+	if err == nil {
+		return text, nil
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(path, "runs/"), ".yaml")
+	if emb, e2 := configs.Runs.ReadFile("runs/" + name + ".yaml"); e2 == nil && !strings.Contains(name, "/") {
+		return emb, nil
+	}
+	return nil, fmt.Errorf("config %s: %w", path, err)
+}
+
+func decodeStrict(text []byte, c *runConfig) error {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil {
+		return err
+	}
+	return nil
+}
+
+// variant loads the config's variant: a name, or a variant file's path.
+func (c *runConfig) variant() (*engine.Variant, error) {
+	if v, err := engine.Load(c.Variant); err == nil {
+		return v, nil
+	}
+	if text, err := os.ReadFile(c.Variant); err == nil {
+		return engine.ParseVariant(text)
+	}
+	return engine.Load(c.Variant)
+}
+
+func (c *runConfig) validate() error {
+	if _, err := c.variant(); err != nil {
+		return fmt.Errorf("variant: %w", err)
+	}
+	if err := c.Model.Validate(); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	if err := c.Train.Validate(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if err := c.SelfPlay.Validate(); err != nil {
+		return err
+	}
+	l, g := c.Loop, c.Gate
+	switch {
+	case l.Generations < 0:
+		return fmt.Errorf("loop: generations %d: want 0 (no limit) or more", l.Generations)
+	case l.Hours < 0:
+		return fmt.Errorf("loop: hours %v: want 0 (no limit) or more", l.Hours)
+	case l.Games < 1:
+		return fmt.Errorf("loop: games %d: want 1 or more", l.Games)
+	case l.Steps < 1:
+		return fmt.Errorf("loop: steps %d: want 1 or more", l.Steps)
+	case l.WindowGenerations < 1:
+		return fmt.Errorf("loop: window_generations %d: want 1 or more", l.WindowGenerations)
+	case l.WindowSamples < 0 || l.Shuffle < 0 || l.ValBatches < 0:
+		return fmt.Errorf("loop: window_samples, shuffle and val_batches must not be negative")
+	case l.ValFraction < 0 || l.ValFraction >= 1:
+		return fmt.Errorf("loop: val_fraction %v: want 0..1", l.ValFraction)
+	case g.Simulations < 1:
+		return fmt.Errorf("gate: simulations %d: want 1 or more", g.Simulations)
+	case g.MaxGames < 2:
+		return fmt.Errorf("gate: max_games %d: want 2 or more", g.MaxGames)
+	case g.OpeningPlies < 0:
+		return fmt.Errorf("gate: opening_plies %d: want 0 or more", g.OpeningPlies)
+	case g.LadderPairs < 0:
+		return fmt.Errorf("gate: ladder_pairs %d: want 0 or more", g.LadderPairs)
+	}
+	if err := g.sprt().Validate(); err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
+	for _, spec := range g.Ladder {
+		if _, err := referencePlayer(spec); err != nil {
+			return fmt.Errorf("gate: ladder: %w", err)
+		}
+	}
+	return nil
+}
+
+// referencePlayer is a fixed yardstick of the ladder: random or
+// alphabeta:DEPTH.
+func referencePlayer(spec string) (arena.Player, error) {
+	switch {
+	case spec == "random":
+		return arena.Random{}, nil
+	case strings.HasPrefix(spec, "alphabeta:"):
+		var d int
+		if _, err := fmt.Sscan(strings.TrimPrefix(spec, "alphabeta:"), &d); err != nil || d < 1 || d > 12 {
+			return nil, fmt.Errorf("player %q: want alphabeta:DEPTH with depth 1..12", spec)
+		}
+		return arena.AlphaBeta{Depth: d}, nil
+	}
+	return nil, fmt.Errorf("player %q: want random or alphabeta:DEPTH", spec)
+}

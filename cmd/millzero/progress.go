@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// progress shows a long job's state: on a terminal one line redrawn in
+// place, elsewhere (a log file, CI) a line every interval.
+type progress struct {
+	mu      sync.Mutex
+	out     io.Writer
+	tty     bool
+	every   time.Duration
+	last    time.Time
+	lastLen int
+	pending bool
+}
+
+func newProgress(out io.Writer) *progress {
+	tty := false
+	if f, ok := out.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &progress{out: out, tty: tty, every: 10 * time.Second}
+}
+
+// update shows the job's current state.
+func (p *progress) update(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf(format, args...)
+	if p.tty {
+		pad := ""
+		if n := p.lastLen - len(line); n > 0 {
+			pad = strings.Repeat(" ", n)
+		}
+		fmt.Fprintf(p.out, "\r%s%s", line, pad)
+		p.lastLen = len(line)
+		p.pending = true
+		return
+	}
+	if time.Since(p.last) >= p.every {
+		fmt.Fprintln(p.out, line)
+		p.last = time.Now()
+	}
+}
+
+// done ends the current state with a line that stays.
+func (p *progress) done(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending {
+		fmt.Fprint(p.out, "\r"+strings.Repeat(" ", p.lastLen)+"\r")
+		p.pending, p.lastLen = false, 0
+	}
+	fmt.Fprintf(p.out, format+"\n", args...)
+	p.last = time.Time{}
+}
