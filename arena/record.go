@@ -41,7 +41,7 @@ type Record struct {
 	Reason   string `parquet:"reason"`        // why the game ended: the rule, or "forfeit: ..."
 	Forfeit  int8   `parquet:"forfeit"`       // the seat that forfeited, or -1
 	Plies    int32  `parquet:"plies"`         // actions played, the opening's included
-	Seed     uint64 `parquet:"seed"`          // the seed of the players' randomness in this game
+	Seed     uint64 `parquet:"seed"`          // the seed of seat 0's player in this game (seat 1's is derived from the match seed the same way)
 	Millis   int64  `parquet:"millis"`        // wall time of the game, in milliseconds
 	Finished int64  `parquet:"finished"`      // when the game ended, Unix milliseconds
 }
