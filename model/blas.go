@@ -1,9 +1,9 @@
 package model
 
 import (
+	"runtime"
 	"sync"
 
-	"github.com/viterin/vek/vek32"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 	"gorgonia.org/gorgonia"
@@ -14,25 +14,29 @@ import (
 )
 
 // BLAS is a gonum BLAS whose single-precision matrix multiply (Sgemm), the
-// one Gorgonia's float32 matrix products call, runs on vek's SIMD kernels
-// (AVX2 FMA, no cgo). Transposed and strided operands are first copied to
-// contiguous row-major scratch, which costs O(m·k + k·n) against the
-// O(m·n·k) product. Every other routine is gonum's. It is safe for
-// concurrent use.
+// one Gorgonia's float32 matrix products call, runs on the AVX2 FMA
+// kernels of gemmAcc, split by rows over up to GOMAXPROCS goroutines when
+// large. A transposed operand is first copied to contiguous row-major
+// scratch, which costs O(m·k) or O(k·n) against the O(m·n·k) product.
+// Every other routine is gonum's. It is safe for concurrent use.
 type BLAS struct {
 	gonum.Implementation
 	scratch sync.Pool // *[]float32
 }
 
-// NewBLAS returns a vek-backed BLAS.
+// NewBLAS returns the kernel-backed BLAS.
 func NewBLAS() *BLAS {
 	return &BLAS{scratch: sync.Pool{New: func() any { s := make([]float32, 0, 1<<16); return &s }}}
 }
 
 // UseFastBLAS makes Gorgonia and its tensor package multiply float32
-// matrices with a vek-backed BLAS. It changes a process-wide setting of
-// Gorgonia, so call it once at start (the trainer does).
+// matrices with the kernel-backed BLAS. It changes a process-wide setting
+// of Gorgonia, so call it once at start (the trainer does).
 func UseFastBLAS() { gorgonia.Use(NewBLAS()) }
+
+// parallelMACs is the size of product, in multiply-adds, from which Sgemm
+// splits the rows over goroutines.
+const parallelMACs = 1 << 18
 
 func (b *BLAS) get(n int) *[]float32 {
 	s := b.scratch.Get().(*[]float32)
@@ -75,29 +79,43 @@ func (b *BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []floa
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 || alpha == 0 || (tA != blas.NoTrans && tA != blas.Trans) || (tB != blas.NoTrans && tB != blas.Trans) {
+	if k == 0 || alpha == 0 || alpha != alpha || (tA != blas.NoTrans && tA != blas.Trans) || (tB != blas.NoTrans && tB != blas.Trans) {
 		b.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc)
 		return
 	}
 	checkGemm(tA, tB, m, n, k, a, lda, bm, ldb, c, ldc)
-	x, xs := b.contiguous(tA, m, k, a, lda)
-	y, ys := b.contiguous(tB, k, n, bm, ldb)
-	if alpha == 1 && beta == 0 && ldc == n {
-		vek32.MatMul_Into(c[:m*n], x, y, k)
+	var xs, ys *[]float32
+	if tA == blas.Trans {
+		xs = b.transpose(m, k, a, lda)
+		a, lda = *xs, k
+	}
+	if tB == blas.Trans {
+		ys = b.transpose(k, n, bm, ldb)
+		bm, ldb = *ys, n
+	}
+	for i := 0; i < m; i++ {
+		ci := c[i*ldc : i*ldc+n]
+		switch beta {
+		case 0:
+			clear(ci)
+		case 1:
+		default:
+			for j := range ci {
+				ci[j] *= beta
+			}
+		}
+	}
+	if alpha == 1 {
+		gemmParallel(m, n, k, a, lda, bm, ldb, c, ldc)
 	} else {
 		ps := b.get(m * n)
-		p := vek32.MatMul_Into(*ps, x, y, k)
+		p := *ps
+		clear(p)
+		gemmParallel(m, n, k, a, lda, bm, ldb, p, n)
 		for i := 0; i < m; i++ {
-			ci := c[i*ldc : i*ldc+n]
-			pi := p[i*n : (i+1)*n]
-			if beta == 0 {
-				for j := range ci {
-					ci[j] = alpha * pi[j]
-				}
-			} else {
-				for j := range ci {
-					ci[j] = alpha*pi[j] + beta*ci[j]
-				}
+			ci, pi := c[i*ldc:i*ldc+n], p[i*n:(i+1)*n]
+			for j := range ci {
+				ci[j] += alpha * pi[j]
 			}
 		}
 		b.scratch.Put(ps)
@@ -108,6 +126,42 @@ func (b *BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []floa
 	if ys != nil {
 		b.scratch.Put(ys)
 	}
+}
+
+// transpose copies xᵀ, rows×cols, from x (cols×rows, leading dimension
+// ld) into pooled scratch.
+func (b *BLAS) transpose(rows, cols int, x []float32, ld int) *[]float32 {
+	s := b.get(rows * cols)
+	d := *s
+	for j := 0; j < cols; j++ {
+		for i, v := range x[j*ld : j*ld+rows] {
+			d[i*cols+j] = v
+		}
+	}
+	return s
+}
+
+// gemmParallel is gemmAcc with the rows split over up to GOMAXPROCS
+// goroutines, in multiples of the kernel's 6 rows, when the product is
+// large enough to pay for them.
+func gemmParallel(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	procs := runtime.GOMAXPROCS(0)
+	if procs < 2 || m < 12 || m*n*k < parallelMACs {
+		gemmAcc(m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	procs = min(procs, m/6)
+	per := (m/procs + 5) / 6 * 6
+	var wg sync.WaitGroup
+	for lo := 0; lo < m; lo += per {
+		hi := min(lo+per, m)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gemmAcc(hi-lo, n, k, a[lo*lda:], lda, b, ldb, c[lo*ldc:], ldc)
+		}()
+	}
+	wg.Wait()
 }
 
 // checkGemm panics, as gonum does, on operands too short for their shapes:

@@ -10,7 +10,7 @@ import (
 )
 
 // positionsBatch is a batch of n random ongoing positions of v.
-func positionsBatch(t *testing.T, v *engine.Variant, n int, seed uint64) *mcts.Batch {
+func positionsBatch(t testing.TB, v *engine.Variant, n int, seed uint64) *mcts.Batch {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	b := mcts.NewBatch(v)

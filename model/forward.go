@@ -6,22 +6,16 @@ import (
 	"github.com/viterin/vek/vek32"
 )
 
-// rowChunk is the number of rows multiplied per call of vek's kernel. Below
-// 4 rows vek runs the product on the calling goroutine, allocating
-// nothing; larger products spawn goroutines. Self-play runs one forward
-// pass per search worker, so the pass stays on its goroutine.
-const rowChunk = 3
-
 // Forward evaluates a network on batches of feature vectors without
-// Gorgonia: plain row-major products on vek's SIMD kernels, the same
-// arithmetic as the training graph (TestForwardMatchesGraph). It holds the
+// Gorgonia: row-major products on the AVX2 FMA kernels of gemmAcc, on the
+// calling goroutine, the same arithmetic as the training graph
+// (TestForwardMatchesGraph). It holds the
 // scratch for batches of up to its capacity, so Run allocates nothing. A
 // Forward is for one goroutine; many may share one Network.
 type Forward struct {
 	net  *Network
 	max  int
 	h, t []float32 // hidden activations, max × Width
-	u    []float32 // one chunk of products for the skip connection
 }
 
 // NewForward is a forward pass of n for batches of up to maxBatch positions.
@@ -30,8 +24,7 @@ func NewForward(n *Network, maxBatch int) *Forward {
 		maxBatch = 1
 	}
 	w := n.Arch.Width
-	return &Forward{net: n, max: maxBatch, h: make([]float32, maxBatch*w), t: make([]float32, maxBatch*w),
-		u: make([]float32, rowChunk*w)}
+	return &Forward{net: n, max: maxBatch, h: make([]float32, maxBatch*w), t: make([]float32, maxBatch*w)}
 }
 
 // Network is the network the pass evaluates.
@@ -58,37 +51,33 @@ func (f *Forward) Run(x []float32, batch int, policy, outcome []float32) error {
 	p := f.net.Params
 	w := a.Width
 	h, t := f.h[:batch*w], f.t[:batch*w]
-	affine(h, x[:batch*a.Inputs], batch, a.Inputs, w, p[0].Data, p[1].Data, nil, true)
+	affine(h, x, batch, a.Inputs, w, p[0].Data, p[1].Data, false, true)
 	for b := 0; b < a.Blocks; b++ {
 		i := 2 + 4*b
-		affine(t, h, batch, w, w, p[i].Data, p[i+1].Data, nil, true)
-		affine(h, t, batch, w, w, p[i+2].Data, p[i+3].Data, f.u, true)
+		affine(t, h, batch, w, w, p[i].Data, p[i+1].Data, false, true)
+		affine(h, t, batch, w, w, p[i+2].Data, p[i+3].Data, true, true)
 	}
 	i := 2 + 4*a.Blocks
-	affine(policy[:batch*a.Actions], h, batch, w, a.Actions, p[i].Data, p[i+1].Data, nil, false)
-	affine(outcome[:batch*a.Outcomes], h, batch, w, a.Outcomes, p[i+2].Data, p[i+3].Data, nil, false)
+	affine(policy, h, batch, w, a.Actions, p[i].Data, p[i+1].Data, false, false)
+	affine(outcome, h, batch, w, a.Outcomes, p[i+2].Data, p[i+3].Data, false, false)
 	return nil
 }
 
-// affine sets dst (rows×out) to x·w + bias and applies a ReLU if relu.
-// With scratch (rowChunk×out) non-nil the layer is residual: dst holds the
-// block's input, and the product is added to it before the bias and ReLU.
-func affine(dst, x []float32, rows, in, out int, w, bias, scratch []float32, relu bool) {
-	for r := 0; r < rows; r += rowChunk {
-		e := min(r+rowChunk, rows)
-		d := dst[r*out : e*out]
-		if scratch != nil {
-			tmp := vek32.MatMul_Into(scratch[:len(d)], x[r*in:e*in], w, in)
-			vek32.Add_Inplace(d, tmp)
-		} else {
-			vek32.MatMul_Into(d, x[r*in:e*in], w, in)
-		}
-		for k := r; k < e; k++ {
-			row := dst[k*out : (k+1)*out]
+// affine sets dst (rows×out) to x·w + bias, or with residual to
+// dst + x·w + bias (dst holding the block's input), then applies a ReLU if
+// relu.
+func affine(dst, x []float32, rows, in, out int, w, bias []float32, residual, relu bool) {
+	d := dst[:rows*out]
+	for r := 0; r < rows; r++ {
+		row := d[r*out : (r+1)*out]
+		if residual {
 			vek32.Add_Inplace(row, bias)
-			if relu {
-				vek32.MaximumNumber_Inplace(row, 0)
-			}
+		} else {
+			copy(row, bias)
 		}
+	}
+	gemmAcc(rows, out, in, x, in, w, out, d, out)
+	if relu {
+		vek32.MaximumNumber_Inplace(d, 0)
 	}
 }

@@ -1,0 +1,73 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkForward is the forward pass of the default network for nine men's
+// morris at the batch sizes of BenchBatches.
+func BenchmarkForward(b *testing.B) {
+	v := mustVariant(b, "nine")
+	a := NewArch(v, DefaultConfig())
+	n, err := New(v.Name, a, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, batch := range BenchBatches {
+		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+			f := NewForward(n, batch)
+			x := make([]float32, batch*a.Inputs)
+			for i := range x {
+				x[i] = float32(i % 2)
+			}
+			pol := make([]float32, batch*a.Actions)
+			oc := make([]float32, batch*a.Outcomes)
+			b.ReportAllocs()
+			for b.Loop() {
+				f.Run(x, batch, pol, oc)
+			}
+			pos := float64(b.N*batch) / b.Elapsed().Seconds()
+			b.ReportMetric(pos, "positions/s")
+			b.ReportMetric(pos*2*float64(a.MACs())/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkEvaluate is the whole evaluator (features, forward, softmaxes)
+// at batch 64 on nine men's morris.
+func BenchmarkEvaluate(b *testing.B) {
+	v := mustVariant(b, "nine")
+	n, _ := New(v.Name, NewArch(v, DefaultConfig()), rand.New(rand.NewPCG(1, 2)))
+	e, err := NewEvaluator(v, n, 64, true, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := positionsBatch(b, v, 64, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := e.Evaluate(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "positions/s")
+}
+
+func TestBenchReportsEveryBatch(t *testing.T) {
+	v := mustVariant(t, "three")
+	a, rs, err := Bench(v, Config{Width: 16, Blocks: 1}, []int{1, 5}, time.Millisecond)
+	if err != nil || len(rs) != 2 || rs[1].Batch != 5 || !(rs[0].PositionsSec > 0) || !(rs[1].GFLOPS > 0) {
+		t.Fatalf("Bench: %v %+v", err, rs)
+	}
+	var sb strings.Builder
+	WriteBench(&sb, "three", a, rs)
+	if !strings.Contains(sb.String(), a.String()) || strings.Count(sb.String(), "\n") != 5 {
+		t.Errorf("table:\n%s", sb.String())
+	}
+	if _, _, err := Bench(v, Config{Width: 16, Blocks: 1}, []int{0}, time.Millisecond); err == nil {
+		t.Error("batch 0: no error")
+	}
+}

@@ -1,0 +1,44 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+func TestGemmAccMatchesGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct{ m, n, k, pad int }{
+		{1, 1, 1, 0}, {6, 16, 1, 0}, {7, 17, 3, 1}, {12, 64, 5, 0}, {5, 80, 9, 2},
+		{1, 256, 256, 0}, {3, 32, 7, 0}, {8, 48, 10, 1}, {9, 16, 4, 0}, {2, 64, 3, 0}, {11, 144, 33, 2}, {13, 624, 256, 3}, {64, 256, 94, 0}, {256, 3, 256, 1}, {94, 256, 64, 5},
+	} {
+		t.Run(fmt.Sprintf("%dx%dx%d", c.m, c.n, c.k), func(t *testing.T) {
+			lda, ldb, ldc := c.k+c.pad, c.n+c.pad, c.n+c.pad
+			a := randomSlice(rng, (c.m-1)*lda+c.k)
+			b := randomSlice(rng, (c.k-1)*ldb+c.n)
+			want := randomSlice(rng, (c.m-1)*ldc+c.n)
+			got := append([]float32(nil), want...)
+			gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, ldb, 1, want, ldc)
+			gemmAcc(c.m, c.n, c.k, a, lda, b, ldb, got, ldc)
+			if d := maxRelDiff(got, want); d > 1e-4 {
+				t.Errorf("max relative difference from gonum %g", d)
+			}
+		})
+	}
+}
+
+func BenchmarkGemmAcc(b *testing.B) {
+	for _, c := range []struct{ m, n, k int }{{1, 256, 256}, {16, 256, 256}, {64, 256, 256}, {256, 256, 256}, {256, 624, 256}} {
+		b.Run(fmt.Sprintf("%dx%dx%d", c.m, c.n, c.k), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			x, y, z := randomSlice(rng, c.m*c.k), randomSlice(rng, c.k*c.n), make([]float32, c.m*c.n)
+			for b.Loop() {
+				gemmAcc(c.m, c.n, c.k, x, c.k, y, c.n, z, c.n)
+			}
+			b.ReportMetric(float64(2*c.m*c.n*c.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

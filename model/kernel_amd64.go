@@ -1,0 +1,22 @@
+package model
+
+import "golang.org/x/sys/cpu"
+
+// haveKernels reports whether the AVX2 FMA kernels of kernel_amd64.s run
+// on this CPU.
+var haveKernels = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func kernel6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func kernel1x64(k int, a *float32, b *float32, ldb int, c *float32)
+
+//go:noescape
+func kernel1x16(k int, a *float32, b *float32, ldb int, c *float32)
+
+//go:noescape
+func kernel4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func kernel2x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)

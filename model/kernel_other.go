@@ -1,0 +1,26 @@
+//go:build !amd64
+
+package model
+
+// haveKernels is false off amd64: gemmAcc runs in plain Go.
+const haveKernels = false
+
+func kernel6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
+func kernel1x64(k int, a *float32, b *float32, ldb int, c *float32) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
+func kernel1x16(k int, a *float32, b *float32, ldb int, c *float32) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
+func kernel4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
+func kernel2x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {
+	panic("model: no SIMD kernels on this architecture")
+}
