@@ -180,6 +180,8 @@ func TestTerminal_ScoredByTheRules(t *testing.T) {
 			"O***@***/*@*O****/*****O*@ side:0 hand:0,0 pending:0,0 out:0 rot:- nocap:10 endgame:19 quiet:0 ply:200", engine.EndgameDraw},
 		{"TestTerminal_PlyCap", "nine",
 			"O***@***/*@*O****/*****O*@ side:0 hand:0,0 pending:0,0 out:0 rot:- nocap:10 endgame:0 quiet:0 ply:999", engine.PlyCapDraw},
+		{"TestTerminal_BoardFullDraw", "twelve",
+			"@@OO@OO@/@OO@@*OO/OO@@OO@@ side:1 hand:0,1 pending:0,0 out:0 rot:- nocap:23 endgame:0 quiet:0 ply:23", engine.BoardFullDraw},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

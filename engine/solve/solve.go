@@ -194,8 +194,12 @@ func (t *Table) Variant() *engine.Variant { return t.v }
 // Positions is the number of positions solved.
 func (t *Table) Positions() int { return len(t.result) }
 
-// Value is p's value with perfect play from here on.
+// Value is p's value with perfect play from here on. A position whose game
+// is over has its result as value, whatever rule ended it.
 func (t *Table) Value(p *engine.Position) (Value, error) {
+	if p.Result != engine.Ongoing {
+		return Value{Result: p.Result}, nil
+	}
 	i, ok := t.index[key(p)]
 	if !ok {
 		return Value{}, fmt.Errorf("solve %s: value of %s: %w", t.v.Name, t.v.FormatPosition(p), ErrUnknownPosition)
@@ -203,16 +207,30 @@ func (t *Table) Value(p *engine.Position) (Value, error) {
 	return Value{Result: t.result[i], Plies: int(t.plies[i])}, nil
 }
 
-// Best appends to buf[:0] every legal action of p that keeps its value:
-// for the seat that wins, the actions that win fastest; for the seat that
-// loses, those that lose slowest; in a draw, those that keep the draw. It
-// is empty when the game is over.
+// rank orders values for seat: its wins, fastest first, then draws, then
+// its losses, slowest first. Higher is better.
+func rank(val Value, seat int) int {
+	w, won := val.Result.Winner()
+	switch {
+	case !won:
+		return 0
+	case w == seat:
+		return 1<<20 - val.Plies
+	}
+	return -(1 << 20) + val.Plies
+}
+
+// Best appends to buf[:0] the legal actions of p that perfect play
+// chooses: for the seat that wins, those that win fastest; for the seat
+// that loses, those that lose slowest; in a draw, those that keep the
+// draw. They keep p's value. It is empty only when the game is over.
 func (t *Table) Best(p *engine.Position, buf []engine.Action) ([]engine.Action, error) {
 	buf = buf[:0]
-	val, err := t.Value(p)
-	if err != nil {
+	if _, err := t.Value(p); err != nil {
 		return buf, err
 	}
+	seat := int(p.Side)
+	best := 0
 	var legal [engine.MaxActions]engine.Action
 	for _, a := range t.v.Legal(p, legal[:0]) {
 		q := t.v.Apply(p, a)
@@ -220,7 +238,11 @@ func (t *Table) Best(p *engine.Position, buf []engine.Action) ([]engine.Action, 
 		if err != nil {
 			return buf[:0], fmt.Errorf("solve %s: child by %s: %w", t.v.Name, t.v.FormatAction(a), err)
 		}
-		if cv.Result == val.Result && (val.Result == engine.Draw || cv.Plies == val.Plies-1) {
+		r := rank(cv, seat)
+		switch {
+		case len(buf) == 0 || r > best:
+			buf, best = append(buf[:0], a), r
+		case r == best:
 			buf = append(buf, a)
 		}
 	}

@@ -150,3 +150,50 @@ func TestValue_UnknownPositionIsAnError(t *testing.T) {
 		t.Errorf("both lines on the board: %v, want ErrUnknownPosition", err)
 	}
 }
+
+// TestBest_KeepsTheValueEverywhere: in every position of the table, the
+// best actions lead to the position's value one ply nearer (or the same
+// draw), and there is one whenever the game is not over.
+func TestBest_KeepsTheValueEverywhere(t *testing.T) {
+	tab := solved(t, "three-cross")
+	v := tab.Variant()
+	var buf [engine.MaxActions]engine.Action
+	for p := range tab.index {
+		val, _ := tab.Value(&p)
+		best, err := tab.Best(&p, buf[:0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := v.Outcome(&p); r != engine.Ongoing {
+			if len(best) != 0 {
+				t.Fatalf("%s: over, but best %v", v.FormatPosition(&p), best)
+			}
+			continue
+		}
+		if len(best) == 0 {
+			t.Fatalf("%s: no best action", v.FormatPosition(&p))
+		}
+		for _, a := range best {
+			q := v.Apply(&p, a)
+			cv, _ := tab.Value(&q)
+			if cv.Result != val.Result || (val.Result != engine.Draw && cv.Plies != val.Plies-1) {
+				t.Fatalf("%s: best %s leads to %+v from %+v", v.FormatPosition(&p), v.FormatAction(a), cv, val)
+			}
+		}
+	}
+}
+
+// TestValue_GameOverIsItsResult: a position ended by a rule the table does
+// not model (here the ply cap) is valued by its result.
+func TestValue_GameOverIsItsResult(t *testing.T) {
+	tab := solved(t, "three")
+	v := tab.Variant()
+	p, err := v.ParsePosition("O*@*O*@*/* side:0 hand:1,1 pending:0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:4 over:1,9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := tab.Value(&p)
+	if err != nil || val.Result != engine.Draw {
+		t.Errorf("value %+v, %v: want a draw", val, err)
+	}
+}
