@@ -149,6 +149,9 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				if ctx.Err() != nil {
+					continue // the match is stopping: start no more games
+				}
 				rec, err := m.playOne(ctx, id, openings[j.pair], j)
 				if ctx.Err() != nil {
 					continue // abandoned: the match is stopping
