@@ -1,0 +1,189 @@
+// Package onnx writes a millzero network as a standard ONNX model, so that
+// any ONNX runtime can evaluate it: one input, "features", and two outputs,
+// "policy_logits" and "outcome_logits", computed with Gemm, Relu and Add of
+// opset 13. The file's metadata records the variant, the feature-encoder
+// version and the meaning of every input and output index.
+package onnx
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+)
+
+// The names of the graph's input and outputs.
+const (
+	InputFeatures = "features"       // [batch, F] float32: model.Encode of each position
+	OutputPolicy  = "policy_logits"  // [batch, A] float32: raw, unmasked policy logits
+	OutputOutcome = "outcome_logits" // [batch, players+1] float32: outcome logits relative to the seat to move
+)
+
+// The versions the file declares: opset 13 of the default domain, and IR
+// version 7, the one that opset came with (ONNX 1.8).
+const (
+	Opset     = 13
+	IRVersion = 7
+)
+
+// BatchDim is the name of the graph's symbolic batch dimension.
+const BatchDim = "batch"
+
+// Info is what the exported file records about the weights besides the
+// network itself.
+type Info struct {
+	Generation int    // self-play generation of the weights
+	Steps      int64  // optimizer steps the weights were trained for
+	Producer   string // the millzero build that exported the file (producer_version), e.g. "dev"
+}
+
+// Metadata is the file's metadata_props for network n of variant v: keys
+// variant, encoder_version, architecture, generation, steps, players,
+// features, actions, outcomes, feature_layout, policy_layout,
+// outcome_layout.
+func Metadata(v *engine.Variant, n *model.Network, info Info) [][2]string {
+	a := n.Arch
+	return [][2]string{
+		{"variant", n.Variant},
+		{"encoder_version", strconv.Itoa(n.Encoder)},
+		{"architecture", a.String()},
+		{"generation", strconv.Itoa(info.Generation)},
+		{"steps", strconv.FormatInt(info.Steps, 10)},
+		{"players", strconv.Itoa(v.Players)},
+		{"features", strconv.Itoa(a.Inputs)},
+		{"actions", strconv.Itoa(a.Actions)},
+		{"outcomes", strconv.Itoa(a.Outcomes)},
+		{"feature_layout", FeatureLayout(v)},
+		{"policy_layout", PolicyLayout(v)},
+		{"outcome_layout", OutcomeLayout(v)},
+	}
+}
+
+// check reports whether n is a network for v that this package can write:
+// the variant's sizes, the current feature encoder, and every tensor of
+// its architecture in the order and shape model.Network documents.
+func check(v *engine.Variant, n *model.Network) error {
+	if err := (&model.Checkpoint{Net: n}).CheckVariant(v); err != nil {
+		return err
+	}
+	if n.Encoder != model.EncoderVersion {
+		return fmt.Errorf("network of feature encoder %d: this build describes encoder %d", n.Encoder, model.EncoderVersion)
+	}
+	a := n.Arch
+	want := 2 + 4*a.Blocks + 4
+	if len(n.Params) != want {
+		return fmt.Errorf("network has %d tensors, architecture %v has %d", len(n.Params), a, want)
+	}
+	ins := []int{a.Inputs}
+	outs := []int{a.Width}
+	for b := 0; b < 2*a.Blocks; b++ {
+		ins, outs = append(ins, a.Width), append(outs, a.Width)
+	}
+	ins, outs = append(ins, a.Width, a.Width), append(outs, a.Actions, a.Outcomes)
+	for l := range ins {
+		w, bias := n.Params[2*l], n.Params[2*l+1]
+		if len(w.Shape) != 2 || w.Shape[0] != ins[l] || w.Shape[1] != outs[l] || len(w.Data) != ins[l]*outs[l] {
+			return fmt.Errorf("tensor %s has shape %v (%d values), architecture %v wants [%d %d]", w.Name, w.Shape, len(w.Data), a, ins[l], outs[l])
+		}
+		if len(bias.Shape) != 1 || bias.Shape[0] != outs[l] || len(bias.Data) != outs[l] {
+			return fmt.Errorf("tensor %s has shape %v (%d values), architecture %v wants [%d]", bias.Name, bias.Shape, len(bias.Data), a, outs[l])
+		}
+	}
+	return nil
+}
+
+// Encode is network n, a network for variant v, as a serialized ONNX
+// ModelProto. The graph computes exactly model.Forward.Run: an input layer
+// Gemm+Relu, per residual block Gemm+Relu, Gemm, Add of the block's input,
+// Relu, then the two heads' Gemms. Weights are initializers named as in
+// the checkpoints ("input.weight", "block0.fc1.bias", ...).
+func Encode(v *engine.Variant, n *model.Network, info Info) ([]byte, error) {
+	if err := check(v, n); err != nil {
+		return nil, fmt.Errorf("export onnx: %w", err)
+	}
+	a := n.Arch
+	var g message
+	g = g.str(graphName, "millzero_"+n.Variant)
+	gemm := func(in string, layer int, out string) {
+		w, b := n.Params[2*layer], n.Params[2*layer+1]
+		g = g.sub(graphNode, node("Gemm", out, []string{in, w.Name, b.Name}, []string{out}))
+	}
+	gemm(InputFeatures, 0, "input.gemm")
+	g = g.sub(graphNode, node("Relu", "input.relu", []string{"input.gemm"}, []string{"input.relu"}))
+	h := "input.relu"
+	for b := 0; b < a.Blocks; b++ {
+		p := fmt.Sprintf("block%d.", b)
+		gemm(h, 1+2*b, p+"fc1.gemm")
+		g = g.sub(graphNode, node("Relu", p+"fc1.relu", []string{p + "fc1.gemm"}, []string{p + "fc1.relu"}))
+		gemm(p+"fc1.relu", 2+2*b, p+"fc2.gemm")
+		g = g.sub(graphNode, node("Add", p+"skip", []string{h, p + "fc2.gemm"}, []string{p + "skip"}))
+		g = g.sub(graphNode, node("Relu", p+"relu", []string{p + "skip"}, []string{p + "relu"}))
+		h = p + "relu"
+	}
+	gemm(h, 1+2*a.Blocks, OutputPolicy)
+	gemm(h, 2+2*a.Blocks, OutputOutcome)
+	for _, p := range n.Params {
+		g = g.sub(graphInitializer, tensor(p.Name, p.Shape, p.Data))
+	}
+	g = g.str(graphDocString, fmt.Sprintf("millzero residual MLP for %s: %v", n.Variant, a))
+	batch := dim{param: BatchDim}
+	g = g.sub(graphInput, valueInfo(InputFeatures,
+		fmt.Sprintf("One row of %d features per position: millzero model.Encode, encoder version %d, from the point of view of the seat to move. Layout in the metadata key feature_layout.", a.Inputs, n.Encoder),
+		batch, dim{value: a.Inputs}))
+	g = g.sub(graphOutput, valueInfo(OutputPolicy,
+		fmt.Sprintf("%d raw policy logits per position, one per action of %s's action space, NOT masked: mask to the legal actions, then softmax. Index layout in the metadata key policy_layout.", a.Actions, n.Variant),
+		batch, dim{value: a.Actions}))
+	g = g.sub(graphOutput, valueInfo(OutputOutcome,
+		fmt.Sprintf("%d raw outcome logits per position: class k < %d is a win of the seat k places after the seat to move (0: the seat to move), class %d a draw; softmax for probabilities. See the metadata key outcome_layout.", a.Outcomes, v.Players, v.Players),
+		batch, dim{value: a.Outcomes}))
+
+	var m message
+	m = m.int(modelIRVersion, IRVersion)
+	m = m.str(modelProducerName, "millzero")
+	producer := info.Producer
+	if producer == "" {
+		producer = "dev"
+	}
+	m = m.str(modelProducerVer, producer)
+	m = m.str(modelDocString, fmt.Sprintf("millzero network for the variant %s (%v), generation %d, feature encoder version %d.\n"+
+		"Input %s [batch, %d]; outputs %s [batch, %d] and %s [batch, %d].\n\n%s\n\n%s\n\n%s",
+		n.Variant, a, info.Generation, n.Encoder, InputFeatures, a.Inputs, OutputPolicy, a.Actions, OutputOutcome, a.Outcomes,
+		FeatureLayout(v), PolicyLayout(v), OutcomeLayout(v)))
+	m = m.sub(modelGraph, g)
+	m = m.sub(modelOpsetImport, message(nil).str(opsetDomain, "").int(opsetVersion, Opset))
+	for _, kv := range Metadata(v, n, info) {
+		m = m.sub(modelMetadataProps, entry(kv[0], kv[1]))
+	}
+	return m, nil
+}
+
+// WriteFile writes Encode's model to path through a temporary file in the
+// same directory, synced and renamed, so path never holds half a model.
+func WriteFile(path string, v *engine.Variant, n *model.Network, info Info) error {
+	data, err := Encode(v, n, info)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package onnx
+
+import (
+	"math/bits"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+)
+
+func TestFeatureSpans_TileTheInput(t *testing.T) {
+	for _, name := range engine.Names() {
+		v, err := engine.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := 0
+		for _, sp := range featureSpans(v) {
+			if sp.Lo != at || sp.Hi <= sp.Lo {
+				t.Fatalf("%s: span [%d:%d] %q after index %d", name, sp.Lo, sp.Hi, sp.What, at)
+			}
+			at = sp.Hi
+		}
+		if at != model.FeatureSize(v) {
+			t.Errorf("%s: spans end at %d, model.FeatureSize is %d", name, at, model.FeatureSize(v))
+		}
+	}
+}
+
+// spanOf is the span whose description starts with prefix.
+func spanOf(t *testing.T, v *engine.Variant, prefix string) span {
+	t.Helper()
+	for _, sp := range featureSpans(v) {
+		if strings.HasPrefix(sp.What, prefix) {
+			return sp
+		}
+	}
+	t.Fatalf("%s: no span %q", v.Name, prefix)
+	return span{}
+}
+
+func TestFeatureSpans_SayWhatEncodeWrites(t *testing.T) {
+	for _, name := range testVariants {
+		v, err := engine.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A position a few actions in, so that the seat to move is not 0
+		// and the board has pieces.
+		p := v.Start()
+		buf := make([]engine.Action, 0, engine.MaxActions)
+		for i := 0; i < 4 || p.Side == 0; i++ {
+			p = v.Apply(&p, v.Legal(&p, buf)[0])
+		}
+		x := make([]float32, model.FeatureSize(v))
+		model.Encode(v, &p, 0, x)
+		side := int(p.Side)
+		seat := spanOf(t, v, "the absolute seat to move")
+		for i := seat.Lo; i < seat.Hi; i++ {
+			if want := float32(b2i(i-seat.Lo == side)); x[i] != want {
+				t.Errorf("%s: seat-to-move feature %d = %v, want %v (side %d)", name, i, x[i], want, side)
+			}
+		}
+		own := featureSpans(v)[0]
+		for i := own.Lo; i < own.Hi; i++ {
+			if want := float32(p.Pieces[side] >> (i - own.Lo) & 1); x[i] != want {
+				t.Errorf("%s: relative seat 0 plane, point %d = %v, want %v", name, i-own.Lo, x[i], want)
+			}
+		}
+		empty := spanOf(t, v, "1 where point i is empty")
+		n := 0
+		for i := empty.Lo; i < empty.Hi; i++ {
+			n += int(x[i])
+		}
+		if want := v.Board.Points - bits.OnesCount32(p.Occupied()); n != want {
+			t.Errorf("%s: %d empty-point features set, want %d", name, n, want)
+		}
+		phase := spanOf(t, v, "phase of the seat to move")
+		if x[phase.Lo] != float32(b2i(p.Hand[side] > 0 && !p.Removing())) {
+			t.Errorf("%s: placing phase feature %v with %d in hand", name, x[phase.Lo], p.Hand[side])
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestPolicyLayout_RangesEndAtTheActionSpace(t *testing.T) {
+	for _, name := range []string{"nine", "moulin-rouge"} {
+		v, err := engine.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := v.Board.Points
+		s := PolicyLayout(v)
+		last := n + n*n
+		if v.Board.Rotating {
+			last = 2*n + n*n
+		}
+		for _, want := range []string{"[0:" + itoa(n) + "] place", ":" + itoa(v.NumActions()) + "]", itoa(last) + ":"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s: policy layout lacks %q:\n%s", name, want, s)
+			}
+		}
+		// The layout's formulas agree with the engine's numbering.
+		if got := v.ActionIndex(engine.MoveFromTo(3, 5)); got != n+3*n+5 {
+			t.Errorf("%s: move 3-5 is index %d, the layout says %d", name, got, n+3*n+5)
+		}
+		if got := v.ActionIndex(engine.RemoveAt(4)); got != n+n*n+4 {
+			t.Errorf("%s: remove 4 is index %d, the layout says %d", name, got, n+n*n+4)
+		}
+		if v.Board.Rotating {
+			if got := v.ActionIndex(engine.RotateRing(1, false)); got != 2*n+n*n+2+1 {
+				t.Errorf("%s: ring 2 counter-clockwise is index %d, the layout says %d", name, got, 2*n+n*n+3)
+			}
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestOutcomeLayout_ClassesMatchAbsoluteOutcome(t *testing.T) {
+	v, err := engine.Load("moulin-rouge-3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := OutcomeLayout(v)
+	for _, want := range []string{"class 0: the seat to move wins", "class 1: absolute seat (side to move + 1) mod 3 wins", "class 3: a draw"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("outcome layout lacks %q:\n%s", want, s)
+		}
+	}
+	// What the layout says, per model.AbsoluteOutcome: side 2, class 1 is seat 0.
+	if got := model.AbsoluteOutcome(1, 2, 3); got != 0 {
+		t.Errorf("AbsoluteOutcome(1, side 2, 3 players) = %d, the layout says 0", got)
+	}
+}
