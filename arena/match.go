@@ -114,8 +114,8 @@ type outcome struct {
 }
 
 // Run plays the match. After every finished game it calls onGame (if not
-// nil) with the game's record, from one goroutine, in the order games
-// finish; an error from onGame stops the match, and ErrStop stops it
+// nil) with the game's record (valid only during the call), from one
+// goroutine, in the order games finish; an error from onGame stops the match, and ErrStop stops it
 // without an error. The finished games are written to Dir as one Parquet
 // file, also when the match stops early or ctx is cancelled, and returned
 // sorted by pair and game. Games in flight when the match stops are
