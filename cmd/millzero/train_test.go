@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/selfplay"
+)
+
+// TestMain lets a test run the command as a child process: with
+// MILLZERO_TEST_MAIN=1 the test binary is millzero.
+func TestMain(m *testing.M) {
+	if os.Getenv("MILLZERO_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// child starts the command in a child process.
+func child(t *testing.T, out *bytes.Buffer, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "MILLZERO_TEST_MAIN=1")
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// checkRun asserts that a finished run of the three-test config has every
+// generation once, every game once, every checkpoint, and nothing half
+// written.
+func checkRun(t *testing.T, dir string, gens int) {
+	t.Helper()
+	cfg, _, err := loadRunConfig("three-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := engine.Load(cfg.Variant)
+	rows := readCSV(t, filepath.Join(dir, "metrics", "generations.csv"))
+	if len(rows) != gens+1 {
+		t.Fatalf("generations.csv has %d rows, want %d generations:\n%v", len(rows)-1, gens, rows)
+	}
+	for g := 0; g < gens; g++ {
+		if rows[g+1][0] != fmt.Sprint(g) {
+			t.Fatalf("row %d is generation %s", g+1, rows[g+1][0])
+		}
+		n, err := selfplay.CountGames(dataset.GenerationDir(filepath.Join(dir, "games"), g))
+		if err != nil || n != cfg.Loop.Games {
+			t.Fatalf("generation %d has %d games (%v), want exactly %d", g, n, err, cfg.Loop.Games)
+		}
+		if _, err := model.LoadCheckpointFor(filepath.Join(dir, "models", fmt.Sprintf("gen-%06d.safetensors", g+1)), v); err != nil {
+			t.Fatalf("checkpoint of generation %d: %v", g+1, err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range readCSV(t, filepath.Join(dir, "metrics", "losses.csv"))[1:] {
+		key := r[0] + "/" + r[1] + "/" + r[2]
+		if seen[key] {
+			t.Fatalf("loss row %s written twice", key)
+		}
+		seen[key] = true
+	}
+	err = filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(path, ".tmp") || strings.HasSuffix(path, ".jsonl") {
+			t.Errorf("left behind: %s", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "arena", "*"+arena.RecordExt))
+	for _, f := range files {
+		recs, err := arena.ReadRecords(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games := map[string]bool{}
+		for _, r := range recs {
+			k := fmt.Sprintf("%s/%d/%d", r.Match, r.Pair, r.Game)
+			if games[k] {
+				t.Fatalf("%s: game %s recorded twice", f, k)
+			}
+			games[k] = true
+		}
+		base := filepath.Base(f)
+		switch {
+		case strings.HasPrefix(base, "gate-") && len(recs) > cfg.Gate.MaxGames:
+			t.Fatalf("%s: %d games, more than max_games %d", f, len(recs), cfg.Gate.MaxGames)
+		case strings.HasPrefix(base, "ladder-") && len(recs) != 2*cfg.Gate.LadderPairs:
+			t.Fatalf("%s: %d games, want %d", f, len(recs), 2*cfg.Gate.LadderPairs)
+		}
+	}
+	for _, f := range []string{"metrics/elo.png", "metrics/loss.png", "arena/ratings.csv", "run.yaml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+}
+
+func TestTrain_RunsToItsBudgetAndSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCmd("train", "--config", "three-test", "--run", dir, "--generations", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "stopped: reached the budget of 2 generations") {
+		t.Fatalf("output does not say why it stopped:\n%s", out)
+	}
+	checkRun(t, dir, 2)
+	// Run again: nothing left to do, nothing redone.
+	code, out, _ = runCmd("train", "--run", dir, "--generations", "2")
+	if code != 0 || strings.Contains(out, "self-play") {
+		t.Fatalf("a finished run did work again (exit %d):\n%s", code, out)
+	}
+}
+
+// Kill the loop at several moments (SIGINT once, then SIGKILL), resume
+// it each time with the same command, and check that no shard, checkpoint
+// or arena game is lost or counted twice.
+func TestTrain_KilledAndResumed_LosesNothingAndCountsNothingTwice(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"train", "--config", "three-test", "--run", dir, "--generations", "3"}
+	var out bytes.Buffer
+	cmd := child(t, &out, args...)
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("after SIGINT: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "stopped: interrupted in generation") && !strings.Contains(out.String(), "reached the budget") {
+		t.Fatalf("SIGINT: output does not say it was interrupted:\n%s", out.String())
+	}
+	killed := 0
+	for _, d := range []time.Duration{150, 350, 250, 600, 450} {
+		out.Reset()
+		cmd := child(t, &out, args...)
+		time.Sleep(d * time.Millisecond)
+		if cmd.Process.Signal(syscall.SIGKILL) == nil {
+			if err := cmd.Wait(); err != nil {
+				killed++
+			}
+		}
+	}
+	if killed == 0 {
+		t.Log("every child finished before its kill: the run was too quick to interrupt")
+	}
+	code, o, errOut := runCmd(args...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s\n%s", code, errOut, o)
+	}
+	checkRun(t, dir, 3)
+	t.Logf("%d children killed mid-run", killed)
+}
+
+func TestTrain_BadConfigNamesTheKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	cases := []struct{ text, want string }{
+		{"loop:\n  gamez: 3\n", "gamez"},
+		{"loop:\n  games: 0\n", "games 0"},
+		{"selfplay:\n  full_fraction: 2\n", "full_fraction"},
+		{"gate:\n  ladder: [stockfish]\n", "stockfish"},
+		{"variant: ninety\n", "ninety"},
+		{"train:\n  optimizer: adagrad\n", "adagrad"},
+	}
+	for _, c := range cases {
+		os.WriteFile(path, []byte(c.text), 0o644)
+		code, _, errOut := runCmd("train", "--config", path, "--run", t.TempDir())
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want an error naming %q", c.text, code, errOut, c.want)
+		}
+	}
+	code, _, errOut := runCmd("train", "--config", filepath.Join(t.TempDir(), "none.yaml"))
+	if code == 0 || !strings.Contains(errOut, "none.yaml") {
+		t.Errorf("a missing config: exit %d, %q", code, errOut)
+	}
+}
+
+func TestTrain_DefaultConfigIsValid(t *testing.T) {
+	c, _, err := loadRunConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Variant != "nine" {
+		t.Fatalf("default variant %q", c.Variant)
+	}
+}
