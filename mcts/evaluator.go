@@ -39,6 +39,7 @@ type Batch struct {
 	positions []engine.Position // the positions to score
 	off       []int32           // Legal(i) is legal[off[i]:off[i+1]]
 	legal     []engine.Action   // legal actions of every position, concatenated
+	reps      []int32           // earlier occurrences of each position in its game and search path
 	priors    []float32         // answers: one per legal action
 	outcomes  []float32         // answers: Players+1 per position
 }
@@ -58,6 +59,14 @@ func (b *Batch) Position(i int) *engine.Position { return &b.positions[i] }
 // never empty.
 func (b *Batch) Legal(i int) []engine.Action { return b.legal[b.off[i]:b.off[i+1]] }
 
+// Repetitions is how many times the i-th position occurred before in its
+// game and on the search path to it (engine.Variant.Repetitions over both),
+// the count a network's repetition feature encodes.
+func (b *Batch) Repetitions(i int) int { return int(b.reps[i]) }
+
+// SetRepetitions records the repetition count of the i-th position.
+func (b *Batch) SetRepetitions(i, n int) { b.reps[i] = int32(n) }
+
 // Priors is where the evaluator writes the prior of each of Legal(i).
 func (b *Batch) Priors(i int) []float32 { return b.priors[b.off[i]:b.off[i+1]] }
 
@@ -71,6 +80,7 @@ func (b *Batch) Outcome(i int) []float32 {
 // Reset empties the batch, keeping its storage.
 func (b *Batch) Reset() {
 	b.positions = b.positions[:0]
+	b.reps = b.reps[:0]
 	b.off = append(b.off[:0], 0)
 	b.legal = b.legal[:0]
 	b.priors = b.priors[:0]
@@ -78,10 +88,11 @@ func (b *Batch) Reset() {
 }
 
 // Add appends position p with its legal actions (not empty; p not over)
-// and returns its index. Priors and outcome are cleared to zero.
+// and returns its index. Priors, outcome and repetitions are zero.
 func (b *Batch) Add(p *engine.Position, legal []engine.Action) int {
 	i := len(b.positions)
 	b.positions = append(b.positions, *p)
+	b.reps = append(b.reps, 0)
 	b.legal = append(b.legal, legal...)
 	for range legal {
 		b.priors = append(b.priors, 0)

@@ -45,7 +45,8 @@ func (s *Search) descend(b *Batch) bool {
 		case pending:
 			return false
 		case fresh:
-			if r, ok := s.classify(&pos); ok {
+			reps := s.v.Repetitions(&pos, s.hist)
+			if r, ok := s.classify(&pos, reps); ok {
 				n.state, n.result = terminal, r
 				continue
 			}
@@ -59,7 +60,9 @@ func (s *Search) descend(b *Batch) bool {
 				continue
 			}
 			n.state = pending
-			s.leaves = append(s.leaves, int32(b.Add(&pos, legal)))
+			bi := b.Add(&pos, legal)
+			b.SetRepetitions(bi, reps)
+			s.leaves = append(s.leaves, int32(bi))
 			s.paths = append(s.paths, s.path...)
 			s.pathOff = append(s.pathOff, int32(len(s.paths)))
 			for _, i := range s.path {
@@ -78,12 +81,12 @@ func (s *Search) descend(b *Batch) bool {
 
 // classify reports the result of a position reached for the first time if
 // the game is over there: by Apply's rules, no legal action, or repetition
-// over the game's history and the path.
-func (s *Search) classify(p *engine.Position) (engine.Result, bool) {
+// (reps earlier occurrences over the game's history and the path).
+func (s *Search) classify(p *engine.Position, reps int) (engine.Result, bool) {
 	if r, _ := s.v.Outcome(p); r != engine.Ongoing {
 		return r, true
 	}
-	if s.repeated(p, s.hist) {
+	if s.v.RepetitionDraw > 0 && reps+1 >= s.v.RepetitionDraw {
 		return engine.Draw, true
 	}
 	return engine.Ongoing, false

@@ -276,3 +276,46 @@ func TestTerminal_RepetitionOverHistoryAndPath(t *testing.T) {
 		})
 	}
 }
+
+// TestBatch_RepetitionsCountHistoryAndPath: the batch tells the evaluator
+// how often each leaf occurred before, in the game and on the path.
+func TestBatch_RepetitionsCountHistoryAndPath(t *testing.T) {
+	v := load(t, "three-nodiagonal")
+	p0 := parse(t, v, "O*@O*O@*/@ side:0 hand:0,0 pending:0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:20")
+	g := engine.NewGameFrom(v, p0)
+	cycle := []string{"a3-a2", "b2-b3", "a2-a3", "b3-b2"}
+	prefer := map[uint64]engine.Action{}
+	for _, m := range cycle {
+		a := action(t, v, &g.Pos, m)
+		prefer[g.Pos.Hash] = a
+		if err := g.Play(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := testSettings(100)
+	set.CPuct = 50
+	s := newSearch(t, v, set, 1)
+	s.SetGame(g) // p0 for the second time
+	b := NewBatch(v)
+	s.gather(b)
+	if b.Len() != 1 || b.Repetitions(0) != 1 {
+		t.Fatalf("root: %d leaves, repetitions %d: want 1 leaf seen once before", b.Len(), b.Repetitions(0))
+	}
+	if err := (scriptEvaluator{prefer}).Evaluate(b); err != nil {
+		t.Fatal(err)
+	}
+	s.absorb(b)
+	// Down the cycle: p1, p2, p3 were each seen once in the game.
+	for depth := 1; depth <= 3; depth++ {
+		b.Reset()
+		s.set.BatchSize = 1
+		s.gather(b)
+		if b.Len() != 1 || b.Repetitions(0) != 1 {
+			t.Fatalf("depth %d: %d leaves, repetitions %d, want 1", depth, b.Len(), b.Repetitions(0))
+		}
+		if err := (scriptEvaluator{prefer}).Evaluate(b); err != nil {
+			t.Fatal(err)
+		}
+		s.absorb(b)
+	}
+}
