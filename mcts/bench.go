@@ -21,15 +21,15 @@ type BenchConfig struct {
 
 // BenchReport is what Bench measured.
 type BenchReport struct {
-	Simulations   int64   // playouts backed up in the timed moves (reused visits not counted)
-	Seconds       float64 // wall time of the timed moves
-	PerSecond     float64 // Simulations / Seconds, on one goroutine
-	NodeBytes     int     // size of one tree node
-	Nodes         int64   // nodes in the trees, summed over the timed moves
-	ArenaBytes    int64   // memory held by every search's arenas at the end
-	PeakNodes     int     // the most nodes any tree held
-	AllocsPerSim  float64 // heap allocations per simulation in the timed moves
-	BytesPerAlloc float64 // heap bytes allocated per simulation in the timed moves
+	Simulations  int64   // playouts backed up in the timed moves (reused visits not counted)
+	Seconds      float64 // wall time of the timed moves
+	PerSecond    float64 // Simulations / Seconds, on one goroutine
+	NodeBytes    int     // size of one tree node
+	Nodes        int64   // nodes in the trees, summed over the timed moves
+	ArenaBytes   int64   // memory held by every search's arenas at the end
+	PeakNodes    int     // the most nodes any tree held
+	AllocsPerSim float64 // heap allocations per simulation in the timed moves
+	BytesPerSim  float64 // heap bytes allocated per simulation in the timed moves
 }
 
 // String is the report as a line a person reads.
@@ -111,7 +111,7 @@ func Bench(cfg BenchConfig) (BenchReport, error) {
 	rep.ArenaBytes /= int64(cfg.Trees)
 	if rep.Simulations > 0 {
 		rep.AllocsPerSim = float64(m1.Mallocs-m0.Mallocs) / float64(rep.Simulations)
-		rep.BytesPerAlloc = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(rep.Simulations)
+		rep.BytesPerSim = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(rep.Simulations)
 	}
 	return rep, nil
 }

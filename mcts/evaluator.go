@@ -9,8 +9,10 @@ import (
 // Package model implements it with the network; RolloutEvaluator and
 // UniformEvaluator are the ones that need no network.
 //
-// Evaluate is called with every position of b not over, each with at least
-// one legal action. For each i < b.Len() it must fill:
+// The positions of b are never over and each has at least one legal
+// action; b.Repetitions(i) says how often position i occurred before in its
+// game and search path, for a network that encodes it. For each
+// i < b.Len(), Evaluate must fill:
 //
 //   - b.Priors(i): one non-negative weight per action of b.Legal(i), in that
 //     order (the engine's order). The search renormalises them over the legal
@@ -25,8 +27,8 @@ import (
 // Both slices are views into the batch's own storage, which the batch
 // reuses from call to call: an implementation writes into them and keeps no
 // reference after returning, and need allocate nothing. Evaluate may use
-// many goroutines inside; the search calls it from one goroutine at a time
-// per Pool. An error aborts the search that asked (wrap it with context).
+// many goroutines inside; a Pool calls it from one goroutine at a time. An
+// error ends Pool.Run, which returns it wrapped.
 type Evaluator interface {
 	Evaluate(b *Batch) error
 }

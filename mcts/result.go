@@ -85,10 +85,11 @@ func (s *Search) bestChild() int {
 }
 
 // Choose picks the action to play at the root after a search, for a game
-// at ply (actions played since the start): while ply < TemperaturePlies
-// and Temperature > 0, at random with probability proportional to
-// visits^(1/Temperature); otherwise the most visited (Result.Best). It
-// returns ErrGameOver (wrapped) when the root has no action.
+// at ply (actions played since the start), at temperature T: Temperature
+// while ply < TemperaturePlies, FinalTemperature after. With T > 0 it draws
+// an action with probability proportional to visits^(1/T); with T = 0 it
+// takes the most visited (Result.Best). It returns ErrGameOver (wrapped)
+// when the root has no action.
 func (s *Search) Choose(ply int) (engine.Action, error) {
 	root := &s.nodes[0]
 	if root.state != expanded {
@@ -99,7 +100,10 @@ func (s *Search) Choose(ply int) (engine.Action, error) {
 	}
 	kids := s.nodes[root.first : root.first+int32(root.children)]
 	t := s.set.Temperature
-	if ply >= s.set.TemperaturePlies || t == 0 {
+	if ply >= s.set.TemperaturePlies {
+		t = s.set.FinalTemperature
+	}
+	if t == 0 {
 		return kids[s.bestChild()].action, nil
 	}
 	maxVisits := int32(0)

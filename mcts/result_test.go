@@ -65,6 +65,26 @@ func TestChoose_GreedyAfterTheTemperaturePlies(t *testing.T) {
 	}
 }
 
+// TestChoose_FinalTemperatureAfterTheEarlyPlies: with a final temperature
+// the later plies still sample, not only the most visited.
+func TestChoose_FinalTemperatureAfterTheEarlyPlies(t *testing.T) {
+	set := testSettings(300)
+	set.TemperaturePlies = 10
+	set.FinalTemperature = 1
+	s := searched(t, set)
+	seen := map[engine.Action]bool{}
+	for range 200 {
+		a, err := s.Choose(50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[a] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("final temperature 1 chose only %d action(s) in 200 draws", len(seen))
+	}
+}
+
 // TestChoose_ProportionalToVisitsAtTemperatureOne draws many moves and
 // compares their frequencies with the visit distribution.
 func TestChoose_ProportionalToVisitsAtTemperatureOne(t *testing.T) {

@@ -19,8 +19,9 @@ type Settings struct {
 	DirichletFraction float64 `yaml:"dirichlet_fraction"` // share of the root prior replaced by noise, 0..1; 0 turns noise off
 
 	// Move choice.
-	Temperature      float64 `yaml:"temperature"`       // exponent 1/T on root visits while the game is young; 0 is greedy
-	TemperaturePlies int     `yaml:"temperature_plies"` // game plies that choose with Temperature; later plies take the most visited action
+	Temperature      float64 `yaml:"temperature"`       // exponent 1/T on root visits for the first TemperaturePlies plies; 0 is greedy
+	TemperaturePlies int     `yaml:"temperature_plies"` // game plies (from the start) that choose with Temperature
+	FinalTemperature float64 `yaml:"final_temperature"` // temperature of the later plies; 0 takes the most visited action
 	ReuseTree        bool    `yaml:"reuse_tree"`        // keep the chosen subtree for the next move
 
 	// Batching.
@@ -62,6 +63,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("mcts settings: dirichlet_alpha %v: want more than 0 when dirichlet_fraction is set", s.DirichletAlpha)
 	case s.Temperature < 0:
 		return fmt.Errorf("mcts settings: temperature %v: want 0 or more", s.Temperature)
+	case s.FinalTemperature < 0:
+		return fmt.Errorf("mcts settings: final_temperature %v: want 0 or more", s.FinalTemperature)
 	case s.TemperaturePlies < 0:
 		return fmt.Errorf("mcts settings: temperature_plies %d: want 0 or more", s.TemperaturePlies)
 	case s.BatchSize < 1 || s.BatchSize > 4096:

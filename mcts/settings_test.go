@@ -29,6 +29,7 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 		{"dirichlet_alpha", func(s *Settings) { s.DirichletAlpha = 0 }},
 		{"temperature", func(s *Settings) { s.Temperature = -1 }},
 		{"temperature_plies", func(s *Settings) { s.TemperaturePlies = -1 }},
+		{"final_temperature", func(s *Settings) { s.FinalTemperature = -0.5 }},
 		{"batch_size", func(s *Settings) { s.BatchSize = 0 }},
 		{"virtual_loss", func(s *Settings) { s.VirtualLoss = -1 }},
 	}
@@ -55,6 +56,7 @@ dirichlet_alpha: 0.15
 dirichlet_fraction: 0.2
 temperature: 0.8
 temperature_plies: 12
+final_temperature: 0.1
 reuse_tree: false
 batch_size: 16
 virtual_loss: 2
@@ -66,7 +68,7 @@ virtual_loss: 2
 		t.Fatal(err)
 	}
 	want := Settings{Simulations: 800, CPuct: 2.5, FPUReduction: 0.3, FPURoot: 0.1, DirichletAlpha: 0.15,
-		DirichletFraction: 0.2, Temperature: 0.8, TemperaturePlies: 12, ReuseTree: false, BatchSize: 16, VirtualLoss: 2}
+		DirichletFraction: 0.2, Temperature: 0.8, TemperaturePlies: 12, FinalTemperature: 0.1, ReuseTree: false, BatchSize: 16, VirtualLoss: 2}
 	if set != want {
 		t.Errorf("decoded %+v, want %+v", set, want)
 	}
