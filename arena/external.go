@@ -143,6 +143,12 @@ func (x *externalGame) read(r io.ReadCloser) {
 
 func (x *externalGame) send(line string) error {
 	if _, err := io.WriteString(x.stdin, line+"\n"); err != nil {
+		// Most often the engine has exited: say so, with its status.
+		select {
+		case <-x.exited:
+			return fmt.Errorf("%s: %w exited before reading %q (%v)%s", x.e.Name(), ErrEngine, line, x.waitErr, x.stderrNote())
+		case <-time.After(200 * time.Millisecond):
+		}
 		return fmt.Errorf("%s: send %q: %w: %w%s", x.e.Name(), line, ErrEngine, err, x.stderrNote())
 	}
 	return nil

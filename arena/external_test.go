@@ -166,7 +166,7 @@ func TestExternal_StartFailuresAreErrors(t *testing.T) {
 	}{
 		{"missing program", &External{Path: "/nonexistent/engine"}, "start"},
 		{"no handshake", &External{Path: "/bin/cat", Startup: 200 * time.Millisecond}, "no uciok within"},
-		{"exits at once", &External{Path: "/bin/true"}, "exited before answering uci"},
+		{"exits at once", &External{Path: "/bin/true"}, "exited before"},
 		{"FEN on a board without one", &External{Path: os.Args[0], FEN: true}, "FEN"},
 	}
 	for _, tc := range tests {
