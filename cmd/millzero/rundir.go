@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/millzero/millzero/dataset"
 )
 
 // runDir is a run's directory (DESIGN.md):
@@ -53,4 +56,32 @@ func (r runDir) best() (int, error) {
 // setBest records gen as the best generation.
 func (r runDir) setBest(gen int) error {
 	return writeFileAtomic(r.bestFile(), []byte(strconv.Itoa(gen)+"\n"))
+}
+
+// removeTemp deletes the temporary files a killed run left in the
+// directories only the loop writes (models, arena, metrics), and games'
+// temporary shards older than an hour (younger ones may be another
+// self-play process's, still being written).
+func (r runDir) removeTemp() error {
+	for _, d := range []string{r.models(), r.arena(), r.metrics()} {
+		entries, err := os.ReadDir(d)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.Contains(e.Name(), ".tmp") {
+				if err := os.Remove(filepath.Join(d, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if _, err := os.Stat(r.games()); os.IsNotExist(err) {
+		return nil
+	}
+	_, err := dataset.RemoveStaleTemp(r.games(), time.Hour)
+	return err
 }

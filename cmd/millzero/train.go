@@ -112,6 +112,9 @@ func openLoop(runPath, cfgPath string, out io.Writer) (*loop, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := dir.removeTemp(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", runPath, err)
+	}
 	l := &loop{dir: dir, cfg: cfg, v: v, out: out, prog: newProgress(out), start: time.Now(),
 		nets: map[int]*model.Network{},
 		log:  slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
