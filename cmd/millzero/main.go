@@ -32,6 +32,7 @@ func commands() map[string]command {
 		"perft":    {"count the positions reachable in N actions (move-generator check)", runPerft},
 		"bench":    {"measure speed: engine", runBench},
 		"variants": {"list the named variants and their rules", runVariants},
+		"export":   {"write a model as ONNX", runExport},
 		"train":    {"the whole loop: self-play, training, arena gating; resumable", runTrain},
 	}
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"sort"
+	"strconv"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/model/onnx"
+)
+
+func runExport(args []string, out io.Writer) error {
+	fs := newFlags("export", "(--run DIR [--generation N] | --model FILE.safetensors) --out FILE.onnx",
+		[]string{
+			"millzero export --run runs/nine --out nine.onnx",
+			"millzero export --run runs/nine --generation 12 --out nine-12.onnx",
+			"millzero export --model runs/nine/models/gen-000012.safetensors --out nine-12.onnx",
+		}, out)
+	run := fs.String("run", "", "run directory: export its best generation (models/best), else its newest checkpoint")
+	gen := fs.Int("generation", -1, "with --run: export generation N's checkpoint (-1: the best, else the newest)")
+	modelPath := fs.String("model", "", "checkpoint file to export (instead of --run)")
+	outPath := fs.String("out", "", "the ONNX file to write (replaced atomically)")
+	fs.Usage = wrapExportUsage(fs.Usage, out)
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) != 0:
+		return fmt.Errorf("unexpected argument %q: every input is a flag", rest[0])
+	case *outPath == "":
+		return fmt.Errorf("--out FILE.onnx is required")
+	case *run != "" && *modelPath != "":
+		return fmt.Errorf("give --run or --model, not both")
+	case *run == "" && *modelPath == "":
+		return fmt.Errorf("give --run DIR or --model FILE.safetensors: the checkpoint to export")
+	case *modelPath != "" && *gen >= 0:
+		return fmt.Errorf("--generation picks a checkpoint of --run; --model names the file itself")
+	case *gen < -1:
+		return fmt.Errorf("--generation %d: want 0 or more", *gen)
+	}
+	path, why := *modelPath, "--model"
+	if *run != "" {
+		if path, why, err = exportCheckpoint(runDir(*run), *gen); err != nil {
+			return err
+		}
+	}
+	ck, err := model.LoadCheckpoint(path)
+	if err != nil {
+		return err
+	}
+	v, err := engine.Load(ck.Net.Variant)
+	if err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	info := onnx.Info{Generation: ck.Generation, Steps: ck.Steps, Producer: buildVersion()}
+	if err := onnx.WriteFile(*outPath, v, ck.Net, info); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	st, err := os.Stat(*outPath)
+	if err != nil {
+		return err
+	}
+	a := ck.Net.Arch
+	fmt.Fprintf(out, "wrote %s (%.1f MB): %s, %v, generation %d from %s (%s)\n", *outPath, float64(st.Size())/1e6,
+		v.Name, a, ck.Generation, filepath.Clean(path), why)
+	fmt.Fprintf(out, "input  %s [batch, %d]: model.Encode features, encoder version %d\n", onnx.InputFeatures, a.Inputs, ck.Net.Encoder)
+	fmt.Fprintf(out, "output %s [batch, %d]: raw logits; mask to the legal actions, then softmax\n", onnx.OutputPolicy, a.Actions)
+	fmt.Fprintf(out, "output %s [batch, %d]: win of the seat to move, of each next seat in turn, draw (softmax)\n", onnx.OutputOutcome, a.Outcomes)
+	return nil
+}
+
+// wrapExportUsage adds what the exported file holds to the usage.
+func wrapExportUsage(usage func(), out io.Writer) func() {
+	return func() {
+		usage()
+		fmt.Fprintf(out, "\nThe file is a standard ONNX model (opset %d): input %q [batch, features],\n"+
+			"outputs %q [batch, actions] and %q [batch, players+1].\n"+
+			"Its metadata holds the variant, the feature-encoder version and what every\n"+
+			"index of the input and the outputs means.\n",
+			onnx.Opset, onnx.InputFeatures, onnx.OutputPolicy, onnx.OutputOutcome)
+	}
+}
+
+// checkpointName matches the file name of a generation's checkpoint.
+var checkpointName = regexp.MustCompile(`^gen-(\d{6,})\.safetensors$`)
+
+// exportCheckpoint is the checkpoint of run r to export and why that one:
+// generation gen if gen >= 0, else the best generation if it has a
+// checkpoint, else the newest checkpoint.
+func exportCheckpoint(r runDir, gen int) (path, why string, err error) {
+	if st, err := os.Stat(string(r)); err != nil {
+		return "", "", fmt.Errorf("--run %s: %w", r, err)
+	} else if !st.IsDir() {
+		return "", "", fmt.Errorf("--run %s: not a directory", r)
+	}
+	entries, err := os.ReadDir(r.models())
+	if err != nil && !os.IsNotExist(err) {
+		return "", "", fmt.Errorf("--run %s: %w", r, err)
+	}
+	var gens []int
+	for _, e := range entries {
+		if m := checkpointName.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
+			g, err := strconv.Atoi(m[1])
+			if err == nil {
+				gens = append(gens, g)
+			}
+		}
+	}
+	sort.Ints(gens)
+	have := "none"
+	if len(gens) > 0 {
+		have = fmt.Sprint(gens)
+		if len(gens) > 8 {
+			have = fmt.Sprintf("%d of them, generations %d..%d", len(gens), gens[0], gens[len(gens)-1])
+		}
+	}
+	if gen >= 0 {
+		path = r.model(gen)
+		if _, err := os.Stat(path); err != nil {
+			return "", "", fmt.Errorf("--run %s --generation %d: no checkpoint %s (checkpoints: %s)", r, gen, path, have)
+		}
+		return path, "--generation", nil
+	}
+	best, err := r.best()
+	switch {
+	case err == nil:
+		if _, err := os.Stat(r.model(best)); err == nil {
+			return r.model(best), "the run's best", nil
+		}
+	case !errors.Is(err, errNoModel):
+		return "", "", fmt.Errorf("--run %s: %w", r, err)
+	}
+	if len(gens) == 0 {
+		return "", "", fmt.Errorf("--run %s: no checkpoint in %s to export (generation 0 plays without a model)", r, r.models())
+	}
+	return r.model(gens[len(gens)-1]), "the run's newest checkpoint; its best generation has none", nil
+}
+
+// buildVersion is the build's module version and VCS revision, for the
+// file's producer_version.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
