@@ -12,6 +12,7 @@ import (
 var mustFind = []struct {
 	name, variant, pos, want string
 	then                     string // the action the search's tree plays next, if any
+	sims                     int    // simulations, if not 800
 }{
 	{
 		// White's mill d7: moving g4-g7 closes a7-d7-g7; the removal that
@@ -63,6 +64,28 @@ var mustFind = []struct {
 		pos:     "O*@*@***/O*@*X*X*/*****X** side:0 hand:1,0,0 pending:0,0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:60",
 		want:    "a3",
 	},
+	{
+		// Three seats, seat 1 already out (its pieces stay as obstacles),
+		// so seat 2 moves next. Seat 2 flies (3 pieces) and threatens c3,
+		// closing spoke c: the capture from seat 0's 3 pieces would leave
+		// seat 2 the last standing. Only placing c3 saves seat 0; seeing it
+		// needs seat 2's choice read with seat 2's value, one ply down
+		// where a two-player backup would read seat 1's.
+		name:    "TestBackup_ThreeSeatsBlockTheNextSeat",
+		variant: "moulin-rouge-3",
+		pos:     "@*X**X*@/**X*****/****O*O* side:0 hand:1,0,0 pending:0,0,0 out:2 rot:- nocap:0 endgame:0 quiet:0 ply:60",
+		want:    "c3",
+		sims:    4000,
+	},
+	{
+		// Four seats, the same idea: seat 0 placing a3 closes spoke a and
+		// captures once from each of three opponents at 3 pieces: three
+		// removals in a row by seat 0, then it is the last standing.
+		name:    "TestBackup_FourSeats",
+		variant: "moulin-rouge-4",
+		pos:     "O*@*@*#*/O*@*X*X*/***#*X*# side:0 hand:1,0,0,0 pending:0,0,0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:60",
+		want:    "a3",
+	},
 }
 
 func TestBackup_FindsTheOnlyGoodAction(t *testing.T) {
@@ -72,7 +95,11 @@ func TestBackup_FindsTheOnlyGoodAction(t *testing.T) {
 			p := parse(t, v, c.pos)
 			want := action(t, v, &p, c.want)
 			for seed := uint64(1); seed <= 3; seed++ {
-				s := newSearch(t, v, testSettings(800), seed)
+				sims := 800
+				if c.sims > 0 {
+					sims = c.sims
+				}
+				s := newSearch(t, v, testSettings(sims), seed)
 				s.SetRoot(p, nil)
 				if err := s.Run(rollouts(t, v, 1, seed)); err != nil {
 					t.Fatal(err)
@@ -122,7 +149,13 @@ func itoa(n int) string {
 // parity.
 func TestBackup_RootValueIsTheWinnersScore(t *testing.T) {
 	v := load(t, "moulin-rouge-3")
-	p := parse(t, v, mustFind[len(mustFind)-1].pos) // TestBackup_ThreeSeats
+	var pos string
+	for _, c := range mustFind {
+		if c.name == "TestBackup_ThreeSeats" {
+			pos = c.pos
+		}
+	}
+	p := parse(t, v, pos)
 	s := newSearch(t, v, testSettings(2000), 1)
 	s.SetRoot(p, nil)
 	if err := s.Run(rollouts(t, v, 1, 1)); err != nil {
