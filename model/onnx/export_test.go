@@ -296,3 +296,19 @@ func TestWriteFile_LeavesOnlyTheCompleteFile(t *testing.T) {
 		t.Errorf("failed writes left %d files", len(entries)-1)
 	}
 }
+
+// BenchmarkEncode is the export of a default-size network for nine men's
+// morris (model.DefaultConfig), the whole file in memory.
+func BenchmarkEncode(b *testing.B) {
+	v, n := randomNetOf(b, "nine", model.DefaultConfig(), 1)
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		data, err := Encode(v, n, Info{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(data)
+	}
+	b.ReportMetric(float64(size), "bytes/file")
+}

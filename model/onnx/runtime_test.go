@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/millzero/millzero/model"
 )
 
 // ortDir holds the pinned ONNX Runtime (onnxruntime-web, wasm backend, run
@@ -40,11 +42,20 @@ func TestONNXRuntime_ComputesTheGoForwardPass(t *testing.T) {
 		needExternal(t, "onnxruntime-web is not installed in model/onnx/"+ortDir, install)
 	}
 	dir := t.TempDir()
-	for i, name := range testVariants {
-		t.Run(name, func(t *testing.T) {
-			v, n := randomNet(t, name, uint64(100+i))
-			model := filepath.Join(dir, name+".onnx")
-			if err := WriteFile(model, v, n, Info{Generation: i}); err != nil {
+	type netCase struct {
+		name, variant string
+		trunk         model.Config
+	}
+	cases := []netCase{{"nine-default-size", "nine", model.DefaultConfig()}}
+	for _, name := range testVariants {
+		cases = append(cases, netCase{name, name, smallNet})
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			name := c.name
+			v, n := randomNetOf(t, c.variant, c.trunk, uint64(100+i))
+			file := filepath.Join(dir, name+".onnx")
+			if err := WriteFile(file, v, n, Info{Generation: i}); err != nil {
 				t.Fatal(err)
 			}
 			const batch = 7
@@ -57,7 +68,7 @@ func TestONNXRuntime_ComputesTheGoForwardPass(t *testing.T) {
 			if err := os.WriteFile(inputs, in, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(node, "run.mjs", model, inputs)
+			cmd := exec.Command(node, "run.mjs", file, inputs)
 			cmd.Dir = ortDir
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

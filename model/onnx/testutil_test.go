@@ -12,16 +12,25 @@ import (
 // board, the 3x3 board, and the rotating ring board with three players.
 var testVariants = []string{"nine", "three", "moulin-rouge-3"}
 
+// smallNet is the trunk of the tests' networks.
+var smallNet = model.Config{Width: 48, Blocks: 2}
+
 // randomNet is a small network for variant name with random weights and
 // random (not zero) biases, so that every tensor matters.
 func randomNet(t testing.TB, name string, seed uint64) (*engine.Variant, *model.Network) {
+	t.Helper()
+	return randomNetOf(t, name, smallNet, seed)
+}
+
+// randomNetOf is randomNet with trunk c.
+func randomNetOf(t testing.TB, name string, c model.Config, seed uint64) (*engine.Variant, *model.Network) {
 	t.Helper()
 	v, err := engine.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
-	n, err := model.New(v.Name, model.NewArch(v, model.Config{Width: 48, Blocks: 2}), rng)
+	n, err := model.New(v.Name, model.NewArch(v, c), rng)
 	if err != nil {
 		t.Fatal(err)
 	}
