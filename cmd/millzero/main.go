@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"variants": {"list the named variants and their rules", runVariants},
 		"export":   {"write a model as ONNX", runExport},
 		"train":    {"the whole loop: self-play, training, arena gating; resumable", runTrain},
+		"oracle":   {"play a 3x3 model against the exact solver from every opening", runOracle},
 	}
 }
 
