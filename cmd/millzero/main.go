@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"export":   {"write a model as ONNX", runExport},
 		"train":    {"the whole loop: self-play, training, arena gating; resumable", runTrain},
 		"oracle":   {"play a 3x3 model against the exact solver from every opening", runOracle},
+		"arena":    {"play matches between players and print scores and Elo", runArena},
 	}
 }
 
