@@ -40,17 +40,28 @@ func nanF64() float64 {
 // priors are renormalised over the legal actions, and no illegal action is
 // chosen, with noise, batching and tree reuse on.
 func TestSearch_InvariantsOverRandomPositions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
 	for _, name := range engine.Names() {
 		t.Run(name, func(t *testing.T) {
 			v := load(t, name)
-			set := DefaultSettings()
-			set.Simulations = 48
-			set.BatchSize = 6
-			set.TemperaturePlies = 1000
 			for gi, g := range randomPositions(v, 12, 1) {
+				// Random settings: any batch, virtual loss (even none),
+				// first-play urgency, noise, reuse and temperatures.
+				set := DefaultSettings()
+				set.Simulations = 1 + rng.IntN(100)
+				set.BatchSize = 1 + rng.IntN(24)
+				set.VirtualLoss = []float64{0, 1, 3}[rng.IntN(3)]
+				set.FPUReduction, set.FPURoot = rng.Float64(), rng.Float64()
+				set.DirichletFraction, set.DirichletAlpha = rng.Float64(), 0.01+rng.Float64()
+				set.ReuseTree = rng.IntN(2) == 0
+				set.TemperaturePlies = rng.IntN(100)
+				set.Temperature, set.FinalTemperature = 2*rng.Float64(), rng.Float64()/2
 				s := newSearch(t, v, set, uint64(gi))
 				s.SetGame(g)
-				eval := randomEvaluator{rand.New(rand.NewPCG(uint64(gi), 3))}
+				var eval Evaluator = randomEvaluator{rand.New(rand.NewPCG(uint64(gi), 3))}
+				if gi%3 == 0 {
+					eval = rollouts(t, v, 1, uint64(gi))
+				}
 				// Search, play, and search again from the reused subtree.
 				for move := 0; move < 3; move++ {
 					if r, _ := g.Outcome(); r != engine.Ongoing {
