@@ -1,0 +1,32 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/millzero/millzero/dataset"
+)
+
+// OpenSplits opens the two Sources of a games directory: the training
+// split, shuffled, augmented by random board symmetries and repeating
+// pass after pass, and the validation split, read once in order without
+// augmentation. A game is wholly in one of them (dataset.InValidation on
+// its id, valFraction of the games). opts sets the window (Samples,
+// Generations, Shuffle, Seed, FullOnly, Logger); its Split, Augment,
+// Repeat and ValFraction are set here.
+func OpenSplits(gamesDir string, opts dataset.WindowOptions, valFraction float64) (trainSrc, valSrc *dataset.Window, err error) {
+	if valFraction < 0 || valFraction >= 1 {
+		return nil, nil, fmt.Errorf("open splits of %s: validation fraction %v: want 0 <= f < 1", gamesDir, valFraction)
+	}
+	opts.ValFraction = valFraction
+	t := opts
+	t.Split, t.Augment, t.Repeat = dataset.Train, true, true
+	if trainSrc, err = dataset.OpenWindow(gamesDir, t); err != nil {
+		return nil, nil, fmt.Errorf("open training split: %w", err)
+	}
+	v := opts
+	v.Split, v.Augment, v.Repeat, v.Shuffle = dataset.Validation, false, false, 0
+	if valSrc, err = dataset.OpenWindow(gamesDir, v); err != nil {
+		return nil, nil, fmt.Errorf("open validation split: %w", err)
+	}
+	return trainSrc, valSrc, nil
+}

@@ -1,0 +1,70 @@
+package train
+
+import (
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/model"
+)
+
+// recordingSource notes the game of every sample it passes on.
+type recordingSource struct {
+	Source
+	games map[string]bool
+}
+
+func (r *recordingSource) Next(s *dataset.Sample) error {
+	err := r.Source.Next(s)
+	if err == nil {
+		r.games[s.GameID] = true
+	}
+	return err
+}
+
+func TestSplitsFromAGamesDirectoryAreDisjointByGame(t *testing.T) {
+	v := mustVariant(t, "three")
+	dir := t.TempDir()
+	w, err := dataset.NewShardWriter(dataset.GenerationDir(dir, 0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(randomSamples(t, v, 600, 21)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	trainSrc, valSrc, err := OpenSplits(dir, dataset.WindowOptions{Shuffle: 64, Seed: 1}, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultConfig()
+	c.BatchSize = 32
+	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 1), c)
+	seenTrain := &recordingSource{Source: trainSrc, games: map[string]bool{}}
+	if n, err := tr.Fit(t.Context(), seenTrain, 30, 0, nil); err != nil || n != 30 {
+		t.Fatalf("Fit on the repeating training split: %d steps, %v", n, err)
+	}
+	seenVal := &recordingSource{Source: valSrc, games: map[string]bool{}}
+	s, err := tr.Validate(seenVal, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Samples == 0 || len(seenVal.games) == 0 || len(seenTrain.games) == 0 {
+		t.Fatalf("validation over %d samples of %d games, training saw %d games", s.Samples, len(seenVal.games), len(seenTrain.games))
+	}
+	for g := range seenVal.games {
+		if seenTrain.games[g] {
+			t.Errorf("game %s in both splits", g)
+		}
+		if !dataset.InValidation(g, 0.3) {
+			t.Errorf("game %s in validation, InValidation says no", g)
+		}
+	}
+	var x dataset.Sample
+	if err := valSrc.Next(&x); !errors.Is(err, io.EOF) {
+		t.Errorf("validation split after Validate: %v, want io.EOF (read once)", err)
+	}
+}
