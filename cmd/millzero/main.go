@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"train":    {"the whole loop: self-play, training, arena gating; resumable", runTrain},
 		"oracle":   {"play a 3x3 model against the exact solver from every opening", runOracle},
 		"arena":    {"play matches between players and print scores and Elo", runArena},
+		"selfplay": {"add self-play games to a run with its best model (more machines, more games)", runSelfplay},
 	}
 }
 

@@ -85,3 +85,6 @@ func (r runDir) removeTemp() error {
 	_, err := dataset.RemoveStaleTemp(r.games(), time.Hour)
 	return err
 }
+
+// seedNow is a seed for a process that must not repeat another's games.
+func seedNow() uint64 { return uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<40 }

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/selfplay"
+)
+
+func TestSelfplay_AddsGamesToTheRunsCurrentGeneration(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errOut := runCmd("train", "--config", "three-test", "--run", dir, "--generations", "1"); code != 0 {
+		t.Fatalf("train: %d %s %s", code, out, errOut)
+	}
+	code, out, errOut := runCmd("selfplay", "--run", dir, "--games", "40")
+	if code != 0 {
+		t.Fatalf("selfplay: exit %d: %s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "selfplay: 40 games") {
+		t.Fatalf("summary missing:\n%s", out)
+	}
+	n, err := selfplay.CountGames(dataset.GenerationDir(filepath.Join(dir, "games"), 1))
+	if err != nil || n != 40 {
+		t.Fatalf("generation 1 has %d games (%v), want the 40 just played", n, err)
+	}
+}
+
+func TestSelfplay_NeedsARun(t *testing.T) {
+	code, _, errOut := runCmd("selfplay", "--run", filepath.Join(t.TempDir(), "nope"))
+	if code == 0 || !strings.Contains(errOut, "millzero train first") {
+		t.Fatalf("exit %d, %q", code, errOut)
+	}
+}
