@@ -22,3 +22,45 @@ func TestSetSimulations_ChangesTheNextRun(t *testing.T) {
 		t.Errorf("SetSimulations(0) made it %d", got)
 	}
 }
+
+// TestSetSettings_TakesEffectAndRefusesNonsense: new settings apply to the
+// next Run (here: noise turned on for a reused root), bad ones change
+// nothing.
+func TestSetSettings_TakesEffectAndRefusesNonsense(t *testing.T) {
+	v := load(t, "nine")
+	s := newSearch(t, v, testSettings(1), 1)
+	if err := s.Run(UniformEvaluator{}); err != nil {
+		t.Fatal(err)
+	}
+	bad := testSettings(0)
+	if err := s.SetSettings(bad); err == nil {
+		t.Fatal("simulations 0 accepted")
+	}
+	if s.Settings().Simulations != 1 {
+		t.Fatalf("refused settings changed simulations to %d", s.Settings().Simulations)
+	}
+	set := testSettings(1)
+	set.DirichletFraction = 0.5
+	// A new root (after a move) gets noise with the new settings.
+	best := s.Result().Best
+	if err := s.Advance(best); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSettings(set); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(UniformEvaluator{}); err != nil {
+		t.Fatal(err)
+	}
+	priors := s.Result().Priors
+	uniform := 1 / float32(len(priors))
+	noisy := false
+	for _, p := range priors {
+		if p != uniform {
+			noisy = true
+		}
+	}
+	if !noisy {
+		t.Error("noise set by SetSettings did not reach the root priors")
+	}
+}
