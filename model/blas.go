@@ -16,8 +16,8 @@ import (
 // BLAS is a gonum BLAS whose single-precision matrix multiply (Sgemm), the
 // one Gorgonia's float32 matrix products call, runs on the AVX2 FMA
 // kernels of gemmAcc, split by rows over up to GOMAXPROCS goroutines when
-// large. A transposed operand is first copied to contiguous row-major
-// scratch, which costs O(m·k) or O(k·n) against the O(m·n·k) product.
+// large. The kernels read A transposed in place; B transposed is first
+// copied to row-major scratch, O(k·n) against the O(m·n·k) product.
 // Every other routine is gonum's. It is safe for concurrent use.
 type BLAS struct {
 	gonum.Implementation
@@ -47,32 +47,6 @@ func (b *BLAS) get(n int) *[]float32 {
 	return s
 }
 
-// contiguous returns op(x) as a dense row-major rows×cols matrix: x itself
-// when it already is one, else a copy in scratch (which the caller must
-// release when non-nil).
-func (b *BLAS) contiguous(t blas.Transpose, rows, cols int, x []float32, ld int) ([]float32, *[]float32) {
-	if t == blas.NoTrans {
-		if ld == cols {
-			return x[:rows*cols], nil
-		}
-		s := b.get(rows * cols)
-		for i := 0; i < rows; i++ {
-			copy((*s)[i*cols:(i+1)*cols], x[i*ld:i*ld+cols])
-		}
-		return *s, s
-	}
-	// op(x) = xᵀ: x is cols×rows with leading dimension ld.
-	s := b.get(rows * cols)
-	d := *s
-	for j := 0; j < cols; j++ {
-		row := x[j*ld : j*ld+rows]
-		for i, v := range row {
-			d[i*cols+j] = v
-		}
-	}
-	return d, s
-}
-
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C, where op(A) is m×k and
 // op(B) is k×n, all row-major.
 func (b *BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, bm []float32, ldb int, beta float32, c []float32, ldc int) {
@@ -84,11 +58,13 @@ func (b *BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []floa
 		return
 	}
 	checkGemm(tA, tB, m, n, k, a, lda, bm, ldb, c, ldc)
-	var xs, ys *[]float32
+	// A transposed is read in place by the kernels (rs = 1, ks = lda); B
+	// transposed is copied.
+	rs, ks := lda, 1
 	if tA == blas.Trans {
-		xs = b.transpose(m, k, a, lda)
-		a, lda = *xs, k
+		rs, ks = 1, lda
 	}
+	var ys *[]float32
 	if tB == blas.Trans {
 		ys = b.transpose(k, n, bm, ldb)
 		bm, ldb = *ys, n
@@ -106,12 +82,12 @@ func (b *BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []floa
 		}
 	}
 	if alpha == 1 {
-		gemmParallel(m, n, k, a, lda, bm, ldb, c, ldc)
+		gemmParallel(m, n, k, a, rs, ks, bm, ldb, c, ldc)
 	} else {
 		ps := b.get(m * n)
 		p := *ps
 		clear(p)
-		gemmParallel(m, n, k, a, lda, bm, ldb, p, n)
+		gemmParallel(m, n, k, a, rs, ks, bm, ldb, p, n)
 		for i := 0; i < m; i++ {
 			ci, pi := c[i*ldc:i*ldc+n], p[i*n:(i+1)*n]
 			for j := range ci {
@@ -120,34 +96,38 @@ func (b *BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []floa
 		}
 		b.scratch.Put(ps)
 	}
-	if xs != nil {
-		b.scratch.Put(xs)
-	}
 	if ys != nil {
 		b.scratch.Put(ys)
 	}
 }
 
 // transpose copies xᵀ, rows×cols, from x (cols×rows, leading dimension
-// ld) into pooled scratch.
+// ld) into pooled scratch, in tiles that stay in cache.
 func (b *BLAS) transpose(rows, cols int, x []float32, ld int) *[]float32 {
+	const tile = 32
 	s := b.get(rows * cols)
 	d := *s
-	for j := 0; j < cols; j++ {
-		for i, v := range x[j*ld : j*ld+rows] {
-			d[i*cols+j] = v
+	for j0 := 0; j0 < cols; j0 += tile {
+		j1 := min(j0+tile, cols)
+		for i0 := 0; i0 < rows; i0 += tile {
+			i1 := min(i0+tile, rows)
+			for j := j0; j < j1; j++ {
+				for i, v := range x[j*ld+i0 : j*ld+i1] {
+					d[(i0+i)*cols+j] = v
+				}
+			}
 		}
 	}
 	return s
 }
 
-// gemmParallel is gemmAcc with the rows split over up to GOMAXPROCS
-// goroutines, in multiples of the kernel's 6 rows, when the product is
-// large enough to pay for them.
-func gemmParallel(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+// gemmParallel is gemmAccStrided with the rows split over up to
+// GOMAXPROCS goroutines, in multiples of the kernel's 6 rows, when the
+// product is large enough to pay for them.
+func gemmParallel(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
 	procs := runtime.GOMAXPROCS(0)
 	if procs < 2 || m < 12 || m*n*k < parallelMACs {
-		gemmAcc(m, n, k, a, lda, b, ldb, c, ldc)
+		gemmAccStrided(m, n, k, a, rs, ks, b, ldb, c, ldc)
 		return
 	}
 	procs = min(procs, m/6)
@@ -158,7 +138,7 @@ func gemmParallel(m, n, k int, a []float32, lda int, b []float32, ldb int, c []f
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gemmAcc(hi-lo, n, k, a[lo*lda:], lda, b, ldb, c[lo*ldc:], ldc)
+			gemmAccStrided(hi-lo, n, k, a[lo*rs:], rs, ks, b, ldb, c[lo*ldc:], ldc)
 		}()
 	}
 	wg.Wait()

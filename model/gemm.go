@@ -2,12 +2,18 @@ package model
 
 // gemmAcc adds A·B to C: C (m×n) += A (m×k) · B (k×n), all row-major with
 // leading dimensions lda, ldb, ldc. The caller guarantees the slices hold
-// their shapes. On AVX2 FMA CPUs blocks of 6 rows × 16 columns run in the
+// their shapes. It runs on the calling goroutine and allocates nothing.
+func gemmAcc(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	gemmAccStrided(m, n, k, a, lda, 1, b, ldb, c, ldc)
+}
+
+// gemmAccStrided is gemmAcc with A[i, p] at a[i·rs + p·ks]: rs = lda, ks = 1
+// for a row-major A, rs = 1, ks = lda for the transpose of a row-major
+// k×m matrix. On AVX2 FMA CPUs blocks of 6 rows × 16 columns run in the
 // assembly kernel (twelve 8-wide accumulators, about 6 cycles per 192
 // multiply-adds), the rows left over in 4-, 2- and 1-row kernels, and the
-// last n mod 16 columns in Go. It runs on the calling goroutine and
-// allocates nothing.
-func gemmAcc(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+// last n mod 16 columns in Go.
+func gemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
 	if m == 0 || n == 0 || k == 0 {
 		return
 	}
@@ -18,25 +24,24 @@ func gemmAcc(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float3
 		for j := 0; j < n16; j += 16 {
 			i := 0
 			for ; i < m6; i += 6 {
-				kernel6x16(k, &a[i*lda], lda, &b[j], ldb, &c[i*ldc+j], ldc)
+				kernel6x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
 			}
 			if m-i >= 4 {
-				kernel4x16(k, &a[i*lda], lda, &b[j], ldb, &c[i*ldc+j], ldc)
+				kernel4x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
 				i += 4
 			}
 			if m-i >= 2 {
-				kernel2x16(k, &a[i*lda], lda, &b[j], ldb, &c[i*ldc+j], ldc)
-				i += 2
+				kernel2x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
 			}
 		}
 		if m%2 == 1 { // the last row, when m is odd
 			i := m - 1
 			j := 0
 			for ; j+64 <= n16; j += 64 {
-				kernel1x64(k, &a[i*lda], &b[j], ldb, &c[i*ldc+j])
+				kernel1x64(k, &a[i*rs], ks, &b[j], ldb, &c[i*ldc+j])
 			}
 			for ; j < n16; j += 16 {
-				kernel1x16(k, &a[i*lda], &b[j], ldb, &c[i*ldc+j])
+				kernel1x16(k, &a[i*rs], ks, &b[j], ldb, &c[i*ldc+j])
 			}
 		}
 	}
@@ -45,8 +50,8 @@ func gemmAcc(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float3
 	}
 	for i := 0; i < m; i++ {
 		ci := c[i*ldc+n16 : i*ldc+n]
-		ai := a[i*lda : i*lda+k]
-		for p, x := range ai {
+		for p := 0; p < k; p++ {
+			x := a[i*rs+p*ks]
 			bp := b[p*ldb+n16 : p*ldb+n]
 			for j := range ci {
 				ci[j] += x * bp[j]

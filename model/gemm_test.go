@@ -42,3 +42,19 @@ func BenchmarkGemmAcc(b *testing.B) {
 		})
 	}
 }
+
+func TestGemmAccStridedReadsATransposed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct{ m, n, k, pad int }{{1, 16, 3, 0}, {7, 33, 5, 2}, {94, 256, 64, 1}, {13, 80, 256, 0}} {
+		lda := c.m + c.pad // A is stored k×m: op(A) = Aᵀ
+		a := randomSlice(rng, (c.k-1)*lda+c.m)
+		b := randomSlice(rng, c.k*c.n)
+		want := randomSlice(rng, c.m*c.n)
+		got := append([]float32(nil), want...)
+		gonum.Implementation{}.Sgemm(blas.Trans, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, c.n, 1, want, c.n)
+		gemmAccStrided(c.m, c.n, c.k, a, 1, lda, b, c.n, got, c.n)
+		if d := maxRelDiff(got, want); d > 1e-4 {
+			t.Errorf("%dx%dx%d: max relative difference from gonum %g", c.m, c.n, c.k, d)
+		}
+	}
+}

@@ -51,12 +51,25 @@ func NewGraph(n *Network, batch int) (*Graph, error) {
 		t := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(p.Data))
 		gr.Params = append(gr.Params, G.NewMatrix(g, tensor.Float32, G.WithShape(shape...), G.WithName(p.Name), G.WithValue(t)))
 	}
+	// A bias row is broadcast down the batch as the outer product of a
+	// column of ones with it: one small matrix product each way, cheaper in
+	// Gorgonia than its broadcasting Add, which copies the row batch times
+	// and sums them back for the gradient element by element.
+	ones := make([]float32, batch)
+	for i := range ones {
+		ones[i] = 1
+	}
+	one := G.NewConstant(tensor.New(tensor.WithShape(batch, 1), tensor.WithBacking(ones)), G.WithName("ones"))
 	aff := func(x *G.Node, l layer) (*G.Node, error) {
 		xw, err := G.Mul(x, gr.Params[l.w])
 		if err != nil {
 			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w].Name, err)
 		}
-		y, err := G.BroadcastAdd(xw, gr.Params[l.w+1], nil, []byte{0})
+		bias, err := G.Mul(one, gr.Params[l.w+1])
+		if err != nil {
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w+1].Name, err)
+		}
+		y, err := G.Add(xw, bias)
 		if err != nil {
 			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w+1].Name, err)
 		}

@@ -7,16 +7,16 @@ import "golang.org/x/sys/cpu"
 var haveKernels = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
-func kernel6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
 
 //go:noescape
-func kernel1x64(k int, a *float32, b *float32, ldb int, c *float32)
+func kernel1x64(k int, a *float32, ks int, b *float32, ldb int, c *float32)
 
 //go:noescape
-func kernel1x16(k int, a *float32, b *float32, ldb int, c *float32)
+func kernel1x16(k int, a *float32, ks int, b *float32, ldb int, c *float32)
 
 //go:noescape
-func kernel4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
 
 //go:noescape
-func kernel2x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)

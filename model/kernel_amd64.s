@@ -1,18 +1,22 @@
 #include "textflag.h"
 
-// func kernel6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+// func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
 //
-// C[0:6, 0:16] += A[0:6, 0:k] · B[0:k, 0:16], row-major with leading
-// dimensions lda, ldb, ldc (in elements). k >= 1. Twelve accumulators
+// C[0:6, 0:16] += A[0:6, 0:k] · B[0:k, 0:16], B and C row-major with
+// leading dimensions ldb, ldc (in elements), A[i, p] at a[i·lda + p·ks]
+// (ks = 1 row-major, lda = 1 and ks its leading dimension transposed).
+// k >= 1. Twelve accumulators
 // Y3..Y14; Y0, Y1 hold a row of B, Y2 the broadcast element of A.
-TEXT ·kernel6x16(SB), NOSPLIT, $0-56
+TEXT ·kernel6x16(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
-	MOVQ b+24(FP), DI
-	MOVQ ldb+32(FP), R9
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R10
+	MOVQ ks+24(FP), R13
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R9
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R10
+	SHLQ $2, R13
 	SHLQ $2, R8
 	SHLQ $2, R9
 	SHLQ $2, R10
@@ -52,7 +56,7 @@ loop6:
 	VBROADCASTSS (SI)(R12*1), Y2
 	VFMADD231PS Y0, Y2, Y13
 	VFMADD231PS Y1, Y2, Y14
-	ADDQ $4, SI
+	ADDQ R13, SI
 	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop6
@@ -89,16 +93,18 @@ loop6:
 	VZEROUPPER
 	RET
 
-// func kernel1x64(k int, a *float32, b *float32, ldb int, c *float32)
+// func kernel1x64(k int, a *float32, ks int, b *float32, ldb int, c *float32)
 //
 // C[0, 0:64] += A[0, 0:k] · B[0:k, 0:64]. k >= 1. Eight accumulators
 // Y1..Y8, Y0 the broadcast element of A.
-TEXT ·kernel1x64(SB), NOSPLIT, $0-40
+TEXT ·kernel1x64(SB), NOSPLIT, $0-48
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ ldb+24(FP), R9
-	MOVQ c+32(FP), DX
+	MOVQ ks+16(FP), R13
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	MOVQ c+40(FP), DX
+	SHLQ $2, R13
 	SHLQ $2, R9
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -119,7 +125,7 @@ loop64:
 	VFMADD231PS 160(DI), Y0, Y6
 	VFMADD231PS 192(DI), Y0, Y7
 	VFMADD231PS 224(DI), Y0, Y8
-	ADDQ $4, SI
+	ADDQ R13, SI
 	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop64
@@ -143,15 +149,17 @@ loop64:
 	VZEROUPPER
 	RET
 
-// func kernel1x16(k int, a *float32, b *float32, ldb int, c *float32)
+// func kernel1x16(k int, a *float32, ks int, b *float32, ldb int, c *float32)
 //
 // C[0, 0:16] += A[0, 0:k] · B[0:k, 0:16]. k >= 1.
-TEXT ·kernel1x16(SB), NOSPLIT, $0-40
+TEXT ·kernel1x16(SB), NOSPLIT, $0-48
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ ldb+24(FP), R9
-	MOVQ c+32(FP), DX
+	MOVQ ks+16(FP), R13
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	MOVQ c+40(FP), DX
+	SHLQ $2, R13
 	SHLQ $2, R9
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -160,7 +168,7 @@ loop16:
 	VBROADCASTSS (SI), Y0
 	VFMADD231PS (DI), Y0, Y1
 	VFMADD231PS 32(DI), Y0, Y2
-	ADDQ $4, SI
+	ADDQ R13, SI
 	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop16
@@ -172,17 +180,19 @@ loop16:
 	VZEROUPPER
 	RET
 
-// func kernel4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+// func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
 //
 // C[0:4, 0:16] += A[0:4, 0:k] · B[0:k, 0:16]. k >= 1.
-TEXT ·kernel4x16(SB), NOSPLIT, $0-56
+TEXT ·kernel4x16(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
-	MOVQ b+24(FP), DI
-	MOVQ ldb+32(FP), R9
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R10
+	MOVQ ks+24(FP), R13
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R9
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R10
+	SHLQ $2, R13
 	SHLQ $2, R8
 	SHLQ $2, R9
 	SHLQ $2, R10
@@ -211,7 +221,7 @@ loop4:
 	VBROADCASTSS (SI)(R11*1), Y2
 	VFMADD231PS Y0, Y2, Y9
 	VFMADD231PS Y1, Y2, Y10
-	ADDQ $4, SI
+	ADDQ R13, SI
 	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop4
@@ -238,17 +248,19 @@ loop4:
 	VZEROUPPER
 	RET
 
-// func kernel2x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+// func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
 //
 // C[0:2, 0:16] += A[0:2, 0:k] · B[0:k, 0:16]. k >= 1.
-TEXT ·kernel2x16(SB), NOSPLIT, $0-56
+TEXT ·kernel2x16(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
-	MOVQ b+24(FP), DI
-	MOVQ ldb+32(FP), R9
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R10
+	MOVQ ks+24(FP), R13
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R9
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R10
+	SHLQ $2, R13
 	SHLQ $2, R8
 	SHLQ $2, R9
 	SHLQ $2, R10
@@ -266,7 +278,7 @@ loop2:
 	VBROADCASTSS (SI)(R8*1), Y2
 	VFMADD231PS Y0, Y2, Y5
 	VFMADD231PS Y1, Y2, Y6
-	ADDQ $4, SI
+	ADDQ R13, SI
 	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop2

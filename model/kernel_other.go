@@ -5,22 +5,22 @@ package model
 // haveKernels is false off amd64: gemmAcc runs in plain Go.
 const haveKernels = false
 
-func kernel6x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {
+func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel1x64(k int, a *float32, b *float32, ldb int, c *float32) {
+func kernel1x64(k int, a *float32, ks int, b *float32, ldb int, c *float32) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel1x16(k int, a *float32, b *float32, ldb int, c *float32) {
+func kernel1x16(k int, a *float32, ks int, b *float32, ldb int, c *float32) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel4x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {
+func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel2x16(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {
+func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
 	panic("model: no SIMD kernels on this architecture")
 }
