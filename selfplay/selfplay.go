@@ -221,6 +221,13 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 		}
 		slots = append(slots, w.newGame(&slot{s: s}))
 	}
+	// Playout cap randomisation (KataGo): a full search, with root noise,
+	// on a share of the moves, which alone are recorded; a fast one
+	// without noise on the others.
+	full := job.Settings.Search
+	fast := full
+	fast.Simulations = job.Settings.FastSimulations
+	fast.DirichletFraction = 0
 	searches := make([]*mcts.Search, 0, len(slots))
 	for len(slots) > 0 {
 		if ctx.Err() != nil {
@@ -229,11 +236,13 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 		searches = searches[:0]
 		for _, sl := range slots {
 			sl.full = w.rng.Float64() < job.Settings.FullFraction
-			sims := job.Settings.FastSimulations
+			set := &fast
 			if sl.full {
-				sims = job.Settings.Search.Simulations
+				set = &full
 			}
-			sl.s.SetSimulations(sims)
+			if err := sl.s.SetSettings(*set); err != nil {
+				return fmt.Errorf("selfplay worker %d: %w", i, err)
+			}
 			searches = append(searches, sl.s)
 		}
 		if err := pool.Run(searches); err != nil {
