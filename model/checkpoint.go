@@ -52,6 +52,9 @@ type tensorInfo struct {
 // directory and renames it when complete, so path is never half written.
 func (c *Checkpoint) Save(path string) error {
 	n := c.Net
+	if n == nil {
+		return fmt.Errorf("save checkpoint %s: no network", path)
+	}
 	header := map[string]any{}
 	meta := map[string]string{}
 	for k, v := range c.Meta {

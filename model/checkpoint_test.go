@@ -121,3 +121,26 @@ func TestCheckpointOfAnotherVariantIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckpointParseNeverPanicsOnCorruptBytes(t *testing.T) {
+	path, _ := savedCheckpoint(t, mustVariant(t, "three"))
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	for i := 0; i < 300; i++ {
+		data := append([]byte(nil), good...)
+		if i%2 == 0 {
+			data = data[:rng.IntN(len(data))]
+		} else {
+			for j := 0; j < 1+rng.IntN(4); j++ {
+				data[rng.IntN(min(len(data), 2000))] = byte(rng.IntN(256))
+			}
+		}
+		c, err := parseCheckpoint(data)
+		if err == nil && c.Net == nil {
+			t.Fatalf("corruption %d: no error and no network", i)
+		}
+	}
+}

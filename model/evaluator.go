@@ -35,6 +35,9 @@ type Evaluator struct {
 // symmetry of the board before the network sees it, and the answers are
 // mapped back, seeded by seed.
 func NewEvaluator(v *engine.Variant, n *Network, maxBatch int, randomSymmetry bool, seed uint64) (*Evaluator, error) {
+	if err := n.Validate(); err != nil {
+		return nil, fmt.Errorf("evaluator: %w", err)
+	}
 	if err := (&Checkpoint{Net: n}).CheckVariant(v); err != nil {
 		return nil, fmt.Errorf("evaluator: %w", err)
 	}

@@ -18,7 +18,9 @@ type Forward struct {
 	h, t []float32 // hidden activations, max × Width
 }
 
-// NewForward is a forward pass of n for batches of up to maxBatch positions.
+// NewForward is a forward pass of n for batches of up to maxBatch
+// positions. n must be valid (Network.Validate): as New and
+// LoadCheckpoint make them.
 func NewForward(n *Network, maxBatch int) *Forward {
 	if maxBatch < 1 {
 		maxBatch = 1

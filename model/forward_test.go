@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -117,5 +118,20 @@ func TestForwardRejectsBadBatch(t *testing.T) {
 		if err := f.Run(make([]float32, c.nx), c.batch, make([]float32, c.np), make([]float32, c.no)); err == nil {
 			t.Errorf("batch %d with buffers %d/%d/%d: no error", c.batch, c.nx, c.np, c.no)
 		}
+	}
+}
+
+func TestNetworkValidateNamesTheBadTensor(t *testing.T) {
+	a := Arch{Inputs: 4, Width: 3, Blocks: 1, Actions: 5, Outcomes: 3}
+	n := randomNetwork(t, a, 1)
+	if err := n.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	n.Params[3].Data = n.Params[3].Data[:2]
+	if err := n.Validate(); err == nil || !strings.Contains(err.Error(), "block0.fc1.bias") {
+		t.Errorf("short bias: %v", err)
+	}
+	if _, err := NewGraph(n, 2); err == nil {
+		t.Error("NewGraph of an invalid network: no error")
 	}
 }

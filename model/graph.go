@@ -33,8 +33,8 @@ func NewGraph(n *Network, batch int) (*Graph, error) {
 	if batch < 1 {
 		return nil, fmt.Errorf("graph of %v: batch %d: want 1 or more", a, batch)
 	}
-	if len(n.Params) != 2*len(a.layers()) {
-		return nil, fmt.Errorf("graph of %v: %d tensors, want %d", a, len(n.Params), 2*len(a.layers()))
+	if err := n.Validate(); err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
 	}
 	g := G.NewGraph()
 	gr := &Graph{G: g, Batch: batch}

@@ -179,3 +179,22 @@ func (n *Network) CopyFrom(src *Network) error {
 	}
 	return nil
 }
+
+// Validate reports whether n's tensors are those its architecture implies:
+// the names, shapes and lengths of New's.
+func (n *Network) Validate() error {
+	if err := n.Arch.Validate(); err != nil {
+		return fmt.Errorf("network for %s: %w", n.Variant, err)
+	}
+	want := n.Arch.zeroParams()
+	if len(n.Params) != len(want) {
+		return fmt.Errorf("network for %s: %d tensors, architecture %v has %d", n.Variant, len(n.Params), n.Arch, len(want))
+	}
+	for i, p := range n.Params {
+		w := want[i]
+		if p.Name != w.Name || !equalShape(p.Shape, w.Shape) || len(p.Data) != len(w.Data) {
+			return fmt.Errorf("network for %s: tensor %d is %s %v with %d values, want %s %v", n.Variant, i, p.Name, p.Shape, len(p.Data), w.Name, w.Shape)
+		}
+	}
+	return nil
+}
