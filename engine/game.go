@@ -26,7 +26,7 @@ func (g *Game) Outcome() (Result, Reason) {
 	if r, why := g.V.Outcome(&g.Pos); r != Ongoing {
 		return r, why
 	}
-	if g.V.RepetitionDraw > 0 && g.V.Repetitions(&g.Pos, g.Hashes)+1 >= g.V.RepetitionDraw {
+	if g.V.repeated(&g.Pos, g.Hashes) {
 		return Draw, RepetitionDraw
 	}
 	return Ongoing, NotOver
