@@ -52,10 +52,11 @@ type Trainer struct {
 	opt   optimizer
 	steps int64
 
-	x, mask, pi, piw, z []float32   // input backings, refilled per batch
-	gbuf                [][]float32 // gradient slices, per step
-	legal               []engine.Action
-	batch               []dataset.Sample
+	x, mask, pi, z []float32   // the graph's inputs, refilled per batch
+	piw            []float32   // 1 where a row has a policy target, else 0
+	gbuf           [][]float32 // gradient slices, per step
+	legal          []engine.Action
+	batch          []dataset.Sample
 }
 
 // New prepares to train net, a network for variant v. It makes Gorgonia
@@ -96,7 +97,7 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 		shape []int
 	}{
 		{gr.X, t.x, []int{b, a.Inputs}}, {gr.Mask, t.mask, []int{b, a.Actions}},
-		{l.Pi, t.pi, []int{b, a.Actions}}, {l.PiW, t.piw, []int{b}}, {l.Z, t.z, []int{b, a.Outcomes}},
+		{l.Pi, t.pi, []int{b, a.Actions}}, {l.Z, t.z, []int{b, a.Outcomes}},
 	} {
 		if err := G.Let(in.n, tensor.New(tensor.WithShape(in.shape...), tensor.WithBacking(in.data))); err != nil {
 			return nil, fmt.Errorf("trainer: input %s: %w", in.n.Name(), err)
