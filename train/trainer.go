@@ -29,7 +29,7 @@ type Stats struct {
 	Policy  float64 // policy cross-entropy, over the samples with a policy target
 	Outcome float64 // outcome cross-entropy
 	L2      float64 // WeightDecay · Σ w²
-	Total   float64 // Policy + ValueWeight·Outcome + L2
+	Total   float64 // the loss optimised: policy cross-entropy summed over the rows with a target / batch size + ValueWeight·Outcome + L2
 	LR      float64 // learning rate of the (last) step; 0 for validation
 }
 

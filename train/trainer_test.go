@@ -287,3 +287,26 @@ func TestConfigRejectsNonsense(t *testing.T) {
 		}
 	}
 }
+
+func TestRowsWithoutAPolicyTargetAddNoPolicyLoss(t *testing.T) {
+	v := mustVariant(t, "nine")
+	c := DefaultConfig()
+	c.BatchSize = 8
+	n := newNet(t, v, model.Config{Width: 16, Blocks: 1}, 6)
+	tr := newTrainer(t, v, n, c)
+	batch := randomSamples(t, v, 8, 12)
+	for _, i := range []int{1, 4, 5} {
+		batch[i].Policy, batch[i].Full = nil, false
+	}
+	got, err := tr.Loss(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, o, _ := referenceLoss(t, v, n, c, batch) // sums over the rows with a policy, / 8
+	if want := p * 8 / 5; math.Abs(got.Policy-want) > 1e-4*math.Max(1, want) {
+		t.Errorf("policy loss %v, want %v: the mean over the 5 rows with a target", got.Policy, want)
+	}
+	if math.Abs(got.Outcome-o) > 1e-4*math.Max(1, o) {
+		t.Errorf("outcome loss %v, want %v over all 8 rows", got.Outcome, o)
+	}
+}
