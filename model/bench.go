@@ -13,8 +13,8 @@ import (
 // two 8-wide AVX2 FMA units at about 3.7 GHz (2·2·8·3.7 ≈ 118).
 const PeakGFLOPSPerCore = 118
 
-// BenchBatches are the batch sizes Bench measures by default.
-var BenchBatches = [...]int{1, 16, 64, 256}
+// BenchBatches is the batch sizes Bench measures by default.
+func BenchBatches() []int { return []int{1, 16, 64, 256} }
 
 // BenchResult is the forward pass's speed at one batch size.
 type BenchResult struct {

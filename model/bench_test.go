@@ -17,7 +17,7 @@ func BenchmarkForward(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, batch := range BenchBatches {
+	for _, batch := range BenchBatches() {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			f := NewForward(n, batch)
 			x := make([]float32, batch*a.Inputs)

@@ -23,10 +23,15 @@ const CheckpointFormat = "millzero/mlp"
 // length cannot make Load allocate without limit.
 const maxHeader = 16 << 20
 
-// The metadata keys the package writes and checks; Checkpoint.Meta may
-// hold others.
-var reservedMeta = map[string]bool{"format": true, "variant": true, "architecture": true,
-	"encoder_version": true, "generation": true, "steps": true}
+// reservedMeta reports whether key is a metadata key the package writes
+// and checks; Checkpoint.Meta may hold others.
+func reservedMeta(key string) bool {
+	switch key {
+	case "format", "variant", "architecture", "encoder_version", "generation", "steps":
+		return true
+	}
+	return false
+}
 
 // Checkpoint is what one checkpoint file holds: a network, its training
 // progress, and extra tensors (the optimizer's state) and metadata.
@@ -58,7 +63,7 @@ func (c *Checkpoint) Save(path string) error {
 	header := map[string]any{}
 	meta := map[string]string{}
 	for k, v := range c.Meta {
-		if reservedMeta[k] {
+		if reservedMeta(k) {
 			return fmt.Errorf("save checkpoint %s: metadata key %q is reserved", path, k)
 		}
 		meta[k] = v
@@ -235,7 +240,7 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 		return nil, bad("steps %q: %v", meta["steps"], err)
 	}
 	for k, v := range meta {
-		if !reservedMeta[k] {
+		if !reservedMeta(k) {
 			c.Meta[k] = v
 		}
 	}

@@ -18,7 +18,7 @@ func gemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, 
 		return
 	}
 	n16 := 0
-	if haveKernels {
+	if haveKernels() {
 		n16 = n &^ 15
 		m6 := m - m%6
 		for j := 0; j < n16; j += 16 {

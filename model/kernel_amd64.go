@@ -4,7 +4,7 @@ import "golang.org/x/sys/cpu"
 
 // haveKernels reports whether the AVX2 FMA kernels of kernel_amd64.s run
 // on this CPU.
-var haveKernels = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+func haveKernels() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
 
 //go:noescape
 func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)

@@ -3,7 +3,7 @@
 package model
 
 // haveKernels is false off amd64: gemmAcc runs in plain Go.
-const haveKernels = false
+func haveKernels() bool { return false }
 
 func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
 	panic("model: no SIMD kernels on this architecture")
