@@ -45,14 +45,20 @@ func gemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, 
 			}
 		}
 	}
-	if n16 == n {
+	gemmAccGo(m, n16, n, k, a, rs, ks, b, ldb, c, ldc)
+}
+
+// gemmAccGo is gemmAccStrided in plain Go for the columns n0..n-1 of C
+// only: the kernels' leftovers, or everything without AVX2 FMA.
+func gemmAccGo(m, n0, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
+	if n0 >= n {
 		return
 	}
 	for i := 0; i < m; i++ {
-		ci := c[i*ldc+n16 : i*ldc+n]
+		ci := c[i*ldc+n0 : i*ldc+n]
 		for p := 0; p < k; p++ {
 			x := a[i*rs+p*ks]
-			bp := b[p*ldb+n16 : p*ldb+n]
+			bp := b[p*ldb+n0 : p*ldb+n]
 			for j := range ci {
 				ci[j] += x * bp[j]
 			}

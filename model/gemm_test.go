@@ -58,3 +58,18 @@ func TestGemmAccStridedReadsATransposed(t *testing.T) {
 		}
 	}
 }
+
+func TestGemmAccGoMatchesGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, c := range []struct{ m, n, k int }{{1, 1, 1}, {5, 17, 9}, {16, 40, 33}} {
+		a := randomSlice(rng, c.m*c.k)
+		b := randomSlice(rng, c.k*c.n)
+		want := randomSlice(rng, c.m*c.n)
+		got := append([]float32(nil), want...)
+		gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, c.m, c.n, c.k, 1, a, c.k, b, c.n, 1, want, c.n)
+		gemmAccGo(c.m, 0, c.n, c.k, a, c.k, 1, b, c.n, got, c.n)
+		if d := maxRelDiff(got, want); d > 1e-4 {
+			t.Errorf("%dx%dx%d: max relative difference from gonum %g", c.m, c.n, c.k, d)
+		}
+	}
+}
