@@ -6,6 +6,7 @@
 package onnx
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,15 +42,16 @@ type Info struct {
 }
 
 // Metadata is the file's metadata_props for network n of variant v: keys
-// variant, encoder_version, architecture, generation, steps, players,
-// features, actions, outcomes, feature_layout, policy_layout,
-// outcome_layout.
+// variant, encoder_version, architecture (model.Arch as JSON, as in the
+// checkpoints), generation, steps, players, features, actions, outcomes,
+// feature_layout, policy_layout, outcome_layout.
 func Metadata(v *engine.Variant, n *model.Network, info Info) [][2]string {
 	a := n.Arch
+	arch, _ := json.Marshal(a) // a struct of ints: Marshal cannot fail
 	return [][2]string{
 		{"variant", n.Variant},
 		{"encoder_version", strconv.Itoa(n.Encoder)},
-		{"architecture", a.String()},
+		{"architecture", string(arch)},
 		{"generation", strconv.Itoa(info.Generation)},
 		{"steps", strconv.FormatInt(info.Steps, 10)},
 		{"players", strconv.Itoa(v.Players)},

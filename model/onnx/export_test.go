@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -212,10 +213,14 @@ func TestEncode_MetadataNamesVariantEncoderAndLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta := decode(t, b).meta
+	archJSON, err := json.Marshal(n.Arch)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]string{
 		"variant":         "three",
 		"encoder_version": fmt.Sprint(model.EncoderVersion),
-		"architecture":    n.Arch.String(),
+		"architecture":    string(archJSON),
 		"generation":      "12",
 		"steps":           "3400",
 		"players":         "2",
