@@ -33,6 +33,8 @@ func commands() map[string]command {
 		"bench":    {"measure speed: engine", runBench},
 		"variants": {"list the named variants and their rules", runVariants},
 		"export":   {"write a model as ONNX", runExport},
+		"play":     {"play against a model in the terminal or (--web) the browser", runPlay},
+		"engine":   {"speak the UCI-style engine protocol on stdin/stdout for match runners and GUIs", runEngine},
 		"train":    {"the whole loop: self-play, training, arena gating; resumable", runTrain},
 		"oracle":   {"play a 3x3 model against the exact solver from every opening", runOracle},
 		"arena":    {"play matches between players and print scores and Elo", runArena},

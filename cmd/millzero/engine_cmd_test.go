@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/engine"
+)
+
+// testEngineEnv makes the test binary run `millzero engine` with the
+// arguments in the variable (space separated) instead of the tests, so
+// that arena.External can start it as a process.
+const testEngineEnv = "MILLZERO_TEST_ENGINE_ARGS"
+
+func init() {
+	if args, ok := os.LookupEnv(testEngineEnv); ok {
+		os.Exit(run(append([]string{"engine"}, strings.Fields(args)...), os.Stdout, os.Stderr))
+	}
+}
+
+// pipeEngine runs the engine protocol over pipes: send writes a command,
+// and until reads the engine's lines, which a goroutine collects so the
+// engine never waits for the test to read.
+type pipeEngine struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string // the engine's output lines; closed at its end
+	done  chan error
+}
+
+func startPipeEngine(t *testing.T, args ...string) *pipeEngine {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &pipeEngine{t: t, in: inW, lines: make(chan string, 1024), done: make(chan error, 1)}
+	go func() {
+		err := engineMain(args, inR, outW)
+		outW.Close()
+		p.done <- err
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return p
+}
+
+func (p *pipeEngine) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatalf("send %q: %v", line, err)
+	}
+}
+
+// until reads lines up to the first whose first word is word and returns
+// them all.
+func (p *pipeEngine) until(word string) []string {
+	p.t.Helper()
+	var lines []string
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("the engine's output ended before %s; it wrote %q", word, lines)
+			}
+			lines = append(lines, line)
+			if f := strings.Fields(line); len(f) > 0 && f[0] == word {
+				return lines
+			}
+		case <-timeout:
+			p.t.Fatalf("no %s within 20 s; the engine wrote %q", word, lines)
+		}
+	}
+}
+
+func TestEngine_HandshakeAndLegalBestMoves(t *testing.T) {
+	p := startPipeEngine(t, "--sims", "24")
+	p.send("uci")
+	lines := p.until("uciok")
+	if !strings.Contains(strings.Join(lines, "\n"), "id name millzero") {
+		t.Errorf("uci answered %q, want id name millzero", lines)
+	}
+	p.send("setoption name variant value nine")
+	p.send("isready")
+	p.until("readyok")
+	v, _ := engine.Load("nine")
+	cases := []struct {
+		name, position string
+		kind           engine.Kind
+	}{
+		{"start", "position startpos", engine.Place},
+		{"after two", "position startpos moves d6 f4", engine.Place},
+		// White closes the mill a7 d7 g7 and must remove: the removal is
+		// its own bestmove.
+		{"removal due", "position startpos moves d7 d6 a7 f4 g7", engine.Remove},
+		{"FEN", "position fen **@**@**/@@****@*/*O**OO** w m s 3 0 5 0 0 0 0 0 0 0 0 0 20", engine.Move},
+	}
+	for _, c := range cases {
+		p.send(c.position)
+		p.send("go nodes 24")
+		lines := p.until("bestmove")
+		best := strings.Fields(lines[len(lines)-1])
+		g, err := startGame("nine", "", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := strings.Fields(c.position); f[1] == "fen" {
+			pos, err := v.ParseFEN(strings.Join(f[2:], " "))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g = engine.NewGameFrom(v, pos)
+		} else if len(f) > 2 {
+			for _, m := range f[3:] {
+				g.PlayString(m)
+			}
+		}
+		if len(best) != 2 {
+			t.Errorf("%s: answered %q", c.name, lines)
+			continue
+		}
+		a, err := v.ParseAction(&g.Pos, best[1])
+		if err != nil {
+			t.Errorf("%s: bestmove %s: %v", c.name, best[1], err)
+		} else if a.Kind() != c.kind {
+			t.Errorf("%s: bestmove %s, want a %d action", c.name, best[1], c.kind)
+		}
+	}
+	p.send("quit")
+	if err := <-p.done; err != nil {
+		t.Errorf("quit: %v", err)
+	}
+}
+
+func TestEngine_MalformedCommandsAreAnsweredAndIgnored(t *testing.T) {
+	p := startPipeEngine(t, "--variant", "three", "--sims", "16")
+	p.send("uci")
+	p.until("uciok")
+	bad := []struct{ line, want string }{
+		{"frobnicate", `unknown command "frobnicate"`},
+		{"position sideways", `position "sideways"`},
+		{"position", "want startpos or fen"},
+		{"position startpos moves b2 b2", "move 2"},
+		{"position startpos moves zz9", `"zz9"`},
+		{"position fen garbage", "position fen"},
+		{"position startpos b2", "want moves"},
+		{"go movetime soon", `go movetime "soon"`},
+		{"go nodes", "want a number"},
+		{"go sideways", `unknown limit "sideways"`},
+		{"setoption", "setoption name NAME value VALUE"},
+		{"setoption name colour value red", `unknown option "colour"`},
+		{"setoption name sims value -3", `sims "-3"`},
+		{"setoption name variant value ninety", `"ninety"`},
+	}
+	for _, b := range bad {
+		p.send(b.line)
+		p.send("isready")
+		lines := p.until("readyok")
+		joined := strings.Join(lines, "\n")
+		if !strings.Contains(joined, "info string error: ") || !strings.Contains(joined, b.want) {
+			t.Errorf("%q answered %q, want an error line naming %q", b.line, lines, b.want)
+		}
+	}
+	// Still playing three from the position before the bad ones.
+	p.send("position startpos moves b2")
+	p.send("go movetime 50")
+	lines := p.until("bestmove")
+	if f := strings.Fields(lines[len(lines)-1]); len(f) != 2 || f[1] == "b2" || len(f[1]) != 2 {
+		t.Errorf("after the errors, go answered %q, want a placement on three's board", lines)
+	}
+	// A finished game has no move.
+	p.send("position startpos moves a3 a1 b3 b1 c3")
+	p.send("go")
+	if lines := p.until("bestmove"); !strings.Contains(strings.Join(lines, "\n"), "bestmove (none)") ||
+		!strings.Contains(strings.Join(lines, "\n"), "white wins: white formed a line of three") {
+		t.Errorf("go in a finished game answered %q", lines)
+	}
+	p.in.Close() // the end of input ends the engine like quit
+	if err := <-p.done; err != nil {
+		t.Errorf("end of input: %v", err)
+	}
+}
+
+func TestEngine_ArenaExternalPlaysAWholeGameAgainstIt(t *testing.T) {
+	v, err := engine.Load("three")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := &arena.External{Label: "millzero-engine", Path: os.Args[0],
+		Env:      []string{testEngineEnv + "=--sims 32"},
+		Options:  map[string]string{"variant": "three", "seed": "5"},
+		MoveTime: 40 * time.Millisecond, Grace: 5 * time.Second}
+	players := [2]arena.GamePlayer{}
+	for s := range players {
+		gp, err := ext.NewGame(v, uint64(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer gp.Close()
+		players[s] = gp
+	}
+	g, forfeit, why := arena.PlayGame(context.Background(), v, players, nil)
+	if forfeit >= 0 {
+		t.Fatalf("seat %d forfeited: %s", forfeit, why)
+	}
+	if r, _ := g.Outcome(); r == engine.Ongoing {
+		t.Fatalf("the game stopped unfinished: %s", why)
+	}
+	t.Logf("%d actions, %s", len(g.Actions), why)
+	for _, gp := range players {
+		if err := gp.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}
+}

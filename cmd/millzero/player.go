@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+	"github.com/millzero/millzero/model"
+)
+
+// playerConfig says which model plays and how hard it searches; the play,
+// play --web and engine commands share it.
+type playerConfig struct {
+	Model   string // checkpoint file; "" with Run "" plays with random rollouts
+	Run     string // run directory: its best generation's checkpoint
+	Variant string // variant name; "" means the model's variant, or nine without a model
+	Sims    int    // search visits per move, in playouts
+	Seed    uint64 // seed of the search and the evaluator
+}
+
+// defaultSims is the search visits per move of the interactive commands.
+const defaultSims = 400
+
+// addPlayerFlags defines the flags of playerConfig on fs.
+func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
+	fs.StringVar(&c.Model, "model", "", "checkpoint file of the model (default: random-rollout search)")
+	fs.StringVar(&c.Run, "run", "", "run directory: play its best generation")
+	fs.StringVar(&c.Variant, "variant", "", "variant name (default: the model's, or nine)")
+	fs.IntVar(&c.Sims, "sims", defaultSims, "search visits per model move")
+	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the search's randomness")
+}
+
+// modelSource is where the evaluator comes from: a checkpoint, or none.
+type modelSource struct {
+	ck   *model.Checkpoint // nil: random rollouts
+	desc string            // for people: "checkpoint runs/a/models/gen-000003.safetensors (generation 3)"
+}
+
+// loadSource resolves --model or --run to a checkpoint. A run without a
+// model yet plays with rollouts, and says so.
+func loadSource(c playerConfig) (modelSource, error) {
+	path := c.Model
+	switch {
+	case c.Model != "" && c.Run != "":
+		return modelSource{}, fmt.Errorf("give --model or --run, not both")
+	case c.Run != "":
+		r := runDir(c.Run)
+		if _, err := os.Stat(string(r)); err != nil {
+			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
+		}
+		gen, err := r.best()
+		if errors.Is(err, errNoModel) {
+			return modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}, nil
+		}
+		if err != nil {
+			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
+		}
+		path = r.model(gen)
+		if _, err := os.Stat(path); gen == 0 && os.IsNotExist(err) {
+			return modelSource{desc: fmt.Sprintf("random-rollout search (run %s is at generation 0, which has no model)", c.Run)}, nil
+		}
+	case c.Model == "":
+		return modelSource{desc: "random-rollout search (no --model or --run given)"}, nil
+	}
+	ck, err := model.LoadCheckpoint(path)
+	if err != nil {
+		return modelSource{}, err
+	}
+	return modelSource{ck: ck, desc: fmt.Sprintf("checkpoint %s (generation %d)", filepath.Clean(path), ck.Generation)}, nil
+}
+
+// variantFor is the variant to play: the one named, else the model's,
+// else nine. A model of another variant is an error.
+func (m modelSource) variantFor(name string) (*engine.Variant, error) {
+	if name == "" && m.ck != nil {
+		name = m.ck.Net.Variant
+	}
+	if name == "" {
+		name = "nine"
+	}
+	v, err := engine.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	if m.ck != nil {
+		if err := m.ck.CheckVariant(v); err != nil {
+			return nil, fmt.Errorf("%s: %w", m.desc, err)
+		}
+	}
+	return v, nil
+}
+
+// modelPlayer is the model at the board: a search with the checkpoint's
+// network (or random rollouts) that follows one game and picks the most
+// visited action. It is used by one goroutine at a time.
+type modelPlayer struct {
+	v      *engine.Variant
+	src    modelSource
+	sims   int
+	search *mcts.Search
+	eval   mcts.Evaluator
+	start  engine.Position // the position the root's line starts from
+	line   []engine.Action // the actions from start to the root
+	synced bool            // the root is start plus line
+}
+
+// newModelPlayer makes the player of variant v from source src.
+func newModelPlayer(v *engine.Variant, src modelSource, sims int, seed uint64) (*modelPlayer, error) {
+	if sims < 1 {
+		return nil, fmt.Errorf("sims %d: want 1 or more", sims)
+	}
+	set := arena.ArenaSettings(sims)
+	s, err := mcts.NewSearch(v, set, seed)
+	if err != nil {
+		return nil, err
+	}
+	var eval mcts.Evaluator
+	if src.ck != nil {
+		eval, err = model.NewEvaluator(v, src.ck.Net, set.BatchSize, true, seed)
+	} else {
+		eval, err = mcts.NewRolloutEvaluator(v, 1, v.MaxPlies, seed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &modelPlayer{v: v, src: src, sims: sims, search: s, eval: eval}, nil
+}
+
+// describe says who the model is, for people.
+func (m *modelPlayer) describe() string {
+	return fmt.Sprintf("%s, %d visits per move", m.src.desc, m.sims)
+}
+
+// sync moves the search's root to the game's position: along the actions
+// played since the last search when the game only went on (keeping the
+// subtree), afresh otherwise (a new game, an undo).
+func (m *modelPlayer) sync(g *engine.Game) {
+	start := g.Pos
+	if len(g.Actions) > 0 {
+		start = startOf(g)
+	}
+	if m.synced && start == m.start && len(g.Actions) >= len(m.line) && slices.Equal(g.Actions[:len(m.line)], m.line) {
+		ok := true
+		for _, a := range g.Actions[len(m.line):] {
+			if err := m.search.Advance(a); err != nil {
+				ok = false
+				break
+			}
+			m.line = append(m.line, a)
+		}
+		if root := m.search.Root(); ok && root == g.Pos {
+			return
+		}
+	}
+	m.search.SetGame(g)
+	m.start = start
+	m.line = append(m.line[:0], g.Actions...)
+	m.synced = true
+}
+
+// startOf is the position the game started from.
+func startOf(g *engine.Game) engine.Position {
+	h := *g
+	h.Actions = slices.Clone(g.Actions)
+	h.Hashes = slices.Clone(g.Hashes)
+	for h.Undo() {
+	}
+	return h.Pos
+}
+
+// maxTreeNodes bounds the tree of a search limited only by time (a node
+// is mcts.NodeBytes, 36 bytes: about 150 MB).
+const maxTreeNodes = 1 << 22
+
+// think searches the game's position and returns the search's result,
+// which the next think overwrites. With moveTime 0 it searches sims
+// visits (the player's when sims is 0); with moveTime above 0 it searches
+// until the time is up, or sims visits when sims is above 0, or the tree
+// reaches maxTreeNodes, whichever comes first (at least one step of 32
+// visits).
+func (m *modelPlayer) think(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (*mcts.Result, error) {
+	if r, why := g.Outcome(); r != engine.Ongoing {
+		return nil, fmt.Errorf("the game is over (%s)", why)
+	}
+	m.sync(g)
+	if moveTime <= 0 {
+		if sims <= 0 {
+			sims = m.sims
+		}
+		m.search.SetSimulations(sims)
+		if err := m.search.Run(m.eval); err != nil {
+			return nil, err
+		}
+		return m.search.Result(), nil
+	}
+	if sims <= 0 {
+		sims = math.MaxInt32
+	}
+	deadline := time.Now().Add(moveTime)
+	const step = 32
+	for target := m.search.Result().Visited + step; ; target += step {
+		m.search.SetSimulations(min(target, sims))
+		if err := m.search.Run(m.eval); err != nil {
+			return nil, err
+		}
+		if target >= sims || m.search.Nodes() >= maxTreeNodes || !time.Now().Before(deadline) || ctx.Err() != nil {
+			break
+		}
+	}
+	return m.search.Result(), nil
+}
+
+// act searches and returns the most visited action with the result.
+func (m *modelPlayer) act(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (engine.Action, *mcts.Result, error) {
+	res, err := m.think(ctx, g, sims, moveTime)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(res.Actions) == 0 {
+		return 0, nil, fmt.Errorf("the search found no action")
+	}
+	return res.Best, res, nil
+}
+
+// choice is one root action of a search, for display.
+type choice struct {
+	Action string  `json:"action"` // in the variant's notation
+	Visits int     `json:"visits"` // root visits
+	Share  float64 `json:"share"`  // visits over all root visits
+	Prior  float64 `json:"prior"`  // the evaluator's prior
+}
+
+// topChoices is up to n root actions of res, most visited first.
+func topChoices(v *engine.Variant, res *mcts.Result, n int) []choice {
+	idx := make([]int, len(res.Actions))
+	total := 0
+	for i := range idx {
+		idx[i] = i
+		total += int(res.Visits[i])
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return res.Visits[idx[a]] > res.Visits[idx[b]] })
+	out := make([]choice, 0, min(n, len(idx)))
+	for _, i := range idx[:min(n, len(idx))] {
+		c := choice{Action: v.FormatAction(res.Actions[i]), Visits: int(res.Visits[i]), Prior: float64(res.Priors[i])}
+		if total > 0 {
+			c.Share = float64(res.Visits[i]) / float64(total)
+		}
+		out = append(out, c)
+	}
+	return out
+}
