@@ -120,14 +120,30 @@ func (s *webServer) modelReplies(ctx context.Context) error {
 func (s *webServer) handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(webFiles, "web")
-	mux.Handle("GET /", http.FileServerFS(static))
-	mux.HandleFunc("GET /api/state", s.handleState)
-	mux.HandleFunc("POST /api/action", s.handleAction)
-	mux.HandleFunc("POST /api/undo", s.handleUndo)
-	mux.HandleFunc("POST /api/new", s.handleNew)
-	mux.HandleFunc("GET /api/hint", s.handleHint)
-	mux.HandleFunc("GET /api/stats", s.handleStats)
+	mux.Handle("/", http.FileServerFS(static))
+	mux.HandleFunc("/api/state", only("GET", s.handleState))
+	mux.HandleFunc("/api/action", only("POST", s.handleAction))
+	mux.HandleFunc("/api/undo", only("POST", s.handleUndo))
+	mux.HandleFunc("/api/new", only("POST", s.handleNew))
+	mux.HandleFunc("/api/hint", only("GET", s.handleHint))
+	mux.HandleFunc("/api/stats", only("GET", s.handleStats))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, apiError{Error: fmt.Sprintf("no API call %s: the calls are GET state, hint, stats and POST action, undo, new", r.URL.Path)})
+	})
 	return mux
+}
+
+// only answers requests of method with h, and others with 405 and a JSON
+// error.
+func only(method string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeJSON(w, http.StatusMethodNotAllowed, apiError{Error: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, method)})
+			return
+		}
+		h(w, r)
+	}
 }
 
 // apiError is the body of every error answer.

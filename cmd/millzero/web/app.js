@@ -4,7 +4,7 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const CELL = 100, MARGIN = 70;
+const CELL = 100, MARGIN = 95;
 
 let st = null;       // the last state from the server
 let selected = -1;   // the point of the piece picked up to move, or -1
@@ -67,20 +67,13 @@ function drawBoard() {
     const [x2, y2] = xy(b.points[j]);
     el("line", { x1, y1, x2, y2, class: "line" }, svg);
   }
-  if (b.rotating) {
-    // The rings turn: a faint circle through each ring's corners shows it.
-    const c = MARGIN + (b.size - 1) * CELL / 2;
-    for (let r = 0; r < b.rings; r++) {
-      const half = (b.size - 1 - 2 * r) * CELL / 2;
-      el("circle", { cx: c, cy: c, r: half * Math.SQRT2, class: "ring" }, svg);
-    }
-  } else {
+  if (!b.rotating) {
     for (let x = 0; x < b.size; x++) {
-      const t = el("text", { x: MARGIN + x * CELL, y: span - MARGIN / 3, class: "coord" }, svg);
+      const t = el("text", { x: MARGIN + x * CELL, y: span - 28, class: "coord" }, svg);
       t.textContent = String.fromCharCode(97 + x);
     }
     for (let y = 0; y < b.size; y++) {
-      const t = el("text", { x: MARGIN / 3, y: MARGIN + (b.size - 1 - y) * CELL, class: "coord" }, svg);
+      const t = el("text", { x: 28, y: MARGIN + (b.size - 1 - y) * CELL, class: "coord" }, svg);
       t.textContent = String(y + 1);
     }
   }
@@ -112,7 +105,7 @@ function drawBoard() {
     }
     if (last.has(p.name)) el("circle", { cx, cy, r: 40, class: "mark" }, g);
     if (b.rotating) {
-      const t = el("text", { x: cx, y: cy + 52, class: "name" }, g);
+      const t = el("text", { x: cx, y: cy + 60, class: "name" }, g);
       t.textContent = p.name;
     }
     const hit = el("circle", { cx, cy, r: 42, class: "hit" }, g);
@@ -150,7 +143,8 @@ function clickPoint(i) {
     send(p.text);
     return;
   }
-  if (st.owner[i] === st.human) say("That piece cannot move.");
+  if (st.owner[i] >= 0 && L.some((a) => a.kind === "place")) say(`${st.board.points[i].name} is taken: click an empty point.`);
+  else if (st.owner[i] === st.human) say("That piece cannot move.");
   else if (selected >= 0) say("The piece cannot go there.");
   else say("Click one of your pieces, then where it goes.");
 }

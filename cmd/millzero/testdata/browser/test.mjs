@@ -1,0 +1,78 @@
+// Drives the page of `millzero play --web` in Debian's headless chromium:
+// node test.mjs URL SCREENSHOT_PATH
+// It waits for the board of nine, clicks d6 (a placement), waits for the
+// model's reply, opens the search statistics, checks what the page shows,
+// and saves a screenshot. It prints one JSON line of what it saw, and
+// exits 1 with the reason on stderr when the page is wrong.
+import { chromium } from "playwright-core";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const [url, shot] = process.argv.slice(2);
+if (!url || !shot) {
+  console.error("usage: node test.mjs URL SCREENSHOT_PATH");
+  process.exit(2);
+}
+
+const profile = mkdtempSync(join(tmpdir(), "millzero-chromium-"));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  viewport: { width: 1100, height: 760 },
+});
+
+const errors = [];
+let failed = null;
+try {
+  const page = context.pages()[0] || (await context.newPage());
+  page.on("pageerror", (e) => errors.push("page error: " + e.message));
+  page.on("console", (m) => { if (m.type() === "error") errors.push("console: " + m.text()); });
+  page.setDefaultTimeout(15000);
+
+  await page.goto(url);
+  await page.waitForSelector('#board g[data-point="d6"]');
+  const points = await page.locator("#board g.pt").count();
+  if (points !== 24) throw new Error(`the board of nine has ${points} points drawn, want 24`);
+  const status0 = await page.textContent("#status");
+  if (!/Your turn/.test(status0)) throw new Error(`status before the first move: ${status0}`);
+
+  // A placement: click the empty point d6.
+  await page.locator('#board g[data-point="d6"] circle.hit').click();
+  // The model answers in the same request: two actions, our turn again.
+  await page.waitForFunction(() => document.getElementById("board").dataset.actions === "2");
+  await page.waitForFunction(() => /Your turn/.test(document.getElementById("status").textContent));
+  const owner = await page.getAttribute('#board g[data-point="d6"]', "data-owner");
+  if (owner !== "0") throw new Error(`d6 holds ${owner} after the click, want white (0)`);
+  const black = await page.locator('#board g[data-owner="1"]').count();
+  if (black !== 1) throw new Error(`${black} black pieces after the model's reply, want 1`);
+  const history = await page.locator("#history li").allTextContents();
+
+  // The search statistics, on request.
+  await page.click("#stats-btn");
+  await page.waitForSelector("#stats table");
+  const stats = await page.textContent("#stats");
+  if (!/visits/.test(stats) || !history[1] || !stats.includes(history[1])) {
+    throw new Error(`the stats do not show the model's search of ${history[1]}: ${stats}`);
+  }
+
+  // A click that is no action says so and changes nothing.
+  await page.locator('#board g[data-point="d6"] circle.hit').click();
+  const msg = await page.textContent("#message");
+  if (!msg) throw new Error("clicking an occupied point said nothing");
+
+  await page.screenshot({ path: shot, fullPage: true });
+  if (errors.length) throw new Error(errors.join("; "));
+  console.log(JSON.stringify({ points, history, message: msg, screenshot: shot }));
+} catch (e) {
+  failed = e;
+} finally {
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+if (failed) {
+  console.error("browser test: " + (failed.stack || failed));
+  process.exit(1);
+}
