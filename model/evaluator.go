@@ -14,10 +14,8 @@ import (
 // with a softmax over its legal actions' logits and over the outcome
 // logits, mapped back from the side to move's seats to absolute ones.
 // Evaluate allocates nothing. An Evaluator is for one search worker; the
-// workers may share one Network.
-//
-// The search's batch carries no repetition count, so the repetition
-// feature is encoded as 0 at inference.
+// workers may share one Network. The repetition feature is the batch's
+// count (mcts.Batch.Repetitions), as the trainer encodes the sample's.
 type Evaluator struct {
 	v        *engine.Variant
 	fwd      *Forward
@@ -72,9 +70,9 @@ func (e *Evaluator) Evaluate(b *mcts.Batch) error {
 				s := e.pick()
 				e.syms[i-lo] = uint8(s)
 				q := e.v.MapPosition(s, *p)
-				Encode(e.v, &q, 0, row)
+				Encode(e.v, &q, b.Repetitions(i), row)
 			} else {
-				Encode(e.v, p, 0, row)
+				Encode(e.v, p, b.Repetitions(i), row)
 			}
 		}
 		if err := e.fwd.Run(e.x, hi-lo, e.policy, e.outcome); err != nil {

@@ -17,7 +17,7 @@ func positionsBatch(t testing.TB, v *engine.Variant, n int, seed uint64) *mcts.B
 	for b.Len() < n {
 		p := randomPosition(v, rng, rng.IntN(60))
 		if legal := v.Legal(&p, nil); len(legal) > 0 && p.Result == engine.Ongoing {
-			b.Add(&p, legal)
+			b.SetRepetitions(b.Add(&p, legal), rng.IntN(3))
 		}
 	}
 	return b
@@ -49,7 +49,7 @@ func TestEvaluatorAnswersSoftmaxOverLegalLogitsAndAbsoluteSeats(t *testing.T) {
 			ol := make([]float32, a.Outcomes)
 			for i := 0; i < b.Len(); i++ {
 				p := b.Position(i)
-				Encode(v, p, 0, x)
+				Encode(v, p, b.Repetitions(i), x)
 				f.Run(x, 1, pl, ol)
 				var z float64
 				for _, act := range b.Legal(i) {
@@ -92,7 +92,7 @@ func TestEvaluatorMapsAnswersBackFromTheSymmetry(t *testing.T) {
 			q := v.MapPosition(s, *b.Position(i))
 			legal := v.Legal(&q, nil)
 			mb := mcts.NewBatch(v)
-			mb.Add(&q, legal)
+			mb.SetRepetitions(mb.Add(&q, legal), b.Repetitions(i))
 			if err := plain.Evaluate(mb); err != nil {
 				t.Fatal(err)
 			}
