@@ -243,7 +243,7 @@ func (e *uciEngine) position(f []string) error {
 		if err != nil {
 			var err2 error
 			if p, err2 = v.ParsePosition(text); err2 != nil {
-				return fmt.Errorf("position fen: %w", err)
+				return fmt.Errorf("position fen: %w; nor a position string: %w", err, err2)
 			}
 		}
 		g = engine.NewGameFrom(v, p)

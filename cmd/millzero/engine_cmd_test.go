@@ -179,6 +179,13 @@ func TestEngine_MalformedCommandsAreAnsweredAndIgnored(t *testing.T) {
 	if f := strings.Fields(lines[len(lines)-1]); len(f) != 2 || f[1] == "b2" || len(f[1]) != 2 {
 		t.Errorf("after the errors, go answered %q, want a placement on three's board", lines)
 	}
+	// Boards without a FEN take the project's position string.
+	p.send("position fen O@******* side:0 hand:2,2 pending:0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:2 moves b2")
+	p.send("go nodes 16")
+	lines = p.until("bestmove")
+	if f := strings.Fields(lines[len(lines)-1]); len(f) != 2 || f[1] == "b2" || f[1] == "a3" || f[1] == "b3" || len(f[1]) != 2 {
+		t.Errorf("from a position string, go answered %q, want a placement on an empty point", lines)
+	}
 	// A finished game has no move.
 	p.send("position startpos moves a3 a1 b3 b1 c3")
 	p.send("go")

@@ -240,6 +240,13 @@ func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 	if err != nil || src.ck != nil || !strings.Contains(src.desc, "has no model yet") {
 		t.Fatalf("run without a model: %+v, %v; want rollouts and a note", src, err)
 	}
+	if err := os.WriteFile(run.config(), []byte("variant: three\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err = loadSource(playerConfig{Run: string(run)})
+	if v, err2 := src.variantFor(""); err != nil || err2 != nil || v.Name != "three" {
+		t.Fatalf("run of three without a model: variant %v, %v, %v; want three", v, err, err2)
+	}
 	path := saveTestCheckpoint(t, run, "three", 3)
 	src, err = loadSource(playerConfig{Run: string(run)})
 	if err != nil {

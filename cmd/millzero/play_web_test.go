@@ -255,9 +255,11 @@ func TestWeb_BrowserPlacesAPieceAndSeesTheReply(t *testing.T) {
 		t.Fatalf("node test.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
 	var seen struct {
-		Points  int      `json:"points"`
-		History []string `json:"history"`
-		Message string   `json:"message"`
+		Points  int            `json:"points"`
+		History []string       `json:"history"`
+		Message string         `json:"message"`
+		Clicks  map[string]int `json:"clicks"`
+		Played  []string       `json:"played"`
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &seen); err != nil {
 		t.Fatalf("test.mjs printed %q: %v", stdout.String(), err)
@@ -268,5 +270,6 @@ func TestWeb_BrowserPlacesAPieceAndSeesTheReply(t *testing.T) {
 	if fi, err := os.Stat(shot); err != nil || fi.Size() < 5000 {
 		t.Fatalf("screenshot %s: %v", shot, err)
 	}
+	t.Logf("then played by clicks alone: %v; the game: %s", seen.Clicks, strings.Join(seen.Played, " "))
 	t.Logf("screenshot: %s (kept with go test -artifacts -outputdir DIR)", shot)
 }

@@ -42,8 +42,9 @@ func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 
 // modelSource is where the evaluator comes from: a checkpoint, or none.
 type modelSource struct {
-	ck   *model.Checkpoint // nil: random rollouts
-	desc string            // for people: "checkpoint runs/a/models/gen-000003.safetensors (generation 3)"
+	ck      *model.Checkpoint // nil: random rollouts
+	desc    string            // for people: "checkpoint runs/a/models/gen-000003.safetensors (generation 3)"
+	variant string            // the run's variant, from its run.yaml, when the run has no model yet
 }
 
 // loadSource resolves --model or --run to a checkpoint. A run without a
@@ -60,7 +61,15 @@ func loadSource(c playerConfig) (modelSource, error) {
 		}
 		gen, err := r.best()
 		if errors.Is(err, errNoModel) {
-			return modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}, nil
+			src := modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
+			if _, err := os.Stat(r.config()); err == nil {
+				rc, _, err := loadRunConfig(r.config())
+				if err != nil {
+					return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
+				}
+				src.variant = rc.Variant
+			}
+			return src, nil
 		}
 		if err != nil {
 			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
@@ -79,11 +88,14 @@ func loadSource(c playerConfig) (modelSource, error) {
 	return modelSource{ck: ck, desc: fmt.Sprintf("checkpoint %s (generation %d)", filepath.Clean(path), ck.Generation)}, nil
 }
 
-// variantFor is the variant to play: the one named, else the model's,
-// else nine. A model of another variant is an error.
+// variantFor is the variant to play: the one named, else the model's (or
+// its run's), else nine. A model of another variant is an error.
 func (m modelSource) variantFor(name string) (*engine.Variant, error) {
 	if name == "" && m.ck != nil {
 		name = m.ck.Net.Variant
+	}
+	if name == "" {
+		name = m.variant
 	}
 	if name == "" {
 		name = "nine"

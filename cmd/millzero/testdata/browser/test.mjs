@@ -64,8 +64,43 @@ try {
   if (!msg) throw new Error("clicking an occupied point said nothing");
 
   await page.screenshot({ path: shot, fullPage: true });
+
+  // Play on by clicks alone: a removal when one is due, else a placement,
+  // else a piece and then where it goes; each click must get an action
+  // and the model's reply.
+  const kinds = { place: 1, move: 0, remove: 0 };
+  for (let i = 0; i < 60; i++) {
+    if (/Game over/.test(await page.textContent("#status"))) break;
+    const before = await page.getAttribute("#board", "data-actions");
+    const removable = page.locator("#board g.removable circle.hit");
+    const targets = page.locator("#board g.target circle.hit");
+    if (await removable.count()) {
+      await removable.first().click();
+      kinds.remove++;
+    } else if (await targets.count()) {
+      await targets.first().click();
+      kinds.place++;
+    } else {
+      const movable = page.locator("#board g.movable circle.hit");
+      if (!(await movable.count())) throw new Error("our turn, but no piece can be clicked");
+      await movable.first().click();
+      await page.locator("#board g.selected").waitFor();
+      await page.locator("#board g.target circle.hit").first().click();
+      kinds.move++;
+    }
+    await page.waitForFunction((n) => document.getElementById("board").dataset.actions !== n &&
+      !document.getElementById("status").classList.contains("thinking"), before);
+  }
+  // Our actions (white's) by kind must be what we clicked.
+  const ours = await page.locator("#history li.by0").allTextContents();
+  const got = { place: 0, move: 0, remove: 0 };
+  for (const a of ours) got[a.startsWith("x") ? "remove" : a.includes("-") ? "move" : "place"]++;
+  if (JSON.stringify(got) !== JSON.stringify(kinds)) {
+    throw new Error(`clicked ${JSON.stringify(kinds)}, but white played ${JSON.stringify(got)}: ${ours.join(" ")}`);
+  }
+  const played = await page.locator("#history li").allTextContents();
   if (errors.length) throw new Error(errors.join("; "));
-  console.log(JSON.stringify({ points, history, message: msg, screenshot: shot }));
+  console.log(JSON.stringify({ points, history, message: msg, screenshot: shot, clicks: kinds, played }));
 } catch (e) {
   failed = e;
 } finally {
