@@ -39,15 +39,6 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 	return e.serve(in)
 }
 
-// engineOptions lists the options `uci` announces, as `option` lines.
-var engineOptions = []string{
-	"option name variant type string default nine",
-	"option name model type string default <empty>",
-	"option name run type string default <empty>",
-	"option name sims type spin default 400 min 1 max 100000000", // visits of a go without movetime
-	"option name seed type spin default 1 min 0 max 9223372036854775807",
-}
-
 // uciEngine answers the UCI-style protocol of arena.External (Sanmill's):
 // one command per line, the actions in the variant's notation, a removal
 // its own bestmove. A malformed command is answered with an `info string
@@ -92,9 +83,18 @@ func (e *uciEngine) command(f []string) error {
 	case "uci":
 		e.say("id name millzero")
 		e.say("id author the millzero authors")
-		for _, o := range engineOptions {
-			e.say("%s", o)
+		// The defaults are the settings from the command line.
+		empty := func(s string) string {
+			if s == "" {
+				return "<empty>"
+			}
+			return s
 		}
+		e.say("option name variant type string default %s", empty(e.cfg.Variant))
+		e.say("option name model type string default %s", empty(e.cfg.Model))
+		e.say("option name run type string default %s", empty(e.cfg.Run))
+		e.say("option name sims type spin default %d min 1 max 100000000", e.cfg.Sims) // the visits of a go without movetime
+		e.say("option name seed type spin default %d min 0 max 9223372036854775807", e.cfg.Seed)
 		e.say("uciok")
 	case "isready":
 		// Load the model now, so the handshake reports a bad one.

@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/millzero/millzero/engine"
-	"github.com/millzero/millzero/model"
 )
 
 // scriptReader feeds a session one line at a time, asking next for each
@@ -206,68 +204,6 @@ func TestPlay_BadFlagsNameTheProblem(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one naming %q", c.args, err, c.want)
 		}
-	}
-}
-
-// saveTestCheckpoint writes a small random network for variant as
-// generation gen of a run directory, and marks it best.
-func saveTestCheckpoint(t *testing.T, run runDir, variant string, gen int) string {
-	t.Helper()
-	v, err := engine.Load(variant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := model.New(variant, model.NewArch(v, model.Config{Width: 16, Blocks: 1}), rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(run.models(), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := run.model(gen)
-	if err := (&model.Checkpoint{Net: n, Generation: gen}).Save(path); err != nil {
-		t.Fatal(err)
-	}
-	if err := run.setBest(gen); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
-	run := runDir(t.TempDir())
-	src, err := loadSource(playerConfig{Run: string(run)})
-	if err != nil || src.ck != nil || !strings.Contains(src.desc, "has no model yet") {
-		t.Fatalf("run without a model: %+v, %v; want rollouts and a note", src, err)
-	}
-	if err := os.WriteFile(run.config(), []byte("variant: three\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err = loadSource(playerConfig{Run: string(run)})
-	if v, err2 := src.variantFor(""); err != nil || err2 != nil || v.Name != "three" {
-		t.Fatalf("run of three without a model: variant %v, %v, %v; want three", v, err, err2)
-	}
-	path := saveTestCheckpoint(t, run, "three", 3)
-	src, err = loadSource(playerConfig{Run: string(run)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.ck == nil || !strings.Contains(src.desc, filepath.Base(path)) || !strings.Contains(src.desc, "generation 3") {
-		t.Fatalf("source %q: want the checkpoint %s of generation 3", src.desc, path)
-	}
-	v, err := src.variantFor("")
-	if err != nil || v.Name != "three" {
-		t.Fatalf("variant %v, %v: want the model's, three", v, err)
-	}
-	if _, err := src.variantFor("nine"); err == nil || !strings.Contains(err.Error(), "three") {
-		t.Errorf("a three model asked to play nine: error %v, want one naming both", err)
-	}
-	var out bytes.Buffer
-	if err := playMain([]string{"--model", path, "--sims", "8"}, strings.NewReader("b2\nquit\n"), &out); err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); !strings.Contains(got, "Model: checkpoint ") || !strings.Contains(got, "black plays ") {
-		t.Errorf("a game against the checkpoint:\n%s", got)
 	}
 }
 

@@ -355,7 +355,18 @@ type webMove struct {
 	Action string `json:"action"`
 }
 
-var kindNames = [...]string{engine.Place: "place", engine.Move: "move", engine.Remove: "remove", engine.Rotate: "rotate"}
+// kindName is the name of an action's kind in the page's JSON.
+func kindName(k engine.Kind) string {
+	switch k {
+	case engine.Place:
+		return "place"
+	case engine.Move:
+		return "move"
+	case engine.Remove:
+		return "remove"
+	}
+	return "rotate"
+}
 
 func (s *webServer) state() *webState {
 	v, p := s.g.V, &s.g.Pos
@@ -386,7 +397,7 @@ func (s *webServer) state() *webState {
 	} else {
 		s.legal = v.Legal(p, s.legal[:0])
 		for _, a := range s.legal {
-			wa := webAction{Text: v.FormatAction(a), Kind: kindNames[a.Kind()], From: -1, To: a.To(), Ring: -1}
+			wa := webAction{Text: v.FormatAction(a), Kind: kindName(a.Kind()), From: -1, To: a.To(), Ring: -1}
 			switch a.Kind() {
 			case engine.Move:
 				wa.From = a.From()
