@@ -33,6 +33,7 @@ type Stats struct {
 	LR      float64 // learning rate of the (last) step; 0 for validation
 }
 
+// String is the statistics in one line, for progress reports.
 func (s Stats) String() string {
 	return fmt.Sprintf("loss %.4f (policy %.4f, outcome %.4f, l2 %.4f) over %d samples, lr %.3g",
 		s.Total, s.Policy, s.Outcome, s.L2, s.Samples, s.LR)
