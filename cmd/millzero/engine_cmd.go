@@ -23,7 +23,7 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 		[]string{
 			"millzero engine --variant three --sims 200",
 			"millzero engine --run runs/nine",
-			"millzero arena --players \"model:runs/nine/models/gen-000010.safetensors,engine:millzero engine --run runs/nine\"",
+			"millzero arena \"engine:bin/millzero engine --run runs/nine\" alphabeta:4 --movetime 500ms --games 10",
 			"printf 'uci\\nisready\\nposition startpos moves d6 f4\\ngo movetime 500\\nquit\\n' | millzero engine",
 		}, out)
 	var pc playerConfig

@@ -185,6 +185,13 @@ function drawPanel() {
   else if (st.side === st.human) status.textContent = st.removing ? "Your turn: remove a piece" : "Your turn";
   else status.textContent = seatName(st.side) + " to move";
 
+  // The model's move(s) since our last action.
+  const replies = [];
+  for (let k = st.history.length - 1; k >= 0 && st.history[k].seat !== st.human; k--) {
+    replies.unshift(`${seatName(st.history[k].seat)} ${st.history[k].action}`);
+  }
+  $("last-move").textContent = replies.length ? "Model played: " + replies.join(", ") : "";
+
   const seats = $("seats");
   seats.replaceChildren();
   st.seats.forEach((s, k) => {

@@ -49,6 +49,8 @@ try {
   const black = await page.locator('#board g[data-owner="1"]').count();
   if (black !== 1) throw new Error(`${black} black pieces after the model's reply, want 1`);
   const history = await page.locator("#history li").allTextContents();
+  const shown = await page.textContent("#last-move");
+  if (shown !== `Model played: black ${history[1]}`) throw new Error(`the model's move is shown as ${JSON.stringify(shown)}`);
 
   // The search statistics, on request.
   await page.click("#stats-btn");
