@@ -252,7 +252,8 @@ type choice struct {
 	Prior  float64 `json:"prior"`  // the evaluator's prior
 }
 
-// topChoices is up to n root actions of res, most visited first.
+// topChoices is up to n root actions of res, most visited first, the
+// search's choice (res.Best) first of those with as many visits.
 func topChoices(v *engine.Variant, res *mcts.Result, n int) []choice {
 	idx := make([]int, len(res.Actions))
 	total := 0
@@ -260,7 +261,13 @@ func topChoices(v *engine.Variant, res *mcts.Result, n int) []choice {
 		idx[i] = i
 		total += int(res.Visits[i])
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return res.Visits[idx[a]] > res.Visits[idx[b]] })
+	sort.SliceStable(idx, func(a, b int) bool {
+		va, vb := res.Visits[idx[a]], res.Visits[idx[b]]
+		if va != vb {
+			return va > vb
+		}
+		return res.Actions[idx[a]] == res.Best // the search's choice first among equals
+	})
 	out := make([]choice, 0, min(n, len(idx)))
 	for _, i := range idx[:min(n, len(idx))] {
 		c := choice{Action: v.FormatAction(res.Actions[i]), Visits: int(res.Visits[i]), Prior: float64(res.Priors[i])}

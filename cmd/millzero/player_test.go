@@ -137,7 +137,7 @@ func TestModelPlayer_MoveTimeSearchesUntilTheTimeIsUp(t *testing.T) {
 
 func TestTopChoices_MostVisitedFirstWithShares(t *testing.T) {
 	v, _ := engine.Load("three")
-	bot := rolloutPlayer(t, v, 100)
+	bot := rolloutPlayer(t, v, 10) // few visits: ties
 	res, err := bot.think(context.Background(), engine.NewGame(v), 0, 0)
 	if err != nil {
 		t.Fatal(err)
