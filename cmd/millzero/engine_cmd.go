@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/millzero/millzero/engine"
@@ -49,16 +50,37 @@ type uciEngine struct {
 
 	bot  *modelPlayer // nil until needed, and after an option changes who plays
 	game *engine.Game // the position of the last `position`; nil for the start
+
+	mu     sync.Mutex    // serialises writes to out: a search answers from its own goroutine
+	stop   func()        // cancels the running search; nil when none runs
+	search chan struct{} // closed when the running search has answered
 }
 
-// serve reads commands until `quit` or the end of in.
+// serve reads commands until `quit` or the end of in. A search (go) runs
+// while the next commands are read: isready is answered at once, stop
+// ends the search early, quit ends it and the engine; any other command
+// waits for the search's bestmove first. At the end of in the running
+// search finishes and answers.
 func (e *uciEngine) serve(in io.Reader) error {
+	defer e.wait()
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 0 {
 			continue
+		}
+		if e.stop != nil {
+			switch f[0] {
+			case "isready":
+				e.say("readyok")
+				continue
+			case "ponderhit":
+				continue
+			case "stop", "quit":
+				e.stop()
+			}
+			e.wait()
 		}
 		if f[0] == "quit" {
 			return nil
@@ -73,7 +95,19 @@ func (e *uciEngine) serve(in io.Reader) error {
 	return nil
 }
 
+// wait waits for the running search, if any, to answer.
+func (e *uciEngine) wait() {
+	if e.stop == nil {
+		return
+	}
+	<-e.search
+	e.stop()
+	e.stop, e.search = nil, nil
+}
+
 func (e *uciEngine) say(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	fmt.Fprintf(e.out, format+"\n", args...)
 }
 
@@ -113,7 +147,7 @@ func (e *uciEngine) command(f []string) error {
 	case "go":
 		return e.goSearch(f[1:])
 	case "stop", "ponderhit":
-		// go answers before the next command is read: nothing runs.
+		// No search runs (serve stops a running one).
 	case "d":
 		g, err := e.current()
 		if err != nil {
@@ -275,6 +309,7 @@ func (e *uciEngine) goSearch(f []string) error {
 	bot := e.bot
 	var moveTime time.Duration
 	sims := 0                  // the player's visits; with a time limit, no cap
+	infinite := false          // search until stop
 	var clock [2]time.Duration // wtime, btime
 	var inc [2]time.Duration
 	num := func(i int) (int64, error) {
@@ -289,7 +324,9 @@ func (e *uciEngine) goSearch(f []string) error {
 	}
 	for i := 0; i < len(f); i++ {
 		switch f[i] {
-		case "infinite", "ponder":
+		case "infinite":
+			infinite = true
+		case "ponder":
 		case "movetime", "nodes", "wtime", "btime", "winc", "binc", "movestogo", "depth", "mate":
 			n, err := num(i)
 			if err != nil {
@@ -323,15 +360,25 @@ func (e *uciEngine) goSearch(f []string) error {
 		e.say("bestmove (none)")
 		return nil
 	}
-	start := time.Now()
-	a, res, err := bot.act(context.Background(), g, sims, moveTime)
-	if err != nil {
-		e.say("bestmove (none)")
-		return fmt.Errorf("go: %w", err)
+	if infinite {
+		// Until stop: a day, or until the tree is full.
+		moveTime, sims = 24*time.Hour, 0
 	}
-	seat := int(g.Pos.Side)
-	e.say("info nodes %d time %d pv %s string visits %d, expected score %.3f for seat %d", bot.search.Nodes(),
-		time.Since(start).Milliseconds(), g.V.FormatAction(a), res.Visited, res.Value[seat], seat+1)
-	e.say("bestmove %s", g.V.FormatAction(a))
+	ctx, cancel := context.WithCancel(context.Background())
+	e.stop, e.search = cancel, make(chan struct{})
+	go func() {
+		defer close(e.search)
+		start := time.Now()
+		a, res, err := bot.act(ctx, g, sims, moveTime)
+		if err != nil {
+			e.say("info string error: go: %s", err)
+			e.say("bestmove (none)")
+			return
+		}
+		seat := int(g.Pos.Side)
+		e.say("info nodes %d time %d pv %s string visits %d, expected score %.3f for seat %d", bot.search.Nodes(),
+			time.Since(start).Milliseconds(), g.V.FormatAction(a), res.Visited, res.Value[seat], seat+1)
+		e.say("bestmove %s", g.V.FormatAction(a))
+	}()
 	return nil
 }

@@ -231,3 +231,45 @@ func TestEngine_ArenaExternalPlaysAWholeGameAgainstIt(t *testing.T) {
 		}
 	}
 }
+
+func TestEngine_StopEndsAnInfiniteSearchAndIsreadyAnswersDuringIt(t *testing.T) {
+	p := startPipeEngine(t, "--variant", "nine")
+	p.send("position startpos moves d6")
+	p.send("go infinite")
+	p.send("isready")
+	if lines := p.until("readyok"); strings.Contains(strings.Join(lines, "\n"), "bestmove") {
+		t.Fatalf("an infinite search answered before stop: %q", lines)
+	}
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	p.send("stop")
+	lines := p.until("bestmove")
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("bestmove %s after stop", el)
+	}
+	if f := strings.Fields(lines[len(lines)-1]); len(f) != 2 || f[1] == "(none)" || f[1] == "d6" {
+		t.Errorf("after stop: %q, want a placement", lines)
+	}
+	// quit during a search ends it and the engine.
+	p.send("go infinite")
+	p.send("quit")
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Errorf("quit: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("quit during a search did not end the engine within 5 s")
+	}
+}
+
+func TestEngine_EndOfInputLetsTheSearchAnswer(t *testing.T) {
+	var out strings.Builder
+	in := strings.NewReader("position startpos\ngo movetime 60\n")
+	if err := engineMain([]string{"--variant", "three"}, in, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "bestmove ") {
+		t.Errorf("input ended during the search; the engine wrote %q, want its bestmove", out.String())
+	}
+}

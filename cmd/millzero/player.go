@@ -198,34 +198,32 @@ const maxTreeNodes = 1 << 22
 // which the next think overwrites. With moveTime 0 it searches sims
 // visits (the player's when sims is 0); with moveTime above 0 it searches
 // until the time is up, or sims visits when sims is above 0, or the tree
-// reaches maxTreeNodes, whichever comes first (at least one step of 32
-// visits).
+// reaches maxTreeNodes, whichever comes first. It searches in steps of 32
+// visits (at least one), and stops after the step in which ctx is done,
+// with what it found.
 func (m *modelPlayer) think(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (*mcts.Result, error) {
 	if r, why := g.Outcome(); r != engine.Ongoing {
 		return nil, fmt.Errorf("the game is over (%s)", why)
 	}
 	m.sync(g)
-	if moveTime <= 0 {
+	var deadline time.Time
+	switch {
+	case moveTime > 0:
+		deadline = time.Now().Add(moveTime)
 		if sims <= 0 {
-			sims = m.sims
+			sims = math.MaxInt32
 		}
-		m.search.SetSimulations(sims)
-		if err := m.search.Run(m.eval); err != nil {
-			return nil, err
-		}
-		return m.search.Result(), nil
+	case sims <= 0:
+		sims = m.sims
 	}
-	if sims <= 0 {
-		sims = math.MaxInt32
-	}
-	deadline := time.Now().Add(moveTime)
 	const step = 32
 	for target := m.search.Result().Visited + step; ; target += step {
 		m.search.SetSimulations(min(target, sims))
 		if err := m.search.Run(m.eval); err != nil {
 			return nil, err
 		}
-		if target >= sims || m.search.Nodes() >= maxTreeNodes || !time.Now().Before(deadline) || ctx.Err() != nil {
+		if target >= sims || m.search.Nodes() >= maxTreeNodes || ctx.Err() != nil ||
+			(moveTime > 0 && !time.Now().Before(deadline)) {
 			break
 		}
 	}
