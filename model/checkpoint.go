@@ -159,6 +159,8 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
+	// Older checkpoints may hold subnormal weights, slow to compute with.
+	c.Net.FlushTiny()
 	return c, nil
 }
 

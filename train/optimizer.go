@@ -43,6 +43,18 @@ func names(params []model.Param) []string {
 	return n
 }
 
+// flush sets values too small to matter to zero. Weights of units that
+// stopped learning, and their Adam moments, decay geometrically (weight
+// decay, b1, b2) into float32's subnormal range, where the CPU's arithmetic
+// is some twenty times slower: a trained network of nine men's morris ran
+// at 4.8k positions/s against 90k for a fresh one before this.
+func flush(x float32) float32 {
+	if x > -model.Tiny && x < model.Tiny {
+		return 0
+	}
+	return x
+}
+
 // sgd is stochastic gradient descent with (heavy-ball) momentum:
 // vel = mu·vel + g; w -= lr·vel.
 type sgd struct {
@@ -56,8 +68,8 @@ func (o *sgd) step(params []model.Param, grads [][]float32, lr float64) {
 	for i, p := range params {
 		v, g := o.vel[i], grads[i]
 		for j := range p.Data {
-			v[j] = o.mu*v[j] + g[j]
-			p.Data[j] -= a * v[j]
+			v[j] = flush(o.mu*v[j] + g[j])
+			p.Data[j] = flush(p.Data[j] - a*v[j])
 		}
 	}
 }
@@ -97,9 +109,9 @@ func (o *adam) step(params []model.Param, grads [][]float32, lr float64) {
 	for i, p := range params {
 		m, v, g := o.m[i], o.v[i], grads[i]
 		for j := range p.Data {
-			m[j] = b1*m[j] + (1-b1)*g[j]
-			v[j] = b2*v[j] + (1-b2)*g[j]*g[j]
-			p.Data[j] -= a * m[j] / (float32(math.Sqrt(float64(v[j]))) + e)
+			m[j] = flush(b1*m[j] + (1-b1)*g[j])
+			v[j] = flush(b2*v[j] + (1-b2)*g[j]*g[j])
+			p.Data[j] = flush(p.Data[j] - a*m[j]/(float32(math.Sqrt(float64(v[j])))+e))
 		}
 	}
 }
