@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
@@ -215,13 +216,22 @@ func TestTrain_BadConfigNamesTheKey(t *testing.T) {
 	}
 }
 
-func TestTrain_DefaultConfigIsValid(t *testing.T) {
+func TestTrain_EveryEmbeddedConfigIsValid(t *testing.T) {
 	c, _, err := loadRunConfig("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Variant != "nine" {
 		t.Fatalf("default variant %q", c.Variant)
+	}
+	entries, err := configs.Runs.ReadDir("runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, _, err := loadRunConfig(strings.TrimSuffix(e.Name(), ".yaml")); err != nil {
+			t.Errorf("%s: %v", e.Name(), err)
+		}
 	}
 }
 
