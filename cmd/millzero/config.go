@@ -40,7 +40,6 @@ type loopConfig struct {
 	WindowGenerations int     `yaml:"window_generations"` // train on the games of the newest this many generations
 	WindowSamples     int     `yaml:"window_samples"`     // and at most this many newest positions
 	Shuffle           int     `yaml:"shuffle"`            // shuffle buffer, in samples
-	Augment           bool    `yaml:"augment"`            // map each sample by a random board symmetry
 	ValFraction       float64 `yaml:"val_fraction"`       // fraction of games held out for validation
 	ValBatches        int     `yaml:"val_batches"`        // validation batches per generation (0 = none)
 	Seed              uint64  `yaml:"seed"`               // seeds self-play, training order and openings

@@ -312,14 +312,14 @@ func (l *loop) train(ctx context.Context, g int) (float64, float64, error) {
 		}
 	}
 	lc := l.cfg.Loop
-	opts := dataset.WindowOptions{Generations: lc.WindowGenerations, Samples: lc.WindowSamples, Shuffle: lc.Shuffle,
-		Seed: lc.Seed ^ uint64(g)*0x9e37, Augment: lc.Augment, ValFraction: lc.ValFraction, Split: dataset.Train,
-		FullOnly: true, Repeat: true, Logger: l.log}
-	src, err := dataset.OpenWindow(l.dir.games(), opts)
+	src, vsrc, err := train.OpenSplits(l.dir.games(), dataset.WindowOptions{Generations: lc.WindowGenerations,
+		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log},
+		lc.ValFraction)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer src.Close()
+	defer vsrc.Close()
 	var rows [][]any
 	trainLoss := math.NaN()
 	every := max(1, lc.Steps/10)
@@ -333,16 +333,11 @@ func (l *loop) train(ctx context.Context, g int) (float64, float64, error) {
 	}
 	valLoss := math.NaN()
 	if lc.ValBatches > 0 && lc.ValFraction > 0 {
-		opts.Split, opts.Repeat, opts.Augment = dataset.Validation, false, false
-		vsrc, err := dataset.OpenWindow(l.dir.games(), opts)
-		if err == nil {
-			if s, err := tr.Validate(vsrc, lc.ValBatches); err == nil {
-				valLoss = s.Total
-				rows = append(rows, []any{g, tr.Steps(), "val", 0.0, s.Total, s.Policy, s.Outcome, s.L2})
-			} else {
-				l.prog.done("generation %d: no validation loss: %v", g, err)
-			}
-			vsrc.Close()
+		if s, err := tr.Validate(vsrc, lc.ValBatches); err == nil {
+			valLoss = s.Total
+			rows = append(rows, []any{g, tr.Steps(), "val", 0.0, s.Total, s.Policy, s.Outcome, s.L2})
+		} else {
+			l.prog.done("generation %d: no validation loss: %v", g, err)
 		}
 	}
 	if err := l.replaceLossRows(g, rows); err != nil {
