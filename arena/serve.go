@@ -57,7 +57,7 @@ func Serve(ctx context.Context, v *engine.Variant, p Player, name string, seed u
 			g = engine.NewGame(v)
 		case "setoption":
 		case "position":
-			ng, perr := parsePositionCommand(v, f[1:])
+			ng, perr := ParsePositionCommand(v, f[1:])
 			if perr != nil {
 				err = say("info string error: %v", perr)
 				break
@@ -100,11 +100,13 @@ func Serve(ctx context.Context, v *engine.Variant, p Player, name string, seed u
 	return nil
 }
 
-// parsePositionCommand reads the arguments of `position`: startpos or
-// fen FEN (17 fields), then optionally moves and the actions.
-func parsePositionCommand(v *engine.Variant, f []string) (*engine.Game, error) {
+// ParsePositionCommand reads the arguments of the protocol's `position`
+// command: `startpos` or `fen FEN`, then optionally `moves M1 M2 ...`. The
+// FEN may also be the project's own position string, which every board has
+// (FEN only the 24-point square boards).
+func ParsePositionCommand(v *engine.Variant, f []string) (*engine.Game, error) {
 	if len(f) == 0 {
-		return nil, fmt.Errorf("position: want startpos or fen")
+		return nil, fmt.Errorf("position: want startpos or fen FEN, then optionally moves M1 M2 ...")
 	}
 	var g *engine.Game
 	rest := f[1:]
@@ -119,9 +121,13 @@ func parsePositionCommand(v *engine.Variant, f []string) (*engine.Game, error) {
 				break
 			}
 		}
-		p, err := v.ParseFEN(strings.Join(rest[:end], " "))
+		text := strings.Join(rest[:end], " ")
+		p, err := v.ParseFEN(text)
 		if err != nil {
-			return nil, fmt.Errorf("position: %w", err)
+			var err2 error
+			if p, err2 = v.ParsePosition(text); err2 != nil {
+				return nil, fmt.Errorf("position: not a FEN (%w) nor a position string (%w)", err, err2)
+			}
 		}
 		g = engine.NewGameFrom(v, p)
 		rest = rest[end:]
@@ -132,7 +138,7 @@ func parsePositionCommand(v *engine.Variant, f []string) (*engine.Game, error) {
 		return g, nil
 	}
 	if rest[0] != "moves" {
-		return nil, fmt.Errorf("position: %q: want moves", rest[0])
+		return nil, fmt.Errorf("position: %q after the position: want moves", rest[0])
 	}
 	for i, s := range rest[1:] {
 		if err := g.PlayString(s); err != nil {

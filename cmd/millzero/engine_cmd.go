@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
 )
 
@@ -255,45 +256,9 @@ func (e *uciEngine) position(f []string) error {
 	if err != nil {
 		return err
 	}
-	v := bot.v
-	if len(f) == 0 {
-		return fmt.Errorf("position: want startpos or fen FEN, then optionally moves M1 M2 ...")
-	}
-	var g *engine.Game
-	rest := f[1:]
-	switch f[0] {
-	case "startpos":
-		g = engine.NewGame(v)
-	case "fen":
-		end := len(rest)
-		for i, w := range rest {
-			if w == "moves" {
-				end = i
-				break
-			}
-		}
-		text := strings.Join(rest[:end], " ")
-		p, err := v.ParseFEN(text)
-		if err != nil {
-			var err2 error
-			if p, err2 = v.ParsePosition(text); err2 != nil {
-				return fmt.Errorf("position fen: %w; nor a position string: %w", err, err2)
-			}
-		}
-		g = engine.NewGameFrom(v, p)
-		rest = rest[end:]
-	default:
-		return fmt.Errorf("position %q: want startpos or fen", f[0])
-	}
-	if len(rest) > 0 {
-		if rest[0] != "moves" {
-			return fmt.Errorf("position: %q after the position: want moves", rest[0])
-		}
-		for i, m := range rest[1:] {
-			if err := g.PlayString(m); err != nil {
-				return fmt.Errorf("position: move %d: %w", i+1, err)
-			}
-		}
+	g, err := arena.ParsePositionCommand(bot.v, f)
+	if err != nil {
+		return err
 	}
 	e.game = g
 	return nil

@@ -153,7 +153,7 @@ func TestEngine_MalformedCommandsAreAnsweredAndIgnored(t *testing.T) {
 		{"position", "want startpos or fen"},
 		{"position startpos moves b2 b2", "move 2"},
 		{"position startpos moves zz9", `"zz9"`},
-		{"position fen garbage", "position fen"},
+		{"position fen garbage", "not a FEN"},
 		{"position startpos b2", "want moves"},
 		{"go movetime soon", `go movetime "soon"`},
 		{"go nodes", "want a number"},
