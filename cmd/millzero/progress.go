@@ -28,7 +28,7 @@ func newProgress(out io.Writer) *progress {
 			tty = true
 		}
 	}
-	return &progress{out: out, tty: tty, every: 10 * time.Second}
+	return &progress{out: out, tty: tty, every: 10 * time.Second, last: time.Now()}
 }
 
 // update shows the job's current state.
@@ -61,5 +61,5 @@ func (p *progress) done(format string, args ...any) {
 		p.pending, p.lastLen = false, 0
 	}
 	fmt.Fprintf(p.out, format+"\n", args...)
-	p.last = time.Time{}
+	p.last = time.Now() // off a terminal, the next state shows once it has lasted a while
 }
