@@ -60,6 +60,11 @@ func runSelfplay(args []string, out io.Writer) error {
 		total.Games += st.Games
 		total.Positions += st.Positions
 		total.Moves += st.Moves
+		total.Plies += st.Plies
+		total.Draws += st.Draws
+		for i := range st.Wins {
+			total.Wins[i] += st.Wins[i]
+		}
 		total.Elapsed += st.Elapsed
 		if errors.Is(err, context.Canceled) {
 			break
@@ -68,7 +73,8 @@ func runSelfplay(args []string, out io.Writer) error {
 			return err
 		}
 	}
-	l.prog.done("selfplay: %d games, %d positions recorded, %.0f moves/s", total.Games, total.Positions, total.MovesPerSecond())
+	l.prog.done("selfplay: %d games, %d positions recorded (%.0f/s), %.0f moves/s, mean length %.0f, wins %v, draws %d",
+		total.Games, total.Positions, total.PositionsPerSecond(), total.MovesPerSecond(), total.MeanLength(), total.Wins[:l.v.Players], total.Draws)
 	return nil
 }
 
@@ -98,11 +104,13 @@ func (l *loop) extraGames(ctx context.Context, n int) (selfplay.Stats, error) {
 			return model.NewEvaluator(l.v, net, maxBatch, true, job.Seed+uint64(i))
 		}
 	}
-	job.Progress = func(s selfplay.Stats) {
-		l.prog.update("selfplay into generation %d with %s: %d/%d games, %.0f moves/s", g, modelName(best), s.Games, n, s.MovesPerSecond())
+	line := func(s selfplay.Stats) string {
+		return fmt.Sprintf("selfplay into generation %d with %s: %d/%d games, %.0f positions/s, %.0f moves/s, mean length %.0f, wins %v, draws %d",
+			g, modelName(best), s.Games, n, s.PositionsPerSecond(), s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
+	job.Progress = func(s selfplay.Stats) { l.prog.update("%s", line(s)) }
 	st, err := selfplay.Run(ctx, job)
-	l.prog.done("selfplay into generation %d with %s: %d games, %.0f moves/s", g, modelName(best), st.Games, st.MovesPerSecond())
+	l.prog.done("%s", line(st))
 	return st, err
 }
 
