@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -613,11 +614,16 @@ func (l *loop) ratings(g int) (float64, error) {
 	eloBest := math.NaN()
 	for _, r := range rs {
 		fmt.Fprintf(&buf, "%s,%d,%d,%d,%d,%.1f,%.1f,%.1f,%.1f\n", r.Name, r.Games, r.Wins, r.Draws, r.Losses, r.Score, r.Elo, r.Low, r.High)
-		if r.Name == modelName(best) {
+		player := r.Name
+		switch {
+		case r.Name == modelName(best):
 			eloBest = r.Elo
-			if err := l.elo.add(g, l.hours(), r.Name, r.Elo, r.Low, r.High, r.Games); err != nil {
-				return 0, err
-			}
+			player = "best"
+		case !slices.Contains(l.cfg.Gate.Ladder, r.Name) || r.Name == arena.RandomName:
+			continue // the anchor is 0 by definition; other models are in ratings.csv
+		}
+		if err := l.elo.add(g, l.hours(), player, r.Elo, r.Low, r.High, r.Games); err != nil {
+			return 0, err
 		}
 	}
 	return eloBest, writeFileAtomic(filepath.Join(l.dir.arena(), "ratings.csv"), buf.Bytes())
@@ -625,10 +631,30 @@ func (l *loop) ratings(g int) (float64, error) {
 
 // plots redraws metrics/elo.png and metrics/loss.png.
 func (l *loop) plots() error {
+	// One line per player of metrics/elo.csv: the best model (rows named
+	// "best", or older rows named by its generation) and the yardsticks.
 	h, e := l.elo.column("hours"), l.elo.column("elo")
-	lo, hi := l.elo.column("low"), l.elo.column("high")
-	if err := plotLines(filepath.Join(l.dir.metrics(), "elo.png"), "Elo of the best model ("+l.v.Name+", random = 0)",
-		"hours", "Elo", line{"best", h, e}, line{"95% low", h, lo}, line{"95% high", h, hi}); err != nil {
+	byPlayer := map[string]*line{}
+	var order []string
+	for i, r := range l.elo.rows {
+		name := r[2]
+		if strings.HasPrefix(name, "gen-") {
+			name = "best"
+		}
+		ln, ok := byPlayer[name]
+		if !ok {
+			ln = &line{name: name}
+			byPlayer[name] = ln
+			order = append(order, name)
+		}
+		ln.x, ln.y = append(ln.x, h[i]), append(ln.y, e[i])
+	}
+	var lines []line
+	for _, name := range order {
+		lines = append(lines, *byPlayer[name])
+	}
+	if err := plotLines(filepath.Join(l.dir.metrics(), "elo.png"), "Elo over time ("+l.v.Name+", random = 0)",
+		"hours", "Elo", lines...); err != nil {
 		return err
 	}
 	var tr, va line
