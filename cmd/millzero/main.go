@@ -30,7 +30,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"perft":    {"count the positions reachable in N actions (move-generator check)", runPerft},
-		"bench":    {"measure speed: engine", runBench},
+		"bench":    {"measure speed: engine, mcts, model, selfplay", runBench},
 		"variants": {"list the named variants and their rules", runVariants},
 		"export":   {"write a model as ONNX", runExport},
 		"play":     {"play against a model in the terminal or (--web) the browser", runPlay},

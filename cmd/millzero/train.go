@@ -35,10 +35,10 @@ func runTrain(args []string, out io.Writer) error {
 		"millzero train --config three-test --run runs/three --generations 5",
 		"millzero train --config my.yaml --run runs/mine --hours 8",
 	}, out)
-	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one (nine, three-test); default: the embedded nine config")
+	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one (nine, nine-long, three-test); default: the embedded nine config")
 	runPath := fs.String("run", "", "run directory, created if new and resumed if not (default runs/VARIANT)")
-	gens := fs.Int("generations", -1, "stop after this many generations in all (overrides loop.generations; 0 = no limit)")
-	hours := fs.Float64("hours", -1, "stop after this many hours of this invocation (overrides loop.hours; 0 = no limit)")
+	gens := fs.Int("generations", -1, "stop after this many generations in all (overrides loop.generations; 0 = no limit; -1 keeps the config's)")
+	hours := fs.Float64("hours", -1, "stop after this many hours of this invocation (overrides loop.hours; 0 = no limit; -1 keeps the config's)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
