@@ -55,7 +55,7 @@ func (p *SearchPlayer) NewGame(v *engine.Variant, seed uint64) (GamePlayer, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: evaluator: %w", p.Label, err)
 	}
-	return &searchGame{p: p, s: s, eval: eval, seen: -1}, nil
+	return &searchGame{p: p, s: s, eval: eval}, nil
 }
 
 // searchGame is one game's search; the tree follows the game, reusing the
@@ -64,27 +64,6 @@ type searchGame struct {
 	p    *SearchPlayer
 	s    *mcts.Search
 	eval mcts.Evaluator
-	seen int // actions of the game the root has followed; -1 before the first move
-}
-
-// sync moves the search's root to the game's position, along the actions
-// played since the last move, or afresh when that fails.
-func (x *searchGame) sync(g *engine.Game) {
-	if x.seen >= 0 && x.seen <= len(g.Actions) {
-		ok := true
-		for _, a := range g.Actions[x.seen:] {
-			if err := x.s.Advance(a); err != nil {
-				ok = false
-				break
-			}
-		}
-		if root := x.s.Root(); ok && root.Hash == g.Pos.Hash && root.Ply == g.Pos.Ply {
-			x.seen = len(g.Actions)
-			return
-		}
-	}
-	x.s.SetGame(g)
-	x.seen = len(g.Actions)
 }
 
 // Act searches the game's position and plays the most visited action (or
@@ -93,29 +72,19 @@ func (x *searchGame) Act(ctx context.Context, g *engine.Game) (engine.Action, er
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	x.sync(g)
+	x.s.Follow(g)
 	set := x.p.Settings
 	if x.p.MoveTime <= 0 {
 		if err := x.s.Run(x.eval); err != nil {
 			return 0, fmt.Errorf("%s: %w", x.p.Label, err)
 		}
-	} else {
-		// Search in steps until the time is up or the visits reach the
+	} else if err := x.s.RunFor(ctx, x.eval, set.Simulations, time.Now().Add(x.p.MoveTime), 0); err != nil {
+		// Searched in steps until the time is up or the visits reach the
 		// cap, so a slow evaluator still answers in time.
-		step := max(4*set.BatchSize, 32)
-		start := time.Now()
-		for target := step; ; target += step {
-			x.s.SetSimulations(min(target, set.Simulations))
-			if err := x.s.Run(x.eval); err != nil {
-				return 0, fmt.Errorf("%s: %w", x.p.Label, err)
-			}
-			if target >= set.Simulations || time.Since(start) >= x.p.MoveTime {
-				break
-			}
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
+		return 0, fmt.Errorf("%s: %w", x.p.Label, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	a, err := x.s.Choose(len(g.Actions))
 	if err != nil {

@@ -139,10 +139,7 @@ func (e *uciEngine) command(f []string) error {
 	case "setoption":
 		return e.setOption(f[1:])
 	case "ucinewgame":
-		e.game = nil
-		if e.bot != nil {
-			e.bot.synced = false
-		}
+		e.game = nil // the search follows whatever game comes next
 	case "position":
 		return e.position(f[1:])
 	case "go":

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"time"
 
@@ -121,9 +120,6 @@ type modelPlayer struct {
 	sims   int
 	search *mcts.Search
 	eval   mcts.Evaluator
-	start  engine.Position // the position the root's line starts from
-	line   []engine.Action // the actions from start to the root
-	synced bool            // the root is start plus line
 }
 
 // newModelPlayer makes the player of variant v from source src.
@@ -153,43 +149,6 @@ func (m *modelPlayer) describe() string {
 	return fmt.Sprintf("%s, %d visits per move", m.src.desc, m.sims)
 }
 
-// sync moves the search's root to the game's position: along the actions
-// played since the last search when the game only went on (keeping the
-// subtree), afresh otherwise (a new game, an undo).
-func (m *modelPlayer) sync(g *engine.Game) {
-	start := g.Pos
-	if len(g.Actions) > 0 {
-		start = startOf(g)
-	}
-	if m.synced && start == m.start && len(g.Actions) >= len(m.line) && slices.Equal(g.Actions[:len(m.line)], m.line) {
-		ok := true
-		for _, a := range g.Actions[len(m.line):] {
-			if err := m.search.Advance(a); err != nil {
-				ok = false
-				break
-			}
-			m.line = append(m.line, a)
-		}
-		if root := m.search.Root(); ok && root == g.Pos {
-			return
-		}
-	}
-	m.search.SetGame(g)
-	m.start = start
-	m.line = append(m.line[:0], g.Actions...)
-	m.synced = true
-}
-
-// startOf is the position the game started from.
-func startOf(g *engine.Game) engine.Position {
-	h := *g
-	h.Actions = slices.Clone(g.Actions)
-	h.Hashes = slices.Clone(g.Hashes)
-	for h.Undo() {
-	}
-	return h.Pos
-}
-
 // maxTreeNodes bounds the tree of a search limited only by time (a node
 // is mcts.NodeBytes, 36 bytes: about 150 MB).
 const maxTreeNodes = 1 << 22
@@ -205,7 +164,7 @@ func (m *modelPlayer) think(ctx context.Context, g *engine.Game, sims int, moveT
 	if r, why := g.Outcome(); r != engine.Ongoing {
 		return nil, fmt.Errorf("the game is over (%s)", why)
 	}
-	m.sync(g)
+	m.search.Follow(g)
 	var deadline time.Time
 	switch {
 	case moveTime > 0:
@@ -216,16 +175,8 @@ func (m *modelPlayer) think(ctx context.Context, g *engine.Game, sims int, moveT
 	case sims <= 0:
 		sims = m.sims
 	}
-	const step = 32
-	for target := m.search.Result().Visited + step; ; target += step {
-		m.search.SetSimulations(min(target, sims))
-		if err := m.search.Run(m.eval); err != nil {
-			return nil, err
-		}
-		if target >= sims || m.search.Nodes() >= maxTreeNodes || ctx.Err() != nil ||
-			(moveTime > 0 && !time.Now().Before(deadline)) {
-			break
-		}
+	if err := m.search.RunFor(ctx, m.eval, sims, deadline, maxTreeNodes); err != nil {
+		return nil, err
 	}
 	return m.search.Result(), nil
 }

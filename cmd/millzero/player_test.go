@@ -86,7 +86,7 @@ func TestModelPlayer_FollowsTheGameAndStartsAfreshAfterUndo(t *testing.T) {
 	}
 	g.Play(a)
 	g.PlayString(firstLegal(g))
-	bot.sync(g)
+	bot.search.Follow(g)
 	if root := bot.search.Root(); root != g.Pos {
 		t.Fatal("after two actions the root is not the game's position")
 	}
@@ -96,7 +96,7 @@ func TestModelPlayer_FollowsTheGameAndStartsAfreshAfterUndo(t *testing.T) {
 	g.Undo()
 	g.Undo()
 	g.PlayString("a7")
-	bot.sync(g)
+	bot.search.Follow(g)
 	if root := bot.search.Root(); root != g.Pos || bot.search.Result().Visited != 0 {
 		t.Errorf("after undo and another action: root is the game's %v, %d visits; want the game's position, fresh",
 			root == g.Pos, bot.search.Result().Visited)
