@@ -38,10 +38,25 @@ func TestShardWriter_KilledWritersLeaveOnlyCompleteShards(t *testing.T) {
 		}
 		procs = append(procs, cmd)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// Kill them once each has completed a few shards (a loaded machine may
+	// start one process well after the other).
+	perWriter := func() map[string]int {
+		n := map[string]int{}
 		shards, _ := filepath.Glob(filepath.Join(dir, "*"+ShardExt))
-		if len(shards) >= 6 || time.Now().After(deadline) {
+		for _, path := range shards {
+			parts := strings.Split(filepath.Base(path), "-")
+			n[parts[len(parts)-2]]++ // the pid
+		}
+		return n
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := perWriter()
+		done := len(n) == 2
+		for _, k := range n {
+			done = done && k >= 3
+		}
+		if done || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -52,7 +67,7 @@ func TestShardWriter_KilledWritersLeaveOnlyCompleteShards(t *testing.T) {
 	}
 	shards, _ := filepath.Glob(filepath.Join(dir, "*"+ShardExt))
 	if len(shards) < 6 {
-		t.Fatalf("the writers completed %d shards in 10 s", len(shards))
+		t.Fatalf("the writers completed %d shards in 30 s", len(shards))
 	}
 	hosts := map[string]bool{}
 	var rows int
