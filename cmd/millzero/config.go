@@ -48,15 +48,16 @@ type loopConfig struct {
 // gateConfig is the arena of the loop: candidate against best, and the
 // ladder of reference players.
 type gateConfig struct {
-	Simulations  int      `yaml:"simulations"`   // visits per move of both models
-	MaxGames     int      `yaml:"max_games"`     // most games of candidate vs best
-	OpeningPlies int      `yaml:"opening_plies"` // random legal plies before the players take over
-	Elo0         float64  `yaml:"elo0"`          // SPRT H0, logistic Elo
-	Elo1         float64  `yaml:"elo1"`          // SPRT H1, logistic Elo
-	Alpha        float64  `yaml:"alpha"`         // false-accept rate
-	Beta         float64  `yaml:"beta"`          // false-reject rate
-	Ladder       []string `yaml:"ladder"`        // reference players every new best meets: random, alphabeta:N
-	LadderPairs  int      `yaml:"ladder_pairs"`  // pairs of games against each
+	Simulations  int      `yaml:"simulations"`    // visits per move of both models
+	MaxGames     int      `yaml:"max_games"`      // most games of candidate vs best
+	OpeningPlies int      `yaml:"opening_plies"`  // random legal plies before the players take over
+	Elo0         float64  `yaml:"elo0"`           // SPRT H0, logistic Elo
+	Elo1         float64  `yaml:"elo1"`           // SPRT H1, logistic Elo
+	Alpha        float64  `yaml:"alpha"`          // false-accept rate
+	Beta         float64  `yaml:"beta"`           // false-reject rate
+	AcceptLean   bool     `yaml:"accept_leaning"` // when max_games end undecided, accept if the LLR leans to H1 (> 0) instead of rejecting
+	Ladder       []string `yaml:"ladder"`         // reference players every new best meets: random, alphabeta:N
+	LadderPairs  int      `yaml:"ladder_pairs"`   // pairs of games against each
 }
 
 func (g gateConfig) sprt() arena.SPRT {

@@ -190,9 +190,8 @@ func (l *loop) generation(ctx context.Context, g int) error {
 	if err != nil {
 		return err
 	}
-	decision := "rejected"
-	if res.Accepted() {
-		decision = "accepted"
+	decision := gateDecision(res, l.cfg.Gate)
+	if decision != "rejected" {
 		if err := l.dir.setBest(g + 1); err != nil {
 			return err
 		}
@@ -439,6 +438,20 @@ func (l *loop) gate(ctx context.Context, cand, best int) (arena.GateResult, erro
 	res.Penta, res.Decision, res.LLR = pentaOf(recs, a.Name(), test)
 	res.Records = recs
 	return res, nil
+}
+
+// gateDecision is "accepted" when the SPRT accepted the candidate;
+// "accepted-leaning" when the games ran out undecided with the evidence on
+// the candidate's side (LLR > 0) and gate.accept_leaning is set; else
+// "rejected".
+func gateDecision(res arena.GateResult, gc gateConfig) string {
+	switch {
+	case res.Accepted():
+		return "accepted"
+	case gc.AcceptLean && res.Decision == arena.Continue && res.LLR > 0:
+		return "accepted-leaning"
+	}
+	return "rejected"
 }
 
 // pentaOf counts the candidate's pair scores over the finished pairs of

@@ -287,3 +287,24 @@ func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
 	}
 	t.Fatalf("after %d generations no model reaches the game-theoretic result in every game", cfg.Loop.Generations)
 }
+
+func TestGateDecision_UndecidedLeaningIsAnOption(t *testing.T) {
+	cases := []struct {
+		d       arena.Decision
+		llr     float64
+		leaning bool
+		want    string
+	}{
+		{arena.AcceptH1, 3, false, "accepted"},
+		{arena.AcceptH0, -3, true, "rejected"},
+		{arena.Continue, 0.5, false, "rejected"},
+		{arena.Continue, 0.5, true, "accepted-leaning"},
+		{arena.Continue, -0.5, true, "rejected"},
+	}
+	for _, c := range cases {
+		got := gateDecision(arena.GateResult{Decision: c.d, LLR: c.llr}, gateConfig{AcceptLean: c.leaning})
+		if got != c.want {
+			t.Errorf("decision %v, LLR %v, accept_leaning %v: %q, want %q", c.d, c.llr, c.leaning, got, c.want)
+		}
+	}
+}
