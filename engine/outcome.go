@@ -7,13 +7,9 @@ func (v *Variant) Outcome(p *Position) (Result, Reason) {
 	if p.Result != Ongoing {
 		return p.Result, p.Reason
 	}
-	if !v.HasLegal(p) {
-		if v.Players == 2 {
-			return WinFor(1 - int(p.Side)), NoLegalAction
-		}
-		// Apply eliminates stuck seats with 3-4 players; a position built
-		// by hand may still have one.
-		return Ongoing, NotOver
+	// With 3-4 players Apply eliminates a seat that comes to move stuck.
+	if v.Players == 2 && !v.HasLegal(p) {
+		return WinFor(1 - int(p.Side)), NoLegalAction
 	}
 	return Ongoing, NotOver
 }

@@ -62,7 +62,7 @@ func Names() []string {
 
 // Load builds the named variant from the embedded variant files.
 func Load(name string) (*Variant, error) {
-	spec, err := loadSpec(name, nil, 0)
+	spec, err := loadSpec(name, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func ParseVariant(text []byte) (*Variant, error) {
 	return New(spec)
 }
 
-func loadSpec(name string, _ []byte, depth int) (Spec, error) {
+func loadSpec(name string, depth int) (Spec, error) {
 	if depth > 8 {
 		return Spec{}, fmt.Errorf("variant %q: base chain too deep", name)
 	}
@@ -103,7 +103,7 @@ func decodeSpec(text []byte, what string, depth int) (Spec, error) {
 	}
 	var spec Spec
 	if head.Base != "" {
-		base, err := loadSpec(head.Base, nil, depth+1)
+		base, err := loadSpec(head.Base, depth+1)
 		if err != nil {
 			return Spec{}, fmt.Errorf("%s: base: %w", what, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,14 +82,12 @@ func (s *series) column(name string) []float64 {
 	for r, row := range s.rows {
 		x, err := strconv.ParseFloat(row[i], 64)
 		if err != nil {
-			x = nan()
+			x = math.NaN()
 		}
 		out[r] = x
 	}
 	return out
 }
-
-func nan() float64 { v, _ := strconv.ParseFloat("NaN", 64); return v }
 
 // writeFileAtomic writes data to path through a temporary file in the same
 // directory, synced and renamed, so readers see the old file or the new one.

@@ -81,10 +81,10 @@ func runSelfplay(args []string, out io.Writer) error {
 // extraGames plays n games into the run's current generation with its
 // current best model, for a self-play process beside the loop.
 func (l *loop) extraGames(ctx context.Context, n int) (selfplay.Stats, error) {
-	g := len(l.gens.rows)
-	if err := reloadSeries(l.gens); err == nil {
-		g = len(l.gens.rows)
+	if err := reloadSeries(l.gens); err != nil {
+		return selfplay.Stats{}, err
 	}
+	g := len(l.gens.rows)
 	best, err := l.dir.best()
 	if errors.Is(err, errNoModel) {
 		best = 0

@@ -377,10 +377,11 @@ func (l *loop) replaceLossRows(g int, rows [][]any) error {
 // lastLoss is generation g's last recorded loss of a split, or NaN.
 func (l *loop) lastLoss(g int, split string) float64 {
 	gen := fmt.Sprint(g)
+	total := l.loss.column("total")
 	x := math.NaN()
 	for i, r := range l.loss.rows {
 		if r[0] == gen && r[2] == split {
-			x = l.loss.column("total")[i]
+			x = total[i]
 		}
 	}
 	return x
