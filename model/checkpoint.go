@@ -1,14 +1,13 @@
 package model
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 
@@ -99,32 +98,21 @@ func (c *Checkpoint) Save(path string) error {
 	for len(js)%8 != 0 { // keep the data 8-byte aligned, as the format recommends
 		js = append(js, ' ')
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("save checkpoint: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(len(js)))
-	w.Write(b[:])
-	w.Write(js)
-	for _, p := range tensors {
-		for _, x := range p.Data {
-			binary.LittleEndian.PutUint32(b[:4], math.Float32bits(x))
-			w.Write(b[:4])
+	err = WriteFileAtomic(path, func(w io.Writer) error {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(len(js)))
+		w.Write(b[:])
+		w.Write(js)
+		for _, p := range tensors {
+			for _, x := range p.Data {
+				binary.LittleEndian.PutUint32(b[:4], math.Float32bits(x))
+				if _, err := w.Write(b[:4]); err != nil {
+					return err
+				}
+			}
 		}
-	}
-	err = w.Flush()
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("save checkpoint %s: %w", path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/millzero/millzero/model"
 )
 
 // series is one table of a run's metrics: a CSV file with a header row. It
@@ -89,28 +92,17 @@ func (s *series) column(name string) []float64 {
 	return out
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, synced and renamed, so readers see the old file or the new one.
+// writeFileAtomic makes path's directory and writes data there with
+// model.WriteFileAtomic: readers see the old file or the new one.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+	err := model.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+	})
 	if err != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
