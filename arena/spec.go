@@ -85,12 +85,19 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 		if err != nil {
 			return nil, fmt.Errorf("player %q: %w", spec, err)
 		}
-		st := ArenaSettings(n)
-		return &SearchPlayer{Label: fmt.Sprintf("model:%s@%d", strings.TrimSuffix(filepath.Base(path), ".safetensors"), n),
-			Settings: st, MoveTime: set.MoveTime,
-			NewEvaluator: func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
-				return model.NewEvaluator(v, ck.Net, st.BatchSize, true, seed)
-			}}, nil
+		p := NewModelPlayer(fmt.Sprintf("model:%s@%d", strings.TrimSuffix(filepath.Base(path), ".safetensors"), n), ck.Net, n)
+		p.MoveTime = set.MoveTime
+		return p, nil
 	}
 	return nil, fmt.Errorf("player %q: unknown; the players are:\n%s", spec, SpecHelp)
+}
+
+// NewModelPlayer is the search player of network net with the arena's
+// settings at sims visits a move, named label.
+func NewModelPlayer(label string, net *model.Network, sims int) *SearchPlayer {
+	st := ArenaSettings(sims)
+	return &SearchPlayer{Label: label, Settings: st,
+		NewEvaluator: func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
+			return model.NewEvaluator(v, net, st.BatchSize, true, seed)
+		}}
 }

@@ -17,14 +17,18 @@ import (
 	"github.com/millzero/millzero/selfplay"
 )
 
-const benchWhat = "engine, mcts, model or selfplay"
+const benchWhat = "engine, mcts, model, selfplay or strength"
 
 func runBench(args []string, out io.Writer) error {
+	if len(args) > 0 && args[0] == "strength" {
+		return runBenchStrength(args[1:], out)
+	}
 	fs := newFlags("bench", "WHAT [flags]   (WHAT: "+benchWhat+")", []string{
 		"millzero bench engine",
 		"millzero bench mcts --variant moulin-rouge",
 		"millzero bench model --batches 1,16,64,256",
 		"millzero bench selfplay --sims 40 --seconds 60",
+		"millzero bench strength --run runs/nine   (millzero bench strength --help for its flags)",
 	}, out)
 	variant := fs.String("variant", "nine", "variant to measure (engine always measures nine's start, as the reference engine did)")
 	repeat := fs.Int("repeat", 3, "engine: measure this many times and report the best and the median")

@@ -1,0 +1,168 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// Strength measures one player against fixed yardsticks: a paired match
+// against each opponent from the same seeded random openings, so every
+// player measured with the same settings meets the same positions. It is
+// the strength benchmark of a run: a number that does not move with the
+// loop's own arena, refits or gating.
+type Strength struct {
+	Variant      *engine.Variant // two players
+	Player       Player          // the player measured
+	Opponents    []Player        // the yardsticks, met one after another
+	Pairs        int             // pairs of games against each opponent
+	OpeningPlies int             // random legal actions that open each pair
+	Seed         uint64          // the openings' seed: the same for every player measured
+	Workers      int             // games played at once; 0 means one per core
+	Dir          string          // where the games are recorded as Parquet; "" records none
+}
+
+// StrengthRow is the player's result against one opponent.
+type StrengthRow struct {
+	Opponent       string
+	Games          int
+	Wins           int
+	Draws          int
+	Losses         int
+	Penta          Penta   // complete pairs by the player's pair score: 0, 1/2, 1, 3/2, 2
+	Score          float64 // the player's mean score per game, 0..1
+	Elo            float64 // the player's Elo difference to the opponent
+	Low, High      float64 // its 95% interval, from the variance of the pair scores
+	Clamped        bool    // the score was 0% or 100%: Elo is taken a quarter pair from the edge, and only the bound towards the middle says anything
+	BlockadeLosses int     // games the player lost with no legal action left
+	MedianLossPly  int     // the median length of the player's lost games, 0 without losses
+	Seconds        float64 // wall time of the match
+}
+
+// Run plays every opponent in turn. onGame, when not nil, is called after
+// each finished game, from one goroutine. The rows come in the order of
+// Opponents; on an error the rows so far are returned with it.
+func (s *Strength) Run(ctx context.Context, onGame func(opponent int, r *Record)) ([]StrengthRow, error) {
+	if s.Player == nil || len(s.Opponents) == 0 {
+		return nil, fmt.Errorf("strength: want a player and at least one opponent")
+	}
+	rows := make([]StrengthRow, 0, len(s.Opponents))
+	for i, opp := range s.Opponents {
+		m := Match{Variant: s.Variant, A: s.Player, B: opp, Pairs: s.Pairs, OpeningPlies: s.OpeningPlies,
+			Seed: s.Seed, Workers: s.Workers, Dir: s.Dir}
+		start := time.Now()
+		recs, err := m.Run(ctx, func(r *Record) error {
+			if onGame != nil {
+				onGame(i, r)
+			}
+			return nil
+		})
+		if err != nil {
+			return rows, fmt.Errorf("strength against %s: %w", opp.Name(), err)
+		}
+		row := StrengthOf(s.Player.Name(), opp.Name(), recs)
+		row.Seconds = time.Since(start).Seconds()
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// StrengthOf sums up the games between player and opponent in recs (other
+// games are ignored). The interval treats each complete pair of games as
+// one sample, as the pentanomial SPRT does: pairs share an opening, so
+// their two games are not independent.
+func StrengthOf(player, opponent string, recs []Record) StrengthRow {
+	row := StrengthRow{Opponent: opponent}
+	type pairKey struct {
+		match string
+		pair  int32
+	}
+	pairs := map[pairKey][]float64{}
+	var lossPlies []int
+	total := 0.0
+	for i := range recs {
+		r := &recs[i]
+		var seat int
+		switch {
+		case r.Player0 == player && r.Player1 == opponent:
+			seat = 0
+		case r.Player1 == player && r.Player0 == opponent:
+			seat = 1
+		default:
+			continue
+		}
+		sc := r.Score(seat)
+		row.Games++
+		total += sc
+		switch sc {
+		case 1:
+			row.Wins++
+		case 0.5:
+			row.Draws++
+		default:
+			row.Losses++
+			lossPlies = append(lossPlies, int(r.Plies))
+			if r.Reason == engine.NoLegalAction.String() {
+				row.BlockadeLosses++
+			}
+		}
+		k := pairKey{r.Match, r.Pair}
+		pairs[k] = append(pairs[k], sc)
+	}
+	if len(lossPlies) > 0 {
+		sort.Ints(lossPlies)
+		row.MedianLossPly = lossPlies[len(lossPlies)/2]
+	}
+	for _, sc := range pairs {
+		if len(sc) == 2 {
+			row.Penta.Add(sc[0] + sc[1])
+		}
+	}
+	if row.Games == 0 {
+		row.Elo, row.Low, row.High = math.NaN(), math.NaN(), math.NaN()
+		return row
+	}
+	row.Score = total / float64(row.Games)
+	row.Elo, row.Low, row.High, row.Clamped = pentaElo(row.Penta, row.Score)
+	return row
+}
+
+// pentaElo is the Elo difference of a mean score and its 95% interval from
+// the variance of the pair scores in p. A score of 0 or 1 has no finite
+// Elo and its pairs no variance: the Elo is taken a quarter pair from the
+// edge, the bound towards the middle is the rule of three's (with no pair
+// won, the 95% upper bound of the score is 3/pairs), and it is said to be
+// clamped.
+func pentaElo(p Penta, score float64) (elo, low, high float64, clamped bool) {
+	n := float64(p.Pairs())
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN(), false
+	}
+	var mean, sq float64
+	for k, c := range p {
+		x := float64(k) / 4 // the pair's mean score per game
+		mean += float64(c) * x
+		sq += float64(c) * x * x
+	}
+	mean /= n
+	variance := max(sq/n-mean*mean, 0)
+	half := 1.96 * math.Sqrt(variance/n)
+	edge := 1 / (4 * n)
+	clamp := func(s float64) float64 { return min(max(s, edge), 1-edge) }
+	switch {
+	case score < edge:
+		elo = logisticElo(edge)
+		return elo, elo, logisticElo(clamp(min(3/n, 0.5))), true
+	case score > 1-edge:
+		elo = logisticElo(1 - edge)
+		return elo, logisticElo(clamp(max(1-3/n, 0.5))), elo, true
+	}
+	return logisticElo(score), logisticElo(clamp(score - half)), logisticElo(clamp(score + half)), false
+}
+
+// logisticElo is the Elo difference whose expected score is s, 0 < s < 1.
+func logisticElo(s float64) float64 { return -400*math.Log10(1/s-1) + 0 } // + 0: no "-0" at an even score

@@ -1,0 +1,124 @@
+package arena
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// rec is a finished game between a (seat 0 when game is 0) and b.
+func rec(pair int32, game int32, a, b string, aScore float64, reason engine.Reason, plies int32) Record {
+	r := Record{Match: "m", Pair: pair, Game: game, Player0: a, Player1: b, Reason: reason.String(), Plies: plies, Winner: -1}
+	aSeat := 0
+	if game == 1 {
+		r.Player0, r.Player1 = b, a
+		aSeat = 1
+	}
+	switch aScore {
+	case 1:
+		r.Winner = int8(aSeat)
+	case 0:
+		r.Winner = int8(1 - aSeat)
+	}
+	return r
+}
+
+func TestStrengthOf_CountsPairsBlockadesAndIgnoresOtherPlayers(t *testing.T) {
+	recs := []Record{
+		rec(0, 0, "m", "ab", 1, engine.TooFewPieces, 80),
+		rec(0, 1, "m", "ab", 1, engine.NoLegalAction, 60), // pair 0: 2
+		rec(1, 0, "m", "ab", 0.5, engine.NoCaptureDraw, 200),
+		rec(1, 1, "m", "ab", 0, engine.NoLegalAction, 40), // pair 1: 1/2, a blockade loss
+		rec(2, 0, "m", "ab", 0, engine.TooFewPieces, 90),  // pair 2 incomplete
+		rec(0, 0, "x", "ab", 1, engine.TooFewPieces, 10),  // not this player
+	}
+	row := StrengthOf("m", "ab", recs)
+	if row.Games != 5 || row.Wins != 2 || row.Draws != 1 || row.Losses != 2 {
+		t.Fatalf("games %d +%d =%d -%d, want 5 +2 =1 -2", row.Games, row.Wins, row.Draws, row.Losses)
+	}
+	if want := (Penta{0, 1, 0, 0, 1}); row.Penta != want {
+		t.Errorf("penta %v, want %v (only complete pairs)", row.Penta, want)
+	}
+	if row.BlockadeLosses != 1 {
+		t.Errorf("blockade losses %d, want 1", row.BlockadeLosses)
+	}
+	if row.MedianLossPly != 90 {
+		t.Errorf("median loss ply %d, want 90 (losses at 40 and 90)", row.MedianLossPly)
+	}
+	if math.Abs(row.Score-0.5) > 1e-12 || math.Abs(row.Elo) > 1e-9 {
+		t.Errorf("score %v Elo %v, want 0.5 and 0", row.Score, row.Elo)
+	}
+	if !(row.Low < 0 && row.High > 0) || row.Clamped {
+		t.Errorf("interval [%v, %v] clamped %v: want it around 0, not clamped", row.Low, row.High, row.Clamped)
+	}
+}
+
+func TestStrengthOf_IntervalFromPairVariance(t *testing.T) {
+	// 10 pairs: 5 won twice (pair score 1), 5 split (1/2): mean 0.75,
+	// pair-score variance 1/16, so the half-width is 1.96*sqrt(1/160).
+	var recs []Record
+	for i := int32(0); i < 10; i++ {
+		second := 1.0
+		if i%2 == 1 {
+			second = 0
+		}
+		recs = append(recs, rec(i, 0, "m", "ab", 1, engine.TooFewPieces, 50), rec(i, 1, "m", "ab", second, engine.TooFewPieces, 50))
+	}
+	row := StrengthOf("m", "ab", recs)
+	half := 1.96 * math.Sqrt(1.0/160)
+	if want := logisticElo(0.75); math.Abs(row.Elo-want) > 1e-9 {
+		t.Errorf("Elo %v, want %v", row.Elo, want)
+	}
+	if want := logisticElo(0.75 - half); math.Abs(row.Low-want) > 1e-9 {
+		t.Errorf("low %v, want %v", row.Low, want)
+	}
+	if want := logisticElo(0.75 + half); math.Abs(row.High-want) > 1e-9 {
+		t.Errorf("high %v, want %v", row.High, want)
+	}
+}
+
+func TestStrengthOf_AllWinsIsClampedNotInfinite(t *testing.T) {
+	recs := []Record{rec(0, 0, "m", "r", 1, engine.TooFewPieces, 30), rec(0, 1, "m", "r", 1, engine.TooFewPieces, 30)}
+	row := StrengthOf("m", "r", recs)
+	if !row.Clamped || math.IsInf(row.Elo, 0) || math.IsNaN(row.Elo) || row.Elo <= 0 {
+		t.Errorf("Elo %v clamped %v: want a finite positive Elo, clamped", row.Elo, row.Clamped)
+	}
+	// One pair: the rule of three says nothing, so the lower bound is even.
+	if row.Low != 0 || row.High != row.Elo {
+		t.Errorf("bounds [%v, %v], want [0, %v]", row.Low, row.High, row.Elo)
+	}
+	var many []Record
+	for i := int32(0); i < 50; i++ {
+		many = append(many, rec(i, 0, "m", "r", 0, engine.TooFewPieces, 30), rec(i, 1, "m", "r", 0, engine.TooFewPieces, 30))
+	}
+	row = StrengthOf("m", "r", many)
+	if want := logisticElo(3.0 / 50); !row.Clamped || math.Abs(row.High-want) > 1e-9 || row.Low != row.Elo {
+		t.Errorf("50 pairs lost: Elo %v [%v, %v] clamped %v, want the upper bound %v", row.Elo, row.Low, row.High, row.Clamped, want)
+	}
+}
+
+func TestStrength_AlphaBetaBeatsRandom(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Strength{Variant: v, Player: AlphaBeta{Depth: 2}, Opponents: []Player{Random{}}, Pairs: 2, OpeningPlies: 2, Seed: 7, Workers: 2}
+	games := 0
+	rows, err := s.Run(context.Background(), func(opp int, r *Record) {
+		if opp != 0 {
+			t.Errorf("opponent index %d, want 0", opp)
+		}
+		games++
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || games != 4 || rows[0].Games != 4 || rows[0].Penta.Pairs() != 2 {
+		t.Fatalf("rows %+v after %d games: want one row of 4 games in 2 pairs", rows, games)
+	}
+	if rows[0].Score < 0.75 || rows[0].Elo <= 0 {
+		t.Errorf("alphabeta:2 scored %.2f (Elo %+.0f) against random: want 0.75 or more", rows[0].Score, rows[0].Elo)
+	}
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+)
+
+// runBenchStrength is `millzero bench strength`: a model with a fixed
+// search against the alpha-beta yardsticks, the same openings for every
+// model measured.
+func runBenchStrength(args []string, out io.Writer) error {
+	fs := newFlags("bench strength", "--run DIR | --model FILE [flags]", []string{
+		"millzero bench strength --run runs/nine",
+		"millzero bench strength --model runs/nine/models/gen-000117.safetensors --depths 2,4 --pairs 20",
+		"millzero bench strength --run runs/nine --json > strength.json",
+	}, out)
+	var pc playerConfig
+	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured")
+	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
+	sims := fs.Int("sims", defaultSims, "search visits per model move (fresh tree settings of the arena)")
+	depths := fs.String("depths", "2,4,6", "alpha-beta depths met, comma separated")
+	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
+	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
+	seed := fs.Uint64("seed", 1, "seed of the openings: keep it to compare models on the same positions")
+	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
+	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected arguments %q", rest)
+	}
+	if pc.Model == "" && pc.Run == "" {
+		fs.Usage()
+		return fmt.Errorf("give --run or --model")
+	}
+	if *sims < 1 || *pairs < 1 || *openings < 0 || *workers < 0 {
+		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d: want positive counts", *sims, *pairs, *openings, *workers)
+	}
+	var opponents []arena.Player
+	for _, f := range strings.Split(*depths, ",") {
+		d, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || d < 1 || d > arena.MaxAlphaBetaDepth {
+			return fmt.Errorf("--depths %q: %q is not a depth in 1..%d", *depths, f, arena.MaxAlphaBetaDepth)
+		}
+		opponents = append(opponents, arena.AlphaBeta{Depth: d})
+	}
+	src, err := loadSource(pc)
+	if err != nil {
+		return err
+	}
+	if src.ck == nil {
+		return fmt.Errorf("%s: the strength benchmark measures a model", src.desc)
+	}
+	v, err := src.variantFor("")
+	if err != nil {
+		return err
+	}
+	if v.Players != 2 {
+		return fmt.Errorf("variant %s has %d players: the alpha-beta yardsticks are for two", v.Name, v.Players)
+	}
+	player := arena.NewModelPlayer(fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), src.ck.Net, *sims)
+	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
+		OpeningPlies: *openings, Seed: *seed, Workers: *workers}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
+		src.desc, *sims, *depths, *pairs, v.Name)
+	prog, done, start := newProgress(os.Stderr), 0, time.Now()
+	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {
+		done++
+		prog.update("strength: %s game %d of %d, %d of %d in all, %.0fs", opponents[opp].Name(),
+			done-opp*2**pairs, 2**pairs, done, 2**pairs*len(opponents), time.Since(start).Seconds())
+	})
+	prog.done("strength: %d games in %.0fs", done, time.Since(start).Seconds())
+	if len(rows) > 0 {
+		if *asJSON {
+			enc := json.NewEncoder(out)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(jsonRows(rows)); err != nil {
+				return err
+			}
+		} else {
+			printStrength(out, player.Name(), rows)
+		}
+	}
+	return err
+}
+
+// strengthJSON is a StrengthRow with JSON names and no infinities.
+type strengthJSON struct {
+	Opponent       string  `json:"opponent"`
+	Games          int     `json:"games"`
+	Wins           int     `json:"wins"`
+	Draws          int     `json:"draws"`
+	Losses         int     `json:"losses"`
+	Pentanomial    [5]int  `json:"pentanomial"`
+	Score          float64 `json:"score"`
+	Elo            float64 `json:"elo"`
+	EloLow         float64 `json:"elo_low"`
+	EloHigh        float64 `json:"elo_high"`
+	Clamped        bool    `json:"clamped"`
+	BlockadeLosses int     `json:"blockade_losses"`
+	MedianLossPly  int     `json:"median_loss_ply"`
+	Seconds        float64 `json:"seconds"`
+}
+
+func jsonRows(rows []arena.StrengthRow) []strengthJSON {
+	out := make([]strengthJSON, len(rows))
+	for i, r := range rows {
+		out[i] = strengthJSON{r.Opponent, r.Games, r.Wins, r.Draws, r.Losses, r.Penta, r.Score,
+			r.Elo, r.Low, r.High, r.Clamped, r.BlockadeLosses, r.MedianLossPly, math.Round(r.Seconds*10) / 10}
+	}
+	return out
+}
+
+func printStrength(out io.Writer, player string, rows []arena.StrengthRow) {
+	fmt.Fprintf(out, "%s against the yardsticks (paired games, random openings, 95%% intervals from the pair scores):\n\n", player)
+	fmt.Fprintf(out, "%-12s %6s %7s %16s %20s %9s %10s %7s\n", "opponent", "games", "score", "+ = -", "Elo [95%]", "blockade", "loss ply", "time")
+	for _, r := range rows {
+		elo := fmt.Sprintf("%+.0f [%+.0f, %+.0f]", r.Elo, r.Low, r.High)
+		switch {
+		case r.Clamped && r.Score < 0.5:
+			elo = fmt.Sprintf("< %+.0f", r.High)
+		case r.Clamped:
+			elo = fmt.Sprintf("> %+.0f", r.Low)
+		}
+		fmt.Fprintf(out, "%-12s %6d %6.1f%% %16s %20s %9d %10d %6.0fs\n", r.Opponent, r.Games, 100*r.Score,
+			fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses), elo, r.BlockadeLosses, r.MedianLossPly, r.Seconds)
+	}
+	fmt.Fprintln(out, "\nblockade: games the model lost with no legal action; loss ply: the median length of its lost games.")
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
+	dir := runDir(t.TempDir())
+	saveGen(t, dir, "nine", 3)
+	code, out, errOut := runCmd("bench", "strength", "--model", dir.model(3), "--sims", "4", "--depths", "1,2", "--pairs", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []strengthJSON
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("output is not JSON rows: %v\n%s", err, out)
+	}
+	if len(rows) != 2 || rows[0].Opponent != "alphabeta:1" || rows[1].Opponent != "alphabeta:2" {
+		t.Fatalf("rows %+v: want alphabeta:1 then alphabeta:2", rows)
+	}
+	for _, r := range rows {
+		if r.Games != 4 || r.Wins+r.Draws+r.Losses != 4 || r.Pentanomial[0]+r.Pentanomial[1]+r.Pentanomial[2]+r.Pentanomial[3]+r.Pentanomial[4] != 2 {
+			t.Errorf("row %+v: want 4 games in 2 complete pairs", r)
+		}
+	}
+}
+
+func TestBenchStrength_BadInputIsAClearError(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "give --run or --model"},
+		{[]string{"--model", filepath.Join(dir, "none.safetensors")}, "none.safetensors"},
+		{[]string{"--model", "x", "--depths", "2,nine"}, `"nine" is not a depth`},
+		{[]string{"--model", "x", "--pairs", "0"}, "--pairs 0"},
+	} {
+		code, _, errOut := runCmd(append([]string{"bench", "strength"}, tc.args...)...)
+		if code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("bench strength %q: exit %d, %q: want an error naming %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
