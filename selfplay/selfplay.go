@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	mrand "math/rand/v2"
 	"strconv"
 	"sync"
@@ -52,6 +53,18 @@ type Stats struct {
 	EvalTime    time.Duration
 	Elapsed     time.Duration
 	Shards      int64
+	KLMicro     int64 // the recorded searches' KL divergence of the visit target from the prior, summed, in micro-nats
+}
+
+// MeanPolicyKL is the mean KL divergence, in nats, of the recorded policy
+// targets (visit shares) from the priors the search started from (root
+// noise included): how much the search changed the network's mind. Near
+// zero, the policy target teaches the network nothing new.
+func (s Stats) MeanPolicyKL() float64 {
+	if s.Positions == 0 {
+		return 0
+	}
+	return float64(s.KLMicro) / 1e6 / float64(s.Positions)
 }
 
 // PositionsPerSecond is recorded positions per second of wall time.
@@ -99,10 +112,10 @@ func rate(n int64, d time.Duration) float64 {
 
 // counters are the shared, atomically updated totals.
 type counters struct {
-	games, positions, plies, moves, draws, evals, calls, evalNanos, shards atomic.Int64
-	wins                                                                   [engine.MaxSeats]atomic.Int64
-	reasons                                                                [16]atomic.Int64
-	started                                                                atomic.Int64
+	games, positions, plies, moves, draws, evals, calls, evalNanos, shards, klMicro atomic.Int64
+	wins                                                                            [engine.MaxSeats]atomic.Int64
+	reasons                                                                         [16]atomic.Int64
+	started                                                                         atomic.Int64
 }
 
 func (c *counters) snapshot(start time.Time) Stats {
@@ -110,7 +123,7 @@ func (c *counters) snapshot(start time.Time) Stats {
 		Games: c.games.Load(), Positions: c.positions.Load(), Plies: c.plies.Load(),
 		Moves: c.moves.Load(), Calls: c.calls.Load(),
 		Draws: c.draws.Load(), Evaluations: c.evals.Load(), Shards: c.shards.Load(),
-		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start),
+		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start), KLMicro: c.klMicro.Load(),
 	}
 	for i := range s.Wins {
 		s.Wins[i] = c.wins[i].Load()
@@ -315,6 +328,7 @@ func (w *worker) step(sl *slot) (bool, error) {
 			}
 		}
 		sl.samples = append(sl.samples, smp)
+		w.c.klMicro.Add(int64(1e6*policyKL(res.Policy, res.Priors) + 0.5))
 	}
 	a, err := sl.s.Choose(len(g.Actions))
 	if err != nil {
@@ -397,4 +411,17 @@ func (t *timedEvaluator) Evaluate(b *mcts.Batch) error {
 	t.c.evals.Add(int64(b.Len()))
 	t.c.calls.Add(1)
 	return err
+}
+
+// policyKL is KL(target || prior) in nats over the actions the target
+// gives weight; a prior of zero there (never, after the search's
+// renormalisation) is floored so the sum stays finite.
+func policyKL(target, prior []float32) float64 {
+	kl := 0.0
+	for k, t := range target {
+		if t > 0 {
+			kl += float64(t) * math.Log(float64(t)/max(float64(prior[k]), 1e-9))
+		}
+	}
+	return max(kl, 0)
 }

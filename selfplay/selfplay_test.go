@@ -2,6 +2,7 @@ package selfplay
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,21 @@ func TestRun_WritesEveryFinishedGameOnce(t *testing.T) {
 	wins := stats.Wins[0] + stats.Wins[1] + stats.Draws
 	if wins != 10 {
 		t.Fatalf("results add up to %d games", wins)
+	}
+	// Rollout searches move the visits far from the uniform prior.
+	if kl := stats.MeanPolicyKL(); !(kl > 0.01) || kl > math.Log(float64(engine.MaxActions)) {
+		t.Fatalf("mean policy KL %v nats: want a positive value below log(actions)", kl)
+	}
+}
+
+func TestPolicyKL_ZeroForTheSameDistributionAndKnownOtherwise(t *testing.T) {
+	u := []float32{0.25, 0.25, 0.25, 0.25}
+	if kl := policyKL(u, u); math.Abs(kl) > 1e-7 {
+		t.Errorf("KL(u||u) = %v, want 0", kl)
+	}
+	// All the visits on one of four equally likely actions: log 4.
+	if kl := policyKL([]float32{1, 0, 0, 0}, u); math.Abs(kl-math.Log(4)) > 1e-6 {
+		t.Errorf("KL = %v, want log 4", kl)
 	}
 }
 
