@@ -32,7 +32,7 @@ func (v *Variant) ApplyTo(dst, p *Position, a Action) {
 		q.Hash ^= z.point[s][t] ^ z.handStep[s][q.Hand[s]]
 		q.Hand[s]--
 		q.Quiet = 0
-		mills = v.millsAt(m, t)
+		mills = fullLines(m, &v.Board.linesAt[t])
 	case Move:
 		if q.LastRotation != NoRotation {
 			v.clearRotation(q)
@@ -42,7 +42,7 @@ func (v *Variant) ApplyTo(dst, p *Position, a Action) {
 		q.Pieces[s] = m
 		q.Hash ^= z.point[s][f] ^ z.point[s][t]
 		q.Quiet++
-		mills = v.millsAt(m, t)
+		mills = fullLines(m, &v.Board.linesAt[t])
 	case Rotate:
 		mills = v.rotate(q, s, a)
 	default:
@@ -60,6 +60,14 @@ func (v *Variant) ApplyTo(dst, p *Position, a Action) {
 		q.Endgame++
 	}
 	if mills > 0 && v.earnRemovals(q, s, mills) {
+		return
+	}
+	if v.Players == 2 { // passTurn2, written out: it is too big to inline
+		q.Hash ^= z.sideStep[s]
+		q.Side = uint8(s ^ 1)
+		if v.drawDue(q) {
+			v.drawBetweenTurns(q)
+		}
 		return
 	}
 	v.passTurn(q)
@@ -120,10 +128,10 @@ func (v *Variant) remove(q *Position, s, t int) {
 	}
 }
 
-// millsAt counts the lines through point t that m fills, without a branch:
-// a line l is full when m&l^l is 0, that is when m&l^l-1 has its top bit.
-func (v *Variant) millsAt(m uint32, t int) int {
-	lines := &v.Board.linesAt[t]
+// fullLines counts the lines of a point (Board.linesAt) that m fills,
+// without a branch: a line l is full when m&l^l is 0, that is when
+// m&l^l-1 has its top bit.
+func fullLines(m uint32, lines *[4]uint64) int {
 	mm := uint64(m)
 	return int((mm&lines[0]^lines[0]-1)>>63 + (mm&lines[1]^lines[1]-1)>>63 +
 		(mm&lines[2]^lines[2]-1)>>63 + (mm&lines[3]^lines[3]-1)>>63)
@@ -154,16 +162,43 @@ func (v *Variant) earnRemovals(q *Position, s, mills int) bool {
 func (v *Variant) passTurn(q *Position) {
 	s := int(q.Side) & (MaxSeats - 1)
 	if v.Players == 2 {
-		q.Hash ^= v.z.sideStep[s]
-		q.Side = uint8(s ^ 1)
-	} else {
-		next := (s + 1) % v.Players
-		for q.Out>>next&1 != 0 {
-			next = (next + 1) % v.Players
-		}
-		q.Hash ^= v.z.side[s] ^ v.z.side[next]
-		q.Side = uint8(next)
+		v.passTurn2(q, s)
+		return
 	}
+	next := (s + 1) % v.Players
+	for q.Out>>next&1 != 0 {
+		next = (next + 1) % v.Players
+	}
+	q.Hash ^= v.z.side[s] ^ v.z.side[next]
+	q.Side = uint8(next)
+	if v.drawDue(q) {
+		v.drawBetweenTurns(q)
+	}
+	if q.Result == Ongoing {
+		v.skipStuck(q)
+	}
+}
+
+// passTurn2 is passTurn in a two-player game, where seat s hands the turn
+// to seat s^1.
+func (v *Variant) passTurn2(q *Position, s int) {
+	q.Hash ^= v.z.sideStep[s]
+	q.Side = uint8(s ^ 1)
+	if v.drawDue(q) {
+		v.drawBetweenTurns(q)
+	}
+}
+
+// drawDue reports, in one test of the counters, whether a draw rule checked
+// between turns may end the game.
+func (v *Variant) drawDue(q *Position) bool {
+	return int(q.NoCapture) >= v.noCaptureAt || int(q.Endgame) >= v.endgameAt ||
+		int(q.Ply) >= v.MaxPlies || v.BoardFullDraw && q.Occupied() == v.Board.All
+}
+
+// drawBetweenTurns ends the game by the first draw rule, checked between
+// turns, that applies.
+func (v *Variant) drawBetweenTurns(q *Position) {
 	switch {
 	case v.BoardFullDraw && q.Occupied() == v.Board.All:
 		q.Result, q.Reason = Draw, BoardFullDraw
@@ -173,8 +208,6 @@ func (v *Variant) passTurn(q *Position) {
 		q.Result, q.Reason = Draw, EndgameDraw
 	case int(q.Ply) >= v.MaxPlies:
 		q.Result, q.Reason = Draw, PlyCapDraw
-	case v.Players > 2:
-		v.skipStuck(q)
 	}
 }
 
