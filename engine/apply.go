@@ -32,7 +32,6 @@ func (v *Variant) ApplyTo(dst, p *Position, a Action) {
 		q.Hash ^= z.point[s][t] ^ z.handStep[s][q.Hand[s]]
 		q.Hand[s]--
 		q.Quiet = 0
-		mills = fullLines(m, &v.Board.linesAt[t])
 	case Move:
 		if q.LastRotation != NoRotation {
 			v.clearRotation(q)
@@ -42,12 +41,21 @@ func (v *Variant) ApplyTo(dst, p *Position, a Action) {
 		q.Pieces[s] = m
 		q.Hash ^= z.point[s][f] ^ z.point[s][t]
 		q.Quiet++
-		mills = fullLines(m, &v.Board.linesAt[t])
 	case Rotate:
 		mills = v.rotate(q, s, a)
 	default:
 		v.remove(q, s, a.To())
 		return
+	}
+	if a.Kind() != Rotate {
+		// The mills through the point a piece was placed or moved on, two
+		// lines at a time (most points are on two; millsAt, written out).
+		lines := &v.Board.linesAt[a.To()]
+		m := q.Pieces[s]
+		mills = fullLines(m, lines[0], lines[1])
+		if lines[2] != noLine {
+			mills += fullLines(m, lines[2], lines[3])
+		}
 	}
 	// What follows a place, move or rotate: a win where lines win, else the
 	// removals it earns, else the turn passes.
@@ -56,7 +64,7 @@ func (v *Variant) ApplyTo(dst, p *Position, a Action) {
 		return
 	}
 	q.NoCapture++
-	if v.EndgameDraw > 0 && q.PiecesLeft(0) == 3 && q.PiecesLeft(1) == 3 {
+	if v.EndgameDraw > 0 && q.Hand[0] <= 3 && q.Hand[1] <= 3 && q.PiecesLeft(0) == 3 && q.PiecesLeft(1) == 3 {
 		q.Endgame++
 	}
 	if mills > 0 && v.earnRemovals(q, s, mills) {
@@ -128,13 +136,12 @@ func (v *Variant) remove(q *Position, s, t int) {
 	}
 }
 
-// fullLines counts the lines of a point (Board.linesAt) that m fills,
-// without a branch: a line l is full when m&l^l is 0, that is when
-// m&l^l-1 has its top bit.
-func fullLines(m uint32, lines *[4]uint64) int {
+// fullLines counts which of lines a and b m fills, without a branch: a line
+// l is full when m&l^l is 0, that is when m&l^l-1 has its top bit (a line
+// is never 0: see noLine).
+func fullLines(m uint32, a, b uint64) int {
 	mm := uint64(m)
-	return int((mm&lines[0]^lines[0]-1)>>63 + (mm&lines[1]^lines[1]-1)>>63 +
-		(mm&lines[2]^lines[2]-1)>>63 + (mm&lines[3]^lines[3]-1)>>63)
+	return int((mm&a^a-1)>>63 + (mm&b^b-1)>>63)
 }
 
 // earnRemovals sets the removals that mills formed by seat s earn, and
