@@ -15,32 +15,37 @@ func (v *Variant) Apply(p *Position, a Action) (q Position) {
 // ApplyTo is Apply writing the position after a into *dst, which may be p:
 // the same copy-make without returning a Position by value.
 func (v *Variant) ApplyTo(dst, p *Position, a Action) {
+	// The fields that change are computed from p, not read back from the
+	// fresh copy: that saves a store-to-load round trip on each. Every
+	// field of p is read before its copy in dst is written, so dst may be p.
+	s := int(p.Side) & (MaxSeats - 1)
 	*dst = *p
 	q := dst
-	q.Ply++
-	s := int(q.Side) & (MaxSeats - 1)
+	q.Ply = p.Ply + 1
 	z := &v.z
 	var mills int
+	var m uint32 // the mover's pieces after a place or move
 	switch a.Kind() {
 	case Place:
-		if q.LastRotation != NoRotation {
-			v.clearRotation(q)
-		}
 		t := a.To()
-		m := q.Pieces[s] | 1<<t
+		h := p.Hand[s]
+		m = p.Pieces[s] | 1<<t
+		q.Hash = p.Hash ^ z.point[s][t] ^ z.handStep[s][h]
 		q.Pieces[s] = m
-		q.Hash ^= z.point[s][t] ^ z.handStep[s][q.Hand[s]]
-		q.Hand[s]--
+		q.Hand[s] = h - 1
 		q.Quiet = 0
-	case Move:
 		if q.LastRotation != NoRotation {
 			v.clearRotation(q)
 		}
+	case Move:
 		f, t := a.From(), a.To()
-		m := q.Pieces[s] ^ (1<<f | 1<<t)
+		m = p.Pieces[s] ^ (1<<f | 1<<t)
+		q.Hash = p.Hash ^ z.point[s][f] ^ z.point[s][t]
 		q.Pieces[s] = m
-		q.Hash ^= z.point[s][f] ^ z.point[s][t]
-		q.Quiet++
+		q.Quiet = p.Quiet + 1
+		if q.LastRotation != NoRotation {
+			v.clearRotation(q)
+		}
 	case Rotate:
 		mills = v.rotate(q, s, a)
 	default:
@@ -51,7 +56,6 @@ func (v *Variant) ApplyTo(dst, p *Position, a Action) {
 		// The mills through the point a piece was placed or moved on, two
 		// lines at a time (most points are on two; millsAt, written out).
 		lines := &v.Board.linesAt[a.To()]
-		m := q.Pieces[s]
 		mills = fullLines(m, lines[0], lines[1])
 		if lines[2] != noLine {
 			mills += fullLines(m, lines[2], lines[3])
