@@ -54,7 +54,7 @@ func (v *Variant) ApplyTo(dst, p *Position, a Action) {
 	}
 	if a.Kind() != Rotate {
 		// The mills through the point a piece was placed or moved on, two
-		// lines at a time (most points are on two; millsAt, written out).
+		// lines at a time: most points are on two.
 		lines := &v.Board.linesAt[a.To()]
 		mills = fullLines(m, lines[0], lines[1])
 		if lines[2] != noLine {

@@ -1,10 +1,10 @@
 package engine
 
 // Perft counts the positions reachable from p in exactly depth actions,
-// making every action in full (Apply) at every node, the leaves included.
-// A position where the game is over has no children, so it adds nothing at
-// greater depths. history holds the hashes of the positions before p (for
-// repetition draws); it may be nil.
+// making every action in full (ApplyTo: Apply's copy-make) at every node,
+// the leaves included. A position where the game is over has no children,
+// so it adds nothing at greater depths. history holds the hashes of the
+// positions before p (for repetition draws); it may be nil.
 func (v *Variant) Perft(p *Position, depth int, history []uint64) uint64 {
 	if depth == 0 {
 		return 1
