@@ -2,23 +2,45 @@ package engine
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
 // BenchmarkPerft measures full-make perft; nodes/s is the figure to compare
-// with other engines (millzero bench engine runs depth 6).
+// with other engines (millzero bench engine runs depth 6 of the start and
+// depth 8 of the moving-phase position). nine-moving is the position after
+// the 18 placements of TestPerft_NineAfterPlacing, with its history;
+// nine-flying is the FEN of TestPerft_NineFEN, where white flies.
 func BenchmarkPerft(b *testing.B) {
 	for _, c := range []struct {
-		name, variant string
-		depth         int
-	}{{"nine-start-d5", "nine", 5}, {"moulin-rouge-d4", "moulin-rouge", 4}, {"three-d6", "three", 6}} {
+		name, variant, moves, fen string
+		depth                     int
+	}{
+		{name: "nine-start-d5", variant: "nine", depth: 5},
+		{name: "nine-moving-d7", variant: "nine", moves: "d6 f4 d2 b4 g4 d7 a4 d1 e4 d5 c4 d3 f6 b6 b2 f2 g7 g1", depth: 7},
+		{name: "nine-flying-d4", variant: "nine", fen: "**@**@**/@@****@*/*O**OO** w m s 3 0 5 0 0 0 0 0 0 0 0 0 20", depth: 4},
+		{name: "moulin-rouge-d4", variant: "moulin-rouge", depth: 4},
+		{name: "three-d6", variant: "three", depth: 6},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			v := mustLoad(b, c.variant)
-			p := v.Start()
+			g := NewGame(v)
+			for _, m := range strings.Fields(c.moves) {
+				if err := g.PlayString(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if c.fen != "" {
+				p, err := v.ParseFEN(c.fen)
+				if err != nil {
+					b.Fatal(err)
+				}
+				g = NewGameFrom(v, p)
+			}
 			var nodes uint64
 			b.ReportAllocs()
 			for b.Loop() {
-				nodes += v.Perft(&p, c.depth, nil)
+				nodes += v.Perft(&g.Pos, c.depth, g.Hashes)
 			}
 			b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 		})

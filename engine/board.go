@@ -54,7 +54,7 @@ type Board struct {
 	Size     int                  // the drawing grid is Size x Size
 	X, Y     [MaxPoints]int       // each point's place on the drawing grid, y = 0 at the bottom
 	names    [MaxPoints]string    // coordinates: "d7", "b2", "g1"
-	linesAt  [MaxPoints][4]uint32 // lines through each point
+	linesAt  [MaxPoints][4]uint64 // lines through each point, padded with noLine
 	nLinesAt [MaxPoints]uint8
 	syms     []symmetry
 }
@@ -66,6 +66,10 @@ type symmetry struct {
 	ring   [4]uint8
 	mirror bool // reverses clockwise and anticlockwise
 }
+
+// noLine pads the lines through a point that is on fewer than 4: its bit
+// 32 is outside every bitboard, so no set of pieces ever fills it.
+const noLine = uint64(1) << 32
 
 // NewBoard builds a board from its description.
 func NewBoard(spec BoardSpec) (*Board, error) {
@@ -89,13 +93,16 @@ func NewBoard(spec BoardSpec) (*Board, error) {
 	if b.Points == 32 {
 		b.All = ^uint32(0)
 	}
+	for p := range b.linesAt {
+		b.linesAt[p] = [4]uint64{noLine, noLine, noLine, noLine}
+	}
 	for _, l := range b.Lines {
 		for m := l; m != 0; m &= m - 1 {
 			p := bits.TrailingZeros32(m)
 			if b.nLinesAt[p] == 4 {
 				return nil, fmt.Errorf("board: point %s is on more than 4 lines", b.names[p])
 			}
-			b.linesAt[p][b.nLinesAt[p]] = l
+			b.linesAt[p][b.nLinesAt[p]] = uint64(l)
 			b.nLinesAt[p]++
 		}
 	}

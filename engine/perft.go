@@ -1,10 +1,10 @@
 package engine
 
 // Perft counts the positions reachable from p in exactly depth actions,
-// making every action in full (Apply) at every node, the leaves included.
-// A position where the game is over has no children, so it adds nothing at
-// greater depths. history holds the hashes of the positions before p (for
-// repetition draws); it may be nil.
+// making every action in full (ApplyTo: Apply's copy-make) at every node,
+// the leaves included. A position where the game is over has no children,
+// so it adds nothing at greater depths. history holds the hashes of the
+// positions before p (for repetition draws); it may be nil.
 func (v *Variant) Perft(p *Position, depth int, history []uint64) uint64 {
 	if depth == 0 {
 		return 1
@@ -47,20 +47,20 @@ func (pf *perfter) count(p *Position, depth int) uint64 {
 		return 0
 	}
 	actions := v.Legal(p, pf.bufs[depth-1][:0])
+	q := &pf.kids[depth-1]
 	if depth == 1 {
-		var n uint64
+		sink := pf.sink
 		for _, a := range actions {
-			q := v.Apply(p, a)
-			pf.sink ^= q.Hash // the leaf is made in full, and used
-			n++
+			v.ApplyTo(q, p, a)
+			sink ^= q.Hash // the leaf is made in full, and used
 		}
-		return n
+		pf.sink = sink
+		return uint64(len(actions))
 	}
 	var n uint64
 	pf.hist = append(pf.hist, p.Hash)
-	q := &pf.kids[depth-1]
 	for _, a := range actions {
-		*q = v.Apply(p, a)
+		v.ApplyTo(q, p, a)
 		n += pf.count(q, depth-1)
 	}
 	pf.hist = pf.hist[:len(pf.hist)-1]

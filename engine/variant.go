@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/bits"
 	"sort"
 	"strings"
@@ -42,6 +43,10 @@ type Variant struct {
 	Spec
 	Board *Board
 	z     zobrist
+
+	// The draw rules' thresholds with 0 (off) as never: a counter at or
+	// past one of them may end the game.
+	noCaptureAt, endgameAt int
 }
 
 // ErrUnknownVariant is returned (wrapped) for a variant name not known.
@@ -152,6 +157,13 @@ func New(spec Spec) (*Variant, error) {
 	}
 	v := &Variant{Spec: spec, Board: board}
 	v.z = newZobrist()
+	v.noCaptureAt, v.endgameAt = spec.NoCaptureDraw, spec.EndgameDraw
+	if v.noCaptureAt == 0 {
+		v.noCaptureAt = math.MaxInt
+	}
+	if v.endgameAt == 0 {
+		v.endgameAt = math.MaxInt
+	}
 	return v, nil
 }
 

@@ -9,6 +9,12 @@ type zobrist struct {
 	side    [MaxSeats]uint64
 	out     [MaxSeats]uint64
 	rot     [8]uint64 // ring*2+dir
+
+	// Derived keys, so that a make looks up one key per change.
+	point    [MaxSeats][MaxPoints]uint64     // the key of one piece: ring[s][pt/8][1<<(pt%8)]
+	handStep [MaxSeats][MaxPoints + 1]uint64 // hand[s][h] ^ hand[s][h-1]: placing a piece from a hand of h
+	pendStep [MaxSeats][MaxPoints + 1]uint64 // pending[s][n] ^ pending[s][n-1]: taking one of n removals
+	sideStep [MaxSeats]uint64                // side[s] ^ side[s^1]: the turn passing in a two-player game
 }
 
 // newZobrist makes the keys from a fixed seed, so hashes are the same in
@@ -50,15 +56,21 @@ func newZobrist() zobrist {
 	for i := range z.rot {
 		z.rot[i] = next()
 	}
+	for s := 0; s < MaxSeats; s++ {
+		for pt := 0; pt < MaxPoints; pt++ {
+			z.point[s][pt] = z.ring[s][pt>>3][1<<(pt&7)]
+		}
+		for h := 1; h <= MaxPoints; h++ {
+			z.handStep[s][h] = z.hand[s][h] ^ z.hand[s][h-1]
+			z.pendStep[s][h] = z.pending[s][h] ^ z.pending[s][h-1]
+		}
+		z.sideStep[s] = z.side[s] ^ z.side[s^1]
+	}
 	return z
 }
 
 func (z *zobrist) pieces(s int, m uint32) uint64 {
 	return z.ring[s][0][m&0xFF] ^ z.ring[s][1][m>>8&0xFF] ^ z.ring[s][2][m>>16&0xFF] ^ z.ring[s][3][m>>24]
-}
-
-func (z *zobrist) piece(s, pt int) uint64 {
-	return z.ring[s][pt>>3][1<<(pt&7)]
 }
 
 // hash computes a position's hash from scratch.

@@ -30,7 +30,7 @@ func runBench(args []string, out io.Writer) error {
 		"millzero bench selfplay --sims 40 --seconds 60",
 		"millzero bench strength --run runs/nine   (millzero bench strength --help for its flags)",
 	}, out)
-	variant := fs.String("variant", "nine", "variant to measure (engine always measures nine's start, as the reference engine did)")
+	variant := fs.String("variant", "nine", "variant to measure (engine always measures nine: its start, as the reference engine did, and a moving-phase position)")
 	repeat := fs.Int("repeat", 3, "engine: measure this many times and report the best and the median")
 	seconds := fs.Float64("seconds", 30, "model, selfplay: measure for this long (model: per batch size)")
 	sims := fs.Int("sims", 0, "mcts, selfplay: simulations per move (0: the default settings')")
@@ -90,29 +90,55 @@ func peakRSS() string {
 	return "unknown"
 }
 
-// benchEngine measures full-make perft of the nine start position at
-// depth 6 on one core.
+// benchMovingPhase is the moving-phase position of bench engine: nine
+// after 18 placements that formed no mill (the second perft table of issue
+// 2), played as a game so that perft has its history.
+const benchMovingPhase = "d6 f4 d2 b4 g4 d7 a4 d1 e4 d5 c4 d3 f6 b6 b2 f2 g7 g1"
+
+// benchEngine measures full-make perft of nine on one core: the start
+// position at depth 6 (placing, with its removals) and a moving-phase
+// position at depth 9.
 func benchEngine(out io.Writer, repeat int) error {
+	return benchEngineAt(out, repeat, 6, 9)
+}
+
+// benchEngineAt is benchEngine at the given depths.
+func benchEngineAt(out io.Writer, repeat, startDepth, movingDepth int) error {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	v, err := engine.Load("nine")
 	if err != nil {
 		return err
 	}
-	p := v.Start()
-	const depth = 6
-	var rates []float64
-	for i := 0; i < repeat; i++ {
-		start := time.Now()
-		n := v.Perft(&p, depth, nil)
-		el := time.Since(start)
-		rate := float64(n) / el.Seconds()
-		rates = append(rates, rate)
-		fmt.Fprintf(out, "run %d: perft(%d) = %d in %.3fs: %.1f million nodes/s\n", i+1, depth, n, el.Seconds(), rate/1e6)
+	moving := engine.NewGame(v)
+	for _, m := range strings.Fields(benchMovingPhase) {
+		if err := moving.PlayString(m); err != nil {
+			return fmt.Errorf("bench engine: moving-phase position: %w", err)
+		}
 	}
-	sort.Float64s(rates)
-	fmt.Fprintf(out, "engine: full-make perft, nine start, depth %d, one core: best %.1f, median %.1f million nodes/s\n",
-		depth, rates[len(rates)-1]/1e6, rates[len(rates)/2]/1e6)
+	start := v.Start()
+	for _, c := range []struct {
+		what    string
+		p       *engine.Position
+		history []uint64
+		depth   int
+	}{
+		{"nine start", &start, nil, startDepth},
+		{"nine moving phase (18 placements played)", &moving.Pos, moving.Hashes, movingDepth},
+	} {
+		var rates []float64
+		for i := 0; i < repeat; i++ {
+			t0 := time.Now()
+			n := v.Perft(c.p, c.depth, c.history)
+			el := time.Since(t0)
+			rate := float64(n) / el.Seconds()
+			rates = append(rates, rate)
+			fmt.Fprintf(out, "run %d: perft(%d) = %d in %.3fs: %.1f million nodes/s\n", i+1, c.depth, n, el.Seconds(), rate/1e6)
+		}
+		sort.Float64s(rates)
+		fmt.Fprintf(out, "engine: full-make perft, %s, depth %d, one core: best %.1f, median %.1f million nodes/s\n",
+			c.what, c.depth, rates[len(rates)-1]/1e6, rates[len(rates)/2]/1e6)
+	}
 	return nil
 }
 
