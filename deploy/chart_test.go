@@ -606,3 +606,69 @@ func TestChart_RefusesBadValuesNamingThem(t *testing.T) {
 		})
 	}
 }
+
+// renderNotes renders the chart's NOTES.txt, which helm template leaves
+// out: a copy of the chart gets the notes as a named template and a
+// ConfigMap holding its text.
+func renderNotes(t *testing.T, helm string, v variant) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "millzero")
+	if err := os.CopyFS(dir, os.DirFS(chartDir)); err != nil {
+		t.Fatal(err)
+	}
+	notes, err := os.ReadFile(filepath.Join(dir, "templates", "NOTES.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "templates", "NOTES.txt")); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"_notes_test.tpl": `{{- define "notestest.notes" -}}` + string(notes) + `{{- end }}`,
+		"notes-test.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes-test\ndata:\n  notes: {{ include \"notestest.notes\" . | toJson }}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, "templates", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := append([]string{"template", release, dir, "--namespace", namespace, "--show-only", "templates/notes-test.yaml"}, v.valueArgs()...)
+	out, err := runHelm(t, helm, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict(out, &cm); err != nil {
+		t.Fatalf("the rendered notes: %v\n%s", err, out)
+	}
+	return cm.Data["notes"]
+}
+
+func TestChart_NotesTellHowToWatchAndScaleTheRun(t *testing.T) {
+	helm := helmBinary(t)
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			notes := renderNotes(t, helm, v)
+			want := []string{
+				"millzero status --run '" + v.want.url + "'",
+				"kubectl --namespace " + namespace + " scale deploy/" + v.want.prefix + "-selfplay --replicas N",
+				"--set selfplay.replicas=N",
+				"logs -f deploy/" + v.want.prefix + "-trainer",
+			}
+			if v.want.arenaArgs != nil {
+				want = append(want, "job/"+v.want.prefix+"-arena-r1")
+			}
+			if v.want.replicas == 0 && !v.want.localSelfplay {
+				want = append(want, "WARNING: selfplay.replicas is 0")
+			}
+			for _, w := range want {
+				if !strings.Contains(notes, w) {
+					t.Errorf("NOTES.txt does not say %q:\n%s", w, notes)
+				}
+			}
+			if v.want.replicas != 0 && strings.Contains(notes, "WARNING") {
+				t.Errorf("NOTES.txt warns with %d self-play pods:\n%s", v.want.replicas, notes)
+			}
+		})
+	}
+}
