@@ -88,7 +88,7 @@ func runHelm(t *testing.T, helm string, args ...string) ([]byte, error) {
 // variant is a set of values and what the chart must render from them.
 type variant struct {
 	name  string
-	files []string // under testdata/values
+	files []string // values files, relative to this package
 	sets  []string // helm --set arguments
 	want  expected
 }
@@ -115,7 +115,7 @@ type expected struct {
 func (v variant) valueArgs() []string {
 	var args []string
 	for _, f := range v.files {
-		args = append(args, "--values", filepath.Join("testdata", "values", f))
+		args = append(args, "--values", f)
 	}
 	for _, s := range v.sets {
 		args = append(args, "--set", s)
@@ -129,7 +129,7 @@ var variants = []variant{
 	{name: "default", want: expected{
 		url: defaultURL, image: "millzero:0.1.0", replicas: 1, workers: 2, prefix: "mz-millzero",
 	}},
-	{name: "arena job and a created secret", files: []string{"arena.yaml"}, want: expected{
+	{name: "arena job and a created secret", files: []string{"testdata/values/arena.yaml"}, want: expected{
 		url:         "s3://games/runs/three?endpoint=http://minio.storage:9000&region=us-east-1&use_path_style=true",
 		image:       "millzero:0.1.0",
 		replicas:    1,
@@ -142,16 +142,21 @@ var variants = []variant{
 		arenaWorkers: 3,
 		prefix:       "mz-millzero",
 	}},
-	{name: "existing secret", files: []string{"existing-secret.yaml"}, want: expected{
+	{name: "existing secret", files: []string{"testdata/values/existing-secret.yaml"}, want: expected{
 		url: "s3://my-bucket/millzero/nine-a?region=eu-west-1", image: "registry.example.com:5000/ml/millzero:2026.11.23",
 		replicas: 1, workers: 2, secret: "millzero-store", prefix: "mz-millzero",
 	}},
-	{name: "several replicas", files: []string{"scaled.yaml"}, want: expected{
+	{name: "several replicas", files: []string{"testdata/values/scaled.yaml"}, want: expected{
 		url: defaultURL, image: "millzero:0.1.0", replicas: 12, workers: 4, localSelfplay: true,
 		configArgs: []string{"--config", "/etc/millzero/run.yaml"}, trainerExtra: []string{"--hours", "8"},
 		secret: "creds", configMap: "variant: three\nloop: {generations: 4}\n", prefix: "nine",
 	}},
-	{name: "gcs run, workers paused", files: []string{"gcs.yaml"}, want: expected{
+	{name: "the README's MinIO example", files: []string{"examples/minio.yaml"}, want: expected{
+		url:   "s3://millzero/runs/nine?endpoint=http://minio.minio:9000&region=us-east-1&use_path_style=true",
+		image: "registry.example.com/millzero:0.1.0", replicas: 4, workers: 2, configArgs: []string{"--config", "nine"},
+		secret: "millzero-store", prefix: "mz-millzero",
+	}},
+	{name: "gcs run, workers paused", files: []string{"testdata/values/gcs.yaml"}, want: expected{
 		url: "gs://millzero-runs/nine", image: "millzero:0.1.0", replicas: 0, workers: 2,
 		gcpKeyPath: "/var/run/secrets/millzero/gcp/key.json", prefix: "mz-millzero",
 	}},
@@ -164,6 +169,7 @@ func TestChart_LintPassesForEveryVariant(t *testing.T) {
 	helm := helmBinary(t)
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			args := append([]string{"lint", "--strict", chartDir, "--namespace", namespace}, v.valueArgs()...)
 			if _, err := runHelm(t, helm, args...); err != nil {
 				t.Fatal(err)
@@ -238,6 +244,7 @@ func TestChart_RendersStrictlyDecodableManifestsWithTheRunsShape(t *testing.T) {
 	helm := helmBinary(t)
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			out, err := runHelm(t, helm, append([]string{"template", release, chartDir, "--namespace", namespace}, v.valueArgs()...)...)
 			if err != nil {
 				t.Fatal(err)
@@ -582,6 +589,7 @@ func TestChart_RefusesBadValuesNamingThem(t *testing.T) {
 	dir := t.TempDir()
 	for i, bad := range badValues {
 		t.Run(bad.name, func(t *testing.T) {
+			t.Parallel()
 			file := filepath.Join(dir, fmt.Sprintf("bad-%d.yaml", i))
 			if err := os.WriteFile(file, []byte(bad.values+"\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -648,6 +656,7 @@ func TestChart_NotesTellHowToWatchAndScaleTheRun(t *testing.T) {
 	helm := helmBinary(t)
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			notes := renderNotes(t, helm, v)
 			want := []string{
 				"millzero status --run '" + v.want.url + "'",
