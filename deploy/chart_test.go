@@ -48,12 +48,13 @@ func needExternal(t *testing.T, missing, install string) {
 	t.Skipf("SKIP: %s; to run this test: %s (or make setup)", missing, install)
 }
 
-// helmBinary finds helm on PATH or where `go install` puts it
+// helmBinary finds a helm v3 on PATH or where `go install` puts it
 // (scripts/setup.d/50-helm.sh), and skips or fails when there is none.
 func helmBinary(t *testing.T) string {
 	t.Helper()
+	var candidates []string
 	if p, err := exec.LookPath("helm"); err == nil {
-		return p
+		candidates = append(candidates, p)
 	}
 	var dirs []string
 	if gobin := os.Getenv("GOBIN"); gobin != "" {
@@ -63,12 +64,25 @@ func helmBinary(t *testing.T) string {
 		dirs = append(dirs, filepath.Join(gopath, "bin"))
 	}
 	for _, dir := range dirs {
-		p := filepath.Join(dir, "helm")
-		if _, err := os.Stat(p); err == nil {
+		candidates = append(candidates, filepath.Join(dir, "helm"))
+	}
+	var others []string
+	for _, p := range candidates {
+		out, err := exec.Command(p, "version", "--short").Output()
+		if err != nil {
+			continue
+		}
+		v := strings.TrimSpace(string(out))
+		if strings.HasPrefix(v, "v3.") {
 			return p
 		}
+		others = append(others, p+" is "+v)
 	}
-	needExternal(t, "helm is not on PATH nor in "+strings.Join(dirs, ", "), "bash scripts/setup.d/50-helm.sh")
+	missing := "no helm v3 on PATH nor in " + strings.Join(dirs, ", ")
+	if len(others) > 0 {
+		missing += " (" + strings.Join(others, "; ") + ")"
+	}
+	needExternal(t, missing, "bash scripts/setup.d/50-helm.sh")
 	return ""
 }
 
