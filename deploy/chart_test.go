@@ -21,6 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
+	psa "k8s.io/pod-security-admission/api"
+	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/yaml"
 )
 
@@ -488,6 +490,8 @@ func checkPod(t *testing.T, what string, pt *corev1.PodTemplateSpec, want expect
 		t.Errorf("%s: the API token is mounted; the pods never call the API", what)
 	}
 
+	checkRestricted(t, what, pt)
+
 	psc := spec.SecurityContext
 	switch {
 	case psc == nil:
@@ -568,6 +572,22 @@ func checkPod(t *testing.T, what string, pt *corev1.PodTemplateSpec, want expect
 		}
 	}
 	return c
+}
+
+// checkRestricted runs the Pod Security admission's own checks on a pod
+// template: it must meet the "restricted" standard, so that it is admitted
+// into a namespace that enforces it.
+func checkRestricted(t *testing.T, what string, pt *corev1.PodTemplateSpec) {
+	t.Helper()
+	eval, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv := psa.LevelVersion{Level: psa.LevelRestricted, Version: psa.LatestVersion()}
+	res := policy.AggregateCheckResults(eval.EvaluatePod(lv, &pt.ObjectMeta, &pt.Spec))
+	if !res.Allowed {
+		t.Errorf("%s: the pod does not meet the restricted Pod Security Standard: %s", what, res.ForbiddenDetail())
+	}
 }
 
 // badValues are values the chart must refuse, with the part of helm's
