@@ -251,10 +251,10 @@ The arguments every command gets after its own: the run's cache in /data.
 The --config arguments of millzero train (a config only matters there).
 */}}
 {{- define "millzero.configArgs" -}}
-{{- if .Values.run.configYAML }}
+{{- if .Values.run.configYAML -}}
 - --config
 - /etc/millzero/run.yaml
-{{- else if .Values.run.config }}
+{{- else if .Values.run.config -}}
 - --config
 - {{ .Values.run.config | quote }}
 {{- end }}
