@@ -1,0 +1,357 @@
+package tablebase
+
+import (
+	"errors"
+	"math/bits"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/millzero/millzero/engine"
+)
+
+func load(t testing.TB, name string) *engine.Variant {
+	t.Helper()
+	v, err := engine.Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func parse(t testing.TB, text string) *engine.Variant {
+	t.Helper()
+	v, err := engine.ParseVariant([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// built caches in-memory builds shared by the tests (each is deterministic).
+var built sync.Map
+
+func build(t testing.TB, v *engine.Variant, pieces int) *Set {
+	t.Helper()
+	key := v.Name + "/" + string(rulesHashString(v)) + "/" + Material{pieces, 0}.String()
+	if s, ok := built.Load(key); ok {
+		return s.(*Set)
+	}
+	s, err := Build(v, BuildOptions{Pieces: pieces})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built.Store(key, s)
+	return s
+}
+
+func rulesHashString(v *engine.Variant) []byte {
+	h := rulesHash(v)
+	return h[:]
+}
+
+// position is the engine position of a table position: the mover is seat
+// side, with counters at zero.
+func position(v *engine.Variant, side int, mover, opp uint32) engine.Position {
+	p := engine.Position{LastRotation: engine.NoRotation, Side: uint8(side)}
+	p.Pieces[side], p.Pieces[1-side] = mover, opp
+	return p
+}
+
+func TestIndex_EveryCanonicalIndexRoundTrips(t *testing.T) {
+	for _, name := range []string{"nine", "nine-diagonal", "corner-spokes"} {
+		v := load(t, name)
+		r, err := newRules(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []Material{{3, 3}, {4, 3}, {3, 4}} {
+			x := newIndex(r, newMoverSets(r, m.Mover), m)
+			used := 0
+			for ri := range x.ms.reps {
+				x.each(ri, func(i uint64, opp uint32) {
+					mover, o2 := x.position(i)
+					if o2 != opp || mover != x.ms.reps[ri] {
+						t.Fatalf("%s %s: index %d: each gives %x, position gives %x", name, m, i, opp, o2)
+					}
+					if !x.canonical(ri, opp) {
+						return
+					}
+					used++
+					for s := 0; s < v.NumSymmetries(); s++ {
+						if j := x.of(r.mapBits(s, mover), r.mapBits(s, opp)); j != i {
+							t.Fatalf("%s %s: index %d under symmetry %d gives %d", name, m, i, s, j)
+						}
+					}
+				})
+			}
+			// Every position is the image of exactly one canonical index.
+			orbits := 0
+			total := r.binom[r.points][m.Mover] * r.binom[r.points-m.Mover][m.Opponent]
+			seen := map[uint64]bool{}
+			for ri := range x.ms.reps {
+				x.each(ri, func(i uint64, opp uint32) {
+					if x.canonical(ri, opp) {
+						images := map[[2]uint32]bool{}
+						for s := 0; s < v.NumSymmetries(); s++ {
+							images[[2]uint32{r.mapBits(s, x.ms.reps[ri]), r.mapBits(s, opp)}] = true
+						}
+						orbits += len(images)
+						seen[i] = true
+					}
+				})
+			}
+			if uint64(orbits) != total || len(seen) != used {
+				t.Errorf("%s %s: canonical orbits cover %d positions, want %d", name, m, orbits, total)
+			}
+		}
+	}
+}
+
+// checkConsistent checks every canonical position of material m against
+// its moves: a win at distance d has a move to a position won for the
+// mover at distance d-1 (0 for a capture), and none better; a loss at d
+// has only moves to losses, the slowest at d-1; a draw has no winning move
+// and a drawing one.
+func checkConsistent(t *testing.T, s *Set, m Material) {
+	t.Helper()
+	v := s.Variant()
+	tab := s.Table(m)
+	if tab == nil {
+		t.Fatalf("%s: no table %s", v.Name, m)
+	}
+	var moves []Move
+	var err error
+	checked := 0
+	for ri := range tab.x.ms.reps {
+		tab.x.each(ri, func(i uint64, opp uint32) {
+			o, d := tab.entry(i)
+			if o == unused || t.Failed() {
+				return
+			}
+			checked++
+			p := position(v, int(i%2), tab.x.ms.reps[ri], opp)
+			val, perr := s.Probe(&p)
+			if perr != nil || val.Outcome != o || val.Plies != d {
+				t.Fatalf("%s %s index %d: probe %v %v, entry %s %d", v.Name, m, i, val, perr, o, d)
+			}
+			moves, err = s.Moves(&p, moves)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pos := v.FormatPosition(&p)
+			switch o {
+			case Win:
+				if len(moves) == 0 || moves[0].Value.Outcome != Win || moves[0].Value.Plies != d-1 {
+					t.Fatalf("%s %s: %s is a win in %d, but its best move is %+v", v.Name, m, pos, d, moves)
+				}
+			case Loss:
+				if len(moves) == 0 {
+					if d != 1 {
+						t.Fatalf("%s %s: %s has no move, but is a loss in %d", v.Name, m, pos, d)
+					}
+					return
+				}
+				if moves[0].Value.Outcome != Loss || moves[0].Value.Plies != d-1 {
+					t.Fatalf("%s %s: %s is a loss in %d, but its best move is %+v", v.Name, m, pos, d, moves[0])
+				}
+			case Draw:
+				if len(moves) == 0 || moves[0].Value.Outcome != Draw {
+					t.Fatalf("%s %s: %s is a draw, but its best move is %+v", v.Name, m, pos, moves)
+				}
+			}
+		})
+	}
+	if checked == 0 {
+		t.Fatalf("%s %s: nothing checked", v.Name, m)
+	}
+}
+
+func TestSelfConsistency_EveryPositionAgreesWithItsMoves(t *testing.T) {
+	cases := []struct {
+		variant string
+		pieces  int
+		mats    []Material
+	}{
+		{"nine", 7, []Material{{3, 3}, {4, 3}, {3, 4}}},
+		{"nine-diagonal", 7, []Material{{3, 3}, {4, 3}, {3, 4}}},
+		{"nine-noflying", 7, []Material{{3, 3}, {4, 3}, {3, 4}}},
+		{"corner-spokes", 6, []Material{{3, 3}}},
+	}
+	for _, c := range cases {
+		t.Run(c.variant, func(t *testing.T) {
+			s := build(t, load(t, c.variant), c.pieces)
+			for _, m := range c.mats {
+				checkConsistent(t, s, m)
+			}
+		})
+	}
+}
+
+// exact is the value of p for its side to move by exhaustive search over
+// the engine's own Legal and Apply, with the draw rules Apply applies: the
+// reference the tables are checked against. memo holds positions with
+// their counters.
+type exactKey struct {
+	p0, p1      uint32
+	side        uint8
+	pending     [2]uint8
+	noCap, endg uint16
+}
+
+func exact(v *engine.Variant, p *engine.Position, memo map[exactKey]Outcome) Outcome {
+	if r, _ := v.Outcome(p); r != engine.Ongoing {
+		w, ok := r.Winner()
+		switch {
+		case !ok:
+			return Draw
+		case w == int(p.Side):
+			return Win
+		}
+		return Loss
+	}
+	k := exactKey{p.Pieces[0], p.Pieces[1], p.Side, [2]uint8{p.Pending[0], p.Pending[1]}, p.NoCapture, p.Endgame}
+	if o, ok := memo[k]; ok {
+		return o
+	}
+	best := Loss
+	var buf [engine.MaxActions]engine.Action
+	for _, a := range v.Legal(p, buf[:0]) {
+		q := v.Apply(p, a)
+		o := exact(v, &q, memo)
+		if q.Side != p.Side {
+			o = o.flip()
+		}
+		if o == Win {
+			best = Win
+			break
+		}
+		if o == Draw {
+			best = Draw
+		}
+	}
+	memo[k] = best
+	return best
+}
+
+func randomSet(rng *rand.Rand, n, k int, taken uint32) uint32 {
+	var m uint32
+	for bits.OnesCount32(m) < k {
+		if pt := uint32(1) << rng.IntN(n); (m|taken)&pt == 0 {
+			m |= pt
+		}
+	}
+	return m
+}
+
+func TestAgreesWithExhaustiveSearch_Random3v3And4v3(t *testing.T) {
+	// Short draw rules keep the exhaustive search small; they also make
+	// many table wins draws, which is what the counters must get right.
+	cases := []struct {
+		text      string
+		positions int
+	}{
+		{"name: short-noflying\nbase: nine-noflying\nno_capture_draw: 10\nendgame_draw: 8\n", 40},
+		{"name: short-flying\nbase: nine\nno_capture_draw: 4\nendgame_draw: 3\n", 25},
+		{"name: short-diagonal\nbase: nine-diagonal\nfly_at: 0\nno_capture_draw: 9\nendgame_draw: 7\n", 25},
+	}
+	if testing.Short() {
+		cases = cases[:1]
+	}
+	for _, c := range cases {
+		v := parse(t, c.text)
+		t.Run(v.Name, func(t *testing.T) {
+			s := build(t, v, 7)
+			rng := rand.New(rand.NewPCG(7, 11))
+			memo := map[exactKey]Outcome{}
+			counts := map[Outcome]int{}
+			for i := 0; i < c.positions; i++ {
+				a, b := 3, 3
+				switch i % 3 {
+				case 1:
+					a = 4
+				case 2:
+					b = 4
+				}
+				mover := randomSet(rng, 24, a, 0)
+				opp := randomSet(rng, 24, b, mover)
+				p := position(v, rng.IntN(2), mover, opp)
+				for c := 0; c < v.NoCaptureDraw; c++ {
+					p.NoCapture = uint16(c)
+					if a == 3 && b == 3 {
+						p.Endgame = uint16(min(c, v.EndgameDraw-1))
+					}
+					got, err := s.Probe(&p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := exact(v, &p, memo)
+					counts[want]++
+					if got.Outcome != want {
+						t.Fatalf("%s at no-capture %d, endgame %d: table %v, exhaustive search %s", v.FormatPosition(&p), p.NoCapture, p.Endgame, got, want)
+					}
+				}
+			}
+			t.Logf("%s: %v over %d states", v.Name, counts, len(memo))
+		})
+	}
+}
+
+func TestNoCaptureCounter_TurnsTableWinIntoDraw(t *testing.T) {
+	v := load(t, "nine")
+	s := build(t, v, 7)
+	tab := s.Table(Material{4, 3})
+	for ri := range tab.x.ms.reps {
+		found := false
+		tab.x.each(ri, func(i uint64, opp uint32) {
+			o, d := tab.entry(i)
+			if found || o != Win || d < 5 {
+				return
+			}
+			found = true
+			p := position(v, 0, tab.x.ms.reps[ri], opp)
+			p.NoCapture = uint16(v.NoCaptureDraw - d)
+			if val, _ := s.Probe(&p); val.Outcome != Win || val.Plies != d {
+				t.Errorf("%s at counter %d: %v, want a win in %d", v.FormatPosition(&p), p.NoCapture, val, d)
+			}
+			p.NoCapture++
+			if val, _ := s.Probe(&p); val.Outcome != Draw {
+				t.Errorf("%s at counter %d: %v, want a draw (the win needs %d quiet plies)", v.FormatPosition(&p), p.NoCapture, val, d)
+			}
+			// The engine agrees: the loser, delaying, reaches the draw.
+			q := p
+			var moves []Move
+			for q.Result == engine.Ongoing {
+				var err error
+				moves, err = s.Moves(&q, moves)
+				if err != nil {
+					t.Fatal(err)
+				}
+				q = v.Apply(&q, moves[0].Action)
+			}
+			if q.Result != engine.Draw {
+				t.Errorf("%s at counter %d: best play ends %s (%s), want the no-capture draw", v.FormatPosition(&p), p.NoCapture, q.Result, q.Reason)
+			}
+		})
+		if found {
+			return
+		}
+	}
+	t.Fatal("no win at distance 5 or more in nine 4v3")
+}
+
+func TestProbe_OutsideTheTables(t *testing.T) {
+	v := load(t, "nine")
+	s := build(t, v, 7)
+	start := v.Start()
+	if _, err := s.Probe(&start); !errors.Is(err, ErrNotInTables) {
+		t.Errorf("start position: %v, want ErrNotInTables", err)
+	}
+	p := position(v, 0, 0xF, 0xF0000)
+	if _, err := s.Probe(&p); !errors.Is(err, ErrNotInTables) {
+		t.Errorf("4v4 with tables to 7 pieces: %v, want ErrNotInTables", err)
+	}
+	if _, err := Build(load(t, "three"), BuildOptions{Pieces: 6}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("three: %v, want ErrUnsupported", err)
+	}
+}
