@@ -92,3 +92,37 @@ func encode(work []uint32) (width int, data []byte) {
 	}
 	return 2, data
 }
+
+// Stats are the counts of a table's positions (one per symmetry class)
+// and its longest distance.
+type Stats struct {
+	Wins, Draws, Losses int64   // positions won, drawn, lost for the side to move
+	MaxPlies            int     // the longest distance of a win or loss
+	MaxOutcome          Outcome // the outcome at that distance
+	MaxMover, MaxOpp    uint32  // a position at that distance: the mover's and the opponent's points
+}
+
+// Stats counts the table's outcomes and finds its longest distance.
+func (t *Table) Stats() Stats {
+	var s Stats
+	at := uint64(0)
+	for i := range t.x.size {
+		o, d := t.entry(i)
+		switch o {
+		case Win:
+			s.Wins++
+		case Draw:
+			s.Draws++
+		case Loss:
+			s.Losses++
+		}
+		if o != unused && d > s.MaxPlies {
+			s.MaxPlies, s.MaxOutcome, at = d, o, i
+		}
+	}
+	s.MaxMover, s.MaxOpp = t.x.position(at)
+	return s
+}
+
+// Path is the file the table was read from or written to, or "".
+func (t *Table) Path() string { return t.path }
