@@ -361,3 +361,20 @@ func (s *Set) Moves(p *engine.Position, buf []Move) ([]Move, error) {
 	sort.SliceStable(buf, func(i, j int) bool { return rank(buf[i].Value) > rank(buf[j].Value) })
 	return buf, nil
 }
+
+// Prove is Probe for a search (it makes a Set an mcts.Prover): p's result
+// with perfect play, as a win for a seat or a draw, with its distance, or
+// ok false when p is not in the tables.
+func (s *Set) Prove(p *engine.Position) (r engine.Result, plies int, ok bool) {
+	val, err := s.Probe(p)
+	if err != nil {
+		return engine.Ongoing, 0, false
+	}
+	switch val.Outcome {
+	case Win:
+		return engine.WinFor(int(p.Side)), val.Plies, true
+	case Loss:
+		return engine.WinFor(1 - int(p.Side)), val.Plies, true
+	}
+	return engine.Draw, 0, true
+}
