@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,6 +134,24 @@ func (g *solver) solvePair(ms map[int]*moverSets, a, b int) ([]*Table, error) {
 	return tabs, nil
 }
 
+// distinct sorts xs and moves its distinct values to the front, returning
+// how many there are (a position reached by two moves, or from two
+// symmetric positions, counts once each way).
+func distinct(xs []uint64) int {
+	if len(xs) < 2 {
+		return len(xs)
+	}
+	slices.Sort(xs)
+	n := 1
+	for _, x := range xs[1:] {
+		if x != xs[n-1] {
+			xs[n] = x
+			n++
+		}
+	}
+	return n
+}
+
 // parallel runs f(0..n-1) on the solver's workers.
 func (g *solver) parallel(n int, f func(int)) {
 	workers := g.workers
@@ -203,23 +222,14 @@ func (g *solver) initRep(x, other *index, work []uint32, ri int) (int64, error) 
 					}
 					continue
 				}
-				c := other.of(opp, mover)
-				dup := false
-				for _, k := range kids[:nk] {
-					if k == c {
-						dup = true
-						break
-					}
-				}
-				if !dup {
-					if nk == maxCount-1 {
-						err = fmt.Errorf("tablebase %s %s: more than %d moves from one position", r.v.Name, x.mat, maxCount-1)
-						return
-					}
-					kids[nk] = c
-					nk++
-				}
+				kids[nk] = other.of(opp, mover)
+				nk++
 			}
+		}
+		nk = distinct(kids[:nk])
+		if nk > maxCount-1 {
+			err = fmt.Errorf("tablebase %s %s: more than %d moves from one position", r.v.Name, x.mat, maxCount-1)
+			return
 		}
 		if drawExit {
 			nk++
@@ -303,20 +313,11 @@ func (g *solver) levelRep(x, other *index, work, otherWork []uint32, ri, level i
 			}
 			for ; from != 0; from &= from - 1 {
 				p := bits.TrailingZeros32(from)
-				c := other.of(opp^1<<q^1<<uint(p), rep)
-				dup := false
-				for _, k := range preds[:np] {
-					if k == c {
-						dup = true
-						break
-					}
-				}
-				if !dup && np < maxKids {
-					preds[np] = c
-					np++
-				}
+				preds[np] = other.of(opp^1<<q^1<<uint(p), rep)
+				np++
 			}
 		}
+		np = distinct(preds[:np])
 		next := uint32(level + 1)
 		for _, c := range preds[:np] {
 			w := &otherWork[c]
