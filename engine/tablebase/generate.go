@@ -100,7 +100,7 @@ func (g *solver) solvePair(ms map[int]*moverSets, a, b int) ([]*Table, error) {
 			failed.CompareAndSwap(nil, &err)
 		}
 		resolved.Add(n)
-		if d := done.Add(int64(idx[t].per)); ri%64 == 0 {
+		if d := done.Add(int64(idx[t].per)); ri%64 == 0 || idx[t].per > 1<<12 {
 			report(Progress{Phase: "init", Done: d, Total: total, Resolved: resolved.Load()})
 		}
 	})

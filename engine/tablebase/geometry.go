@@ -34,6 +34,13 @@ type rules struct {
 	symBytes [][4][256]uint32
 	binom    [engine.MaxPoints + 1][engine.MaxPoints + 1]uint64
 	hash     [32]byte
+
+	// colex[ring][b][k] is the part of a set's colex rank from byte b of
+	// ring ring when k points of the set lie in the rings below.
+	colex [4][256][engine.MaxPoints + 1]uint32
+	// pext[f][b] packs the bits of b that lie on the set bits of f into
+	// the low bits (the PEXT instruction on one byte).
+	pext [256][256]uint8
 }
 
 // newRules checks that v is a variant the tables model and precomputes its
@@ -65,6 +72,34 @@ func newRules(v *engine.Variant) (*rules, error) {
 		r.binom[n][0] = 1
 		for k := 1; k <= n; k++ {
 			r.binom[n][k] = r.binom[n-1][k-1] + r.binom[n-1][k]
+		}
+	}
+	for ring := 0; ring < 4; ring++ {
+		for b := 0; b < 256; b++ {
+			for k := 0; k+bits.OnesCount8(uint8(b)) <= engine.MaxPoints; k++ {
+				var sum uint64
+				i := k
+				for j := 0; j < 8; j++ {
+					if b>>j&1 != 0 {
+						i++
+						sum += r.binom[8*ring+j][i]
+					}
+				}
+				r.colex[ring][b][k] = uint32(sum)
+			}
+		}
+	}
+	for f := 0; f < 256; f++ {
+		for b := 0; b < 256; b++ {
+			var out uint8
+			n := 0
+			for j := 0; j < 8; j++ {
+				if f>>j&1 != 0 {
+					out |= uint8(b>>j&1) << n
+					n++
+				}
+			}
+			r.pext[f][b] = out
 		}
 	}
 	r.symBytes = make([][4][256]uint32, v.NumSymmetries())
@@ -158,27 +193,24 @@ func (r *rules) budget(a, b int) int {
 // colexRank is the rank of the set m among the sets of its size, in
 // colexicographic order (the order of their bitboards as numbers).
 func (r *rules) colexRank(m uint32) uint64 {
-	var rank uint64
-	i := 0
-	for ; m != 0; m &= m - 1 {
-		i++
-		rank += r.binom[bits.TrailingZeros32(m)][i]
-	}
-	return rank
+	b0, b1, b2, b3 := m&0xFF, m>>8&0xFF, m>>16&0xFF, m>>24
+	k1 := bits.OnesCount8(uint8(b0))
+	k2 := k1 + bits.OnesCount8(uint8(b1))
+	k3 := k2 + bits.OnesCount8(uint8(b2))
+	return uint64(r.colex[0][b0][0]) + uint64(r.colex[1][b1][k1]) + uint64(r.colex[2][b2][k2]) + uint64(r.colex[3][b3][k3])
 }
 
 // rankAmong is the colex rank of m among the sets of its size of the
 // points of free (m must lie inside free), counting points by their order
 // within free.
 func (r *rules) rankAmong(m, free uint32) uint64 {
-	var rank uint64
-	i := 0
-	for ; m != 0; m &= m - 1 {
-		i++
-		low := uint32(1)<<bits.TrailingZeros32(m) - 1
-		rank += r.binom[bits.OnesCount32(free&low)][i]
-	}
-	return rank
+	f0, f1, f2, f3 := free&0xFF, free>>8&0xFF, free>>16&0xFF, free>>24
+	n1 := bits.OnesCount8(uint8(f0))
+	n2 := n1 + bits.OnesCount8(uint8(f1))
+	n3 := n2 + bits.OnesCount8(uint8(f2))
+	c := uint32(r.pext[f0][m&0xFF]) | uint32(r.pext[f1][m>>8&0xFF])<<n1 |
+		uint32(r.pext[f2][m>>16&0xFF])<<n2 | uint32(r.pext[f3][m>>24])<<n3
+	return r.colexRank(c)
 }
 
 // unrankAmong is the inverse of rankAmong: the k-point subset of free of
