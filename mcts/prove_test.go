@@ -25,8 +25,18 @@ func TestSolver_TerminalProofsTakeTheWinningMill(t *testing.T) {
 		if err := s.Run(UniformEvaluator{}); err != nil {
 			t.Fatal(err)
 		}
-		if r := s.Result(); r.Proven != engine.WinFor(0) {
+		r := s.Result()
+		if r.Proven != engine.WinFor(0) {
 			t.Fatalf("seed %d: root proven %s after %d playouts, want a win for seat 0", seed, r.Proven, r.Visited)
+		}
+		for k, a := range r.Actions {
+			if want := float32(0); a == r.Best {
+				if r.Policy[k] != 1 {
+					t.Errorf("seed %d: policy target %v on the proven move, want 1", seed, r.Policy[k])
+				}
+			} else if r.Policy[k] != want {
+				t.Errorf("seed %d: policy target %v on %s, want 0 beside the proven move", seed, r.Policy[k], v.FormatAction(a))
+			}
 		}
 		a, err := s.Choose(40)
 		if err != nil {
@@ -156,5 +166,40 @@ func TestSolver_WithTables_WinsWonPositionsAgainstBestDefence(t *testing.T) {
 			}
 			plies++
 		}
+	}
+}
+
+// TestSolver_WithTables_AllocatesNothing: searching table positions with
+// the tables as prover allocates nothing once the arena has grown.
+func TestSolver_WithTables_AllocatesNothing(t *testing.T) {
+	v := load(t, "nine")
+	tb := nineTables(t)
+	rng := rand.New(rand.NewPCG(8, 9))
+	var ps []engine.Position
+	for len(ps) < 8 {
+		if p := random3v3(rng, v); !p.Removing() {
+			if r, _ := v.Outcome(&p); r == engine.Ongoing {
+				ps = append(ps, p)
+			}
+		}
+	}
+	// A position owing a removal too: the tables answer it from its removals.
+	ps = append(ps, parse(t, v, "OOO*****/********/@@*****@ side:0 hand:0,0 pending:0,1 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:40"))
+	s := newSearch(t, v, testSettings(64), 1)
+	s.SetProver(tb)
+	run := func() {
+		for _, p := range ps {
+			s.SetRoot(p, nil)
+			if err := s.Run(UniformEvaluator{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Choose(40); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(5, run); n != 0 {
+		t.Errorf("%v allocations per run of %d searches", n, len(ps))
 	}
 }

@@ -12,7 +12,7 @@ import (
 type Result struct {
 	Actions []engine.Action // the legal actions at the root, in the engine's order
 	Visits  []int32         // root visits of each action
-	Policy  []float32       // the policy target: Visits normalised to sum to 1 (the priors when nothing was visited)
+	Policy  []float32       // the policy target: Visits normalised to sum to 1 (the priors when nothing was visited; all on Best when the root is proven)
 	Priors  []float32       // the root priors the search used, noise included
 	Value   [engine.MaxSeats]float32
 	// Value is each seat's expected score at the root (1 win, 1/players
@@ -58,7 +58,14 @@ func (s *Search) Result() *Result {
 			r.Policy = append(r.Policy, kids[i].prior)
 		}
 	}
-	r.Best = kids[s.bestChild()].action
+	best := s.bestChild()
+	if root.result != engine.Ongoing {
+		// Proven: later playouts stopped at the root, so its visits are
+		// those of before the proof; the target is the proven choice.
+		clear(r.Policy)
+		r.Policy[best] = 1
+	}
+	r.Best = kids[best].action
 	return r
 }
 

@@ -248,7 +248,11 @@ func Open(v *engine.Variant, dir string, pieces int) (*Set, error) {
 // counters, and under the repetition rule for the side that follows the
 // tables (a win's distance falls with each of the winner's moves, so it
 // never repeats a position). The ply cap (max_plies) is not modelled.
-func (s *Set) Probe(p *engine.Position) (Value, error) {
+func (s *Set) Probe(p *engine.Position) (Value, error) { return s.probe(*p) }
+
+// probe is Probe on a copy: its recursion through removals takes positions
+// by value, so that none escapes to the heap.
+func (s *Set) probe(p engine.Position) (Value, error) {
 	if p.Result != engine.Ongoing {
 		w, ok := p.Result.Winner()
 		switch {
@@ -272,7 +276,7 @@ func (s *Set) Probe(p *engine.Position) (Value, error) {
 		return Value{}, ErrNotInTables
 	}
 	o, d := t.entry(t.x.of(mover, opp))
-	if o == Draw || d > s.left(p, a, b) {
+	if o == Draw || d > s.left(&p, a, b) {
 		return Value{Outcome: Draw}, nil
 	}
 	return Value{Outcome: o, Plies: d}, nil
@@ -293,17 +297,17 @@ func (s *Set) left(p *engine.Position, a, b int) int {
 
 // probeRemoval values a position owing a removal by the best of its
 // removals for the side to move.
-func (s *Set) probeRemoval(p *engine.Position) (Value, error) {
+func (s *Set) probeRemoval(p engine.Position) (Value, error) {
 	v := s.r.v
 	var buf [engine.MaxActions]engine.Action
 	best := Value{Outcome: Loss}
-	for _, a := range v.Legal(p, buf[:0]) {
-		q := v.Apply(p, a)
-		cv, err := s.Probe(&q)
+	for _, a := range v.Legal(&p, buf[:0]) {
+		q := v.Apply(&p, a)
+		cv, err := s.probe(q)
 		if err != nil {
 			return Value{}, err
 		}
-		if q.Result == engine.Ongoing && q.Side != p.Side {
+		if q.Side != p.Side {
 			cv.Outcome = cv.Outcome.flip()
 		}
 		switch cv.Outcome {
@@ -353,7 +357,7 @@ func (s *Set) Moves(p *engine.Position, buf []Move) ([]Move, error) {
 		if err != nil {
 			return buf[:0], fmt.Errorf("tablebase %s: after %s: %w", v.Name, v.FormatAction(a), err)
 		}
-		if q.Result == engine.Ongoing && q.Side != p.Side {
+		if q.Side != p.Side {
 			cv.Outcome = cv.Outcome.flip()
 		}
 		buf = append(buf, Move{Action: a, Value: cv})
