@@ -12,9 +12,13 @@ type Prover interface {
 }
 
 // SetProver makes the search treat the positions prover knows as proven
-// nodes with their exact value (nil turns it off). The tree is kept: nodes
-// already expanded are not proven again, new ones are.
-func (s *Search) SetProver(prover Prover) { s.prover = prover }
+// nodes with their exact value, and turns the MCTS-solver on (nil turns
+// both off, unless Settings.Solver keeps the solver on). The tree is kept:
+// nodes already expanded are not proven again, new ones are.
+func (s *Search) SetProver(prover Prover) {
+	s.prover = prover
+	s.solving = s.set.Solver || prover != nil
+}
 
 // The MCTS-solver (Winands et al. 2008), with a value per seat. A node is
 // proven when its game is over (by the rules, the node's result), when

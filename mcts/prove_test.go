@@ -12,13 +12,15 @@ import (
 
 // TestSolver_TerminalProofsTakeTheWinningMill: white flies to g7 to close
 // a7-d7-g7, and the removal leaves black with 2 pieces. Every other move
-// lets black do the same. The search proves the root won from the rules'
-// terminal positions and plays the mill even when choosing by chance.
+// lets black do the same. With Settings.Solver the search proves the root
+// won from the rules' terminal positions and plays the mill even when
+// choosing by chance.
 func TestSolver_TerminalProofsTakeTheWinningMill(t *testing.T) {
 	v := load(t, "nine")
 	p := parse(t, v, "OO******/******O*/@@*****@ side:0 hand:0,0 pending:0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:40")
 	set := testSettings(400)
 	set.Temperature, set.TemperaturePlies = 1, 1000
+	set.Solver = true
 	for seed := uint64(0); seed < 4; seed++ {
 		s := newSearch(t, v, set, seed)
 		s.SetRoot(p, nil)

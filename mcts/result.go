@@ -78,6 +78,9 @@ func (s *Search) bestChild() int {
 	root := &s.nodes[0]
 	kids := s.nodes[root.first : root.first+int32(root.children)]
 	seat := int(s.rootPos.Side)
+	if !s.solving {
+		return s.mostVisited()
+	}
 	if i := s.provenWin(); i >= 0 {
 		return i
 	}
@@ -131,7 +134,7 @@ func (s *Search) Choose(ply int) (engine.Action, error) {
 	if ply >= s.set.TemperaturePlies {
 		t = s.set.FinalTemperature
 	}
-	if t == 0 || s.provenWin() >= 0 {
+	if t == 0 || (s.solving && s.provenWin() >= 0) {
 		return kids[s.bestChild()].action, nil
 	}
 	maxVisits := int32(0)
@@ -143,7 +146,7 @@ func (s *Search) Choose(ply int) (engine.Action, error) {
 	seat := int(s.rootPos.Side)
 	for i := range kids {
 		x := 0.0
-		if lostFor(&kids[i], seat) {
+		if s.solving && lostFor(&kids[i], seat) {
 			// never drawn by chance: when every child is lost, the sum
 			// is 0 and bestChild takes the slowest loss
 		} else if maxVisits > 0 {
@@ -180,6 +183,32 @@ func (s *Search) provenWin() int {
 		}
 		if p := s.provenPlies(root.first + i); best < 0 || p < bestPlies {
 			best, bestPlies = int(i), p
+		}
+	}
+	return best
+}
+
+// mostVisited is bestChild without proofs: the most visited of the root's
+// children, ties broken by the mover's mean score, then by prior, then by
+// order.
+func (s *Search) mostVisited() int {
+	root := &s.nodes[0]
+	kids := s.nodes[root.first : root.first+int32(root.children)]
+	seat := int(s.rootPos.Side)
+	best := 0
+	for i := 1; i < len(kids); i++ {
+		a, b := &kids[i], &kids[best]
+		switch {
+		case a.visits != b.visits:
+			if a.visits > b.visits {
+				best = i
+			}
+		case a.visits > 0 && a.valueSum[seat]/float32(a.visits) != b.valueSum[seat]/float32(b.visits):
+			if a.valueSum[seat]/float32(a.visits) > b.valueSum[seat]/float32(b.visits) {
+				best = i
+			}
+		case a.prior > b.prior:
+			best = i
 		}
 	}
 	return best

@@ -43,7 +43,9 @@ func (s *Search) descend(b *Batch) bool {
 			var value [engine.MaxSeats]float32
 			s.scoreResult(n.result, &value)
 			s.backup(s.path, &value, false)
-			s.proveUp()
+			if s.solving {
+				s.proveUp()
+			}
 			return true
 		}
 		switch n.state {
@@ -140,7 +142,7 @@ func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 	for i := range kids {
 		k := &kids[i]
 		q := fpu
-		if k.result != engine.Ongoing {
+		if k.result != engine.Ongoing && s.solving {
 			if two && lostFor(k, seat) {
 				continue
 			}

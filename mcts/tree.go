@@ -75,6 +75,7 @@ type Search struct {
 	one  [1]*Search // the slice Run hands to pool
 
 	prover   Prover          // exact values of some positions (tables), or nil
+	solving  bool            // the MCTS-solver is on: Settings.Solver, or a prover
 	seats    []uint8         // the seat to move at each node of the current descent's path
 	probePos engine.Position // the position handed to prover (a field, so that it does not escape per descent)
 }
@@ -88,7 +89,7 @@ func NewSearch(v *engine.Variant, set Settings, seed uint64) (*Search, error) {
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Search{v: v, set: set, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	s := &Search{v: v, set: set, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), solving: set.Solver}
 	s.SetRoot(v.Start(), nil)
 	return s, nil
 }
