@@ -14,6 +14,9 @@ func (s *Search) absorb(b *Batch) {
 		path := s.paths[s.pathOff[li]:s.pathOff[li+1]]
 		leaf := path[len(path)-1]
 		s.expand(leaf, b.Legal(int(bi)), b.Priors(int(bi)))
+		if leaf == 0 && s.prover != nil {
+			s.proveRootChildren()
+		}
 		var value [engine.MaxSeats]float32
 		s.scoreOutcome(b.Outcome(int(bi)), &value)
 		s.backup(path, &value, true)

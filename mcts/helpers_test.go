@@ -137,7 +137,21 @@ func checkTree(t testing.TB, s *Search, history []uint64) {
 		if sumPrior < 0.999 || sumPrior > 1.001 {
 			t.Fatalf("node %d: priors sum to %v", i, sumPrior)
 		}
-		if n.visits != sumVisits+1 {
+		if n.result != engine.Ongoing {
+			// Proven: later descents stop here, so it has visits of its own.
+			if n.visits < sumVisits+1 {
+				t.Fatalf("node %d: proven with %d visits, its children have %d", i, n.visits, sumVisits)
+			}
+			won, all := false, true
+			for k := range legal {
+				c := &s.nodes[n.first+int32(k)]
+				won = won || (c.result == n.result && wonFor(c, int(p.Side)))
+				all = all && c.result != engine.Ongoing
+			}
+			if !won && !(all && s.v.Players == 2) {
+				t.Fatalf("node %d: proven %s, but no child wins for seat %d and not all are proven", i, n.result, p.Side)
+			}
+		} else if n.visits != sumVisits+1 {
 			t.Fatalf("node %d: %d visits, its children have %d", i, n.visits, sumVisits)
 		}
 		for k, a := range legal {

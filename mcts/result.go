@@ -12,13 +12,14 @@ import (
 type Result struct {
 	Actions []engine.Action // the legal actions at the root, in the engine's order
 	Visits  []int32         // root visits of each action
-	Policy  []float32       // the policy target: Visits normalised to sum to 1 (the priors when nothing was visited)
+	Policy  []float32       // the policy target: Visits normalised to sum to 1 (the priors when nothing was visited; all on Best when the root is proven)
 	Priors  []float32       // the root priors the search used, noise included
 	Value   [engine.MaxSeats]float32
 	// Value is each seat's expected score at the root (1 win, 1/players
 	// draw, 0 loss): the mean of every playout backed up through it.
 	Visited int           // playouts backed up through the root
-	Best    engine.Action // the most visited action (ties: best value for the mover, then prior)
+	Best    engine.Action // the most visited action (ties: best value for the mover, then prior), or the proven choice (see Choose)
+	Proven  engine.Result // the root's proven result (see SetProver), or Ongoing
 }
 
 // Result reads the root after a search. The root must have been searched
@@ -35,6 +36,10 @@ func (s *Search) Result() *Result {
 		}
 	}
 	r.Best = 0
+	r.Proven = engine.Ongoing
+	if root.state == expanded {
+		r.Proven = root.result
+	}
 	if root.state != expanded {
 		return r
 	}
@@ -53,18 +58,42 @@ func (s *Search) Result() *Result {
 			r.Policy = append(r.Policy, kids[i].prior)
 		}
 	}
-	r.Best = kids[s.bestChild()].action
+	best := s.bestChild()
+	if root.result != engine.Ongoing {
+		// Proven: later playouts stopped at the root, so its visits are
+		// those of before the proof; the target is the proven choice.
+		clear(r.Policy)
+		r.Policy[best] = 1
+	}
+	r.Best = kids[best].action
 	return r
 }
 
 // bestChild is the index among the root's children of the most visited,
 // ties broken by the mover's mean score, then by prior, then by order.
+// Proofs come first: a child proven won for the mover is taken (the
+// fastest, by provenPlies), and a child proven lost only when every child
+// is (the slowest).
 func (s *Search) bestChild() int {
 	root := &s.nodes[0]
 	kids := s.nodes[root.first : root.first+int32(root.children)]
 	seat := int(s.rootPos.Side)
+	if !s.solving {
+		return s.mostVisited()
+	}
+	if i := s.provenWin(); i >= 0 {
+		return i
+	}
 	best := 0
-	better := func(a, b *node) bool {
+	better := func(i, j int) bool {
+		a, b := &kids[i], &kids[j]
+		if la, lb := lostFor(a, seat), lostFor(b, seat); la != lb {
+			return lb
+		} else if la && lb {
+			if pa, pb := s.provenPlies(root.first+int32(i)), s.provenPlies(root.first+int32(j)); pa != pb {
+				return pa > pb
+			}
+		}
 		if a.visits != b.visits {
 			return a.visits > b.visits
 		}
@@ -77,7 +106,7 @@ func (s *Search) bestChild() int {
 		return a.prior > b.prior
 	}
 	for i := 1; i < len(kids); i++ {
-		if better(&kids[i], &kids[best]) {
+		if better(i, best) {
 			best = i
 		}
 	}
@@ -88,7 +117,9 @@ func (s *Search) bestChild() int {
 // at ply (actions played since the start), at temperature T: Temperature
 // while ply < TemperaturePlies, FinalTemperature after. With T > 0 it draws
 // an action with probability proportional to visits^(1/T); with T = 0 it
-// takes the most visited (Result.Best). It returns ErrGameOver (wrapped)
+// takes the most visited (Result.Best). Proofs overrule both: a move
+// proven to win is always taken (the fastest), and a move proven to lose
+// never while another is not proven to. It returns ErrGameOver (wrapped)
 // when the root has no action.
 func (s *Search) Choose(ply int) (engine.Action, error) {
 	root := &s.nodes[0]
@@ -103,7 +134,7 @@ func (s *Search) Choose(ply int) (engine.Action, error) {
 	if ply >= s.set.TemperaturePlies {
 		t = s.set.FinalTemperature
 	}
-	if t == 0 {
+	if t == 0 || (s.solving && s.provenWin() >= 0) {
 		return kids[s.bestChild()].action, nil
 	}
 	maxVisits := int32(0)
@@ -112,9 +143,13 @@ func (s *Search) Choose(ply int) (engine.Action, error) {
 	}
 	w := s.weights[:0]
 	sum := 0.0
+	seat := int(s.rootPos.Side)
 	for i := range kids {
 		x := 0.0
-		if maxVisits > 0 {
+		if s.solving && lostFor(&kids[i], seat) {
+			// never drawn by chance: when every child is lost, the sum
+			// is 0 and bestChild takes the slowest loss
+		} else if maxVisits > 0 {
 			x = math.Pow(float64(kids[i].visits)/float64(maxVisits), 1/t)
 		} else {
 			x = float64(kids[i].prior)
@@ -134,4 +169,47 @@ func (s *Search) Choose(ply int) (engine.Action, error) {
 		}
 	}
 	return kids[s.bestChild()].action, nil
+}
+
+// provenWin is the index among the root's children of the fastest one
+// proven won for the mover, or -1.
+func (s *Search) provenWin() int {
+	root := &s.nodes[0]
+	seat := int(s.rootPos.Side)
+	best, bestPlies := -1, 0
+	for i := int32(0); i < int32(root.children); i++ {
+		if !wonFor(&s.nodes[root.first+i], seat) {
+			continue
+		}
+		if p := s.provenPlies(root.first + i); best < 0 || p < bestPlies {
+			best, bestPlies = int(i), p
+		}
+	}
+	return best
+}
+
+// mostVisited is bestChild without proofs: the most visited of the root's
+// children, ties broken by the mover's mean score, then by prior, then by
+// order.
+func (s *Search) mostVisited() int {
+	root := &s.nodes[0]
+	kids := s.nodes[root.first : root.first+int32(root.children)]
+	seat := int(s.rootPos.Side)
+	best := 0
+	for i := 1; i < len(kids); i++ {
+		a, b := &kids[i], &kids[best]
+		switch {
+		case a.visits != b.visits:
+			if a.visits > b.visits {
+				best = i
+			}
+		case a.visits > 0 && a.valueSum[seat]/float32(a.visits) != b.valueSum[seat]/float32(b.visits):
+			if a.valueSum[seat]/float32(a.visits) > b.valueSum[seat]/float32(b.visits) {
+				best = i
+			}
+		case a.prior > b.prior:
+			best = i
+		}
+	}
+	return best
 }

@@ -33,15 +33,22 @@ func (s *Search) descend(b *Batch) bool {
 	pos := s.rootPos
 	s.hist = append(s.hist[:0], s.history...)
 	s.path = append(s.path[:0], 0)
+	s.seats = s.seats[:0]
 	idx := int32(0)
 	for {
 		n := &s.nodes[idx]
-		switch n.state {
-		case terminal:
+		if n.result != engine.Ongoing && n.state != pending {
+			// Terminal, or proven: its exact score, and perhaps a proof
+			// of its parents.
 			var value [engine.MaxSeats]float32
 			s.scoreResult(n.result, &value)
 			s.backup(s.path, &value, false)
+			if s.solving {
+				s.proveUp()
+			}
 			return true
+		}
+		switch n.state {
 		case pending:
 			return false
 		case fresh:
@@ -49,6 +56,13 @@ func (s *Search) descend(b *Batch) bool {
 			if r, ok := s.classify(&pos, reps); ok {
 				n.state, n.result = terminal, r
 				continue
+			}
+			if s.prover != nil && idx != 0 {
+				s.probePos = pos
+				if r, _, ok := s.prover.Prove(&s.probePos); ok && r != engine.Ongoing {
+					n.state, n.result = terminal, r
+					continue
+				}
 			}
 			legal := s.v.Legal(&pos, s.legal[:0])
 			if len(legal) == 0 {
@@ -71,6 +85,7 @@ func (s *Search) descend(b *Batch) bool {
 			return true
 		case expanded:
 			c := s.selectChild(n, int(pos.Side), idx == 0)
+			s.seats = append(s.seats, pos.Side)
 			s.hist = append(s.hist, pos.Hash)
 			pos = s.v.Apply(&pos, s.nodes[c].action)
 			s.path = append(s.path, c)
@@ -100,7 +115,9 @@ func (s *Search) classify(p *engine.Position, reps int) (engine.Result, bool) {
 // Q is the child's mean score for seat, with each in-flight playout counted
 // as VirtualLoss lost playouts (score 0); a child with neither takes the first-play
 // urgency: the parent's mean score for seat, less FPUReduction (FPURoot at
-// the root) times the square root of the prior mass already visited.
+// the root) times the square root of the prior mass already visited. A
+// proven child's Q is its exact score; with two players a child proven lost
+// for seat is never chosen (n is not proven, so some child is not).
 func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 	kids := s.nodes[n.first : n.first+int32(n.children)]
 	visitedMass := float32(0)
@@ -120,11 +137,17 @@ func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 	fpu := parentQ - reduction*math.Sqrt(float64(visitedMass))
 	sqrtN := math.Sqrt(float64(max(1, n.visits+int32(n.inflight))))
 	vl := s.set.VirtualLoss
+	two := s.v.Players == 2
 	best, bestScore := 0, math.Inf(-1)
 	for i := range kids {
 		k := &kids[i]
 		q := fpu
-		if denom := float64(k.visits) + vl*float64(k.inflight); denom > 0 {
+		if k.result != engine.Ongoing && s.solving {
+			if two && lostFor(k, seat) {
+				continue
+			}
+			q = k.result.Score(seat, s.v.Players)
+		} else if denom := float64(k.visits) + vl*float64(k.inflight); denom > 0 {
 			q = float64(k.valueSum[seat]) / denom
 		}
 		u := s.set.CPuct * float64(k.prior) * sqrtN / float64(1+k.visits+int32(k.inflight))

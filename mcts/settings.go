@@ -24,6 +24,9 @@ type Settings struct {
 	FinalTemperature float64 `yaml:"final_temperature"` // temperature of the later plies; 0 takes the most visited action
 	ReuseTree        bool    `yaml:"reuse_tree"`        // keep the chosen subtree for the next move
 
+	// Proofs.
+	Solver bool `yaml:"solver"` // the MCTS-solver: prove nodes from the rules' terminal positions up the tree, and never choose a proven loss over anything else nor miss a proven win (always on with a Prover, see SetProver)
+
 	// Batching.
 	BatchSize   int     `yaml:"batch_size"`   // leaves one search gathers per Evaluate call, in positions
 	VirtualLoss float64 `yaml:"virtual_loss"` // lost playouts counted per in-flight visit while a batch is gathered (diverts selection)

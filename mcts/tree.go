@@ -38,7 +38,7 @@ type node struct {
 	children uint16                   // number of children
 	inflight uint16                   // playouts selected through here and not backed up yet
 	state    state
-	result   engine.Result // the result, for a terminal node
+	result   engine.Result // the game's result at a terminal node; the proven result of an expanded one (Ongoing: not proven)
 }
 
 // NodeBytes is the size of one tree node in the arena.
@@ -73,6 +73,11 @@ type Search struct {
 
 	pool *Pool      // for Run: a pool of this one search
 	one  [1]*Search // the slice Run hands to pool
+
+	prover   Prover          // exact values of some positions (tables), or nil
+	solving  bool            // the MCTS-solver is on: Settings.Solver, or a prover
+	seats    []uint8         // the seat to move at each node of the current descent's path
+	probePos engine.Position // the position handed to prover (a field, so that it does not escape per descent)
 }
 
 // NewSearch makes a search of variant v with settings set, its randomness
@@ -84,7 +89,7 @@ func NewSearch(v *engine.Variant, set Settings, seed uint64) (*Search, error) {
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Search{v: v, set: set, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	s := &Search{v: v, set: set, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), solving: set.Solver}
 	s.SetRoot(v.Start(), nil)
 	return s, nil
 }
@@ -155,6 +160,11 @@ func (s *Search) Advance(a engine.Action) error {
 func (s *Search) compact(c int32) {
 	dst := append(s.spare[:0], s.nodes[c])
 	dst[0].prior = 0
+	if dst[0].state == terminal {
+		// A root the prover knew is searched afresh for its moves (a
+		// root whose game is over is refused by Run).
+		dst[0].state, dst[0].result = fresh, engine.Ongoing
+	}
 	for i := 0; i < len(dst); i++ {
 		n := &dst[i]
 		if n.state != expanded {

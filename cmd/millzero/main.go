@@ -29,16 +29,17 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"perft":    {"count the positions reachable in N actions (move-generator check)", runPerft},
-		"bench":    {"measure speed: engine, mcts, model, selfplay", runBench},
-		"variants": {"list the named variants and their rules", runVariants},
-		"export":   {"write a model as ONNX", runExport},
-		"play":     {"play against a model in the terminal or (--web) the browser", runPlay},
-		"engine":   {"speak the UCI-style engine protocol on stdin/stdout for match runners and GUIs", runEngine},
-		"train":    {"the whole loop: self-play, training, arena gating; resumable", runTrain},
-		"oracle":   {"play a 3x3 model against the exact solver from every opening", runOracle},
-		"arena":    {"play matches between players and print scores and Elo", runArena},
-		"selfplay": {"add self-play games to a run with its best model (more machines, more games)", runSelfplay},
+		"perft":     {"count the positions reachable in N actions (move-generator check)", runPerft},
+		"bench":     {"measure speed: engine, mcts, model, selfplay", runBench},
+		"variants":  {"list the named variants and their rules", runVariants},
+		"export":    {"write a model as ONNX", runExport},
+		"play":      {"play against a model in the terminal or (--web) the browser", runPlay},
+		"engine":    {"speak the UCI-style engine protocol on stdin/stdout for match runners and GUIs", runEngine},
+		"train":     {"the whole loop: self-play, training, arena gating; resumable", runTrain},
+		"oracle":    {"play a 3x3 model against the exact solver from every opening", runOracle},
+		"arena":     {"play matches between players and print scores and Elo", runArena},
+		"selfplay":  {"add self-play games to a run with its best model (more machines, more games)", runSelfplay},
+		"tablebase": {"build and probe endgame tables (every material up to N pieces, exact)", runTablebase},
 	}
 }
 

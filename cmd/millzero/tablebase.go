@@ -1,0 +1,246 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
+)
+
+func runTablebase(args []string, out io.Writer) error {
+	sub := map[string]func([]string, io.Writer) error{
+		"build": runTablebaseBuild,
+		"probe": runTablebaseProbe,
+		"stats": runTablebaseStats,
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(out, `Usage: millzero tablebase build|probe|stats [flags]   (millzero tablebase SUB --help)
+
+Endgame tables: every material of w v b pieces on the board (none in hand),
+solved by retrograde analysis, exact under the variant's no-capture and 3 v 3
+draw rules.
+
+  build   solve every material up to --pieces pieces and write one file each
+  probe   the value of a position, its distance and the best moves
+  stats   wins, draws and losses per material, and the longest distance
+
+Examples:
+  millzero tablebase build --variant nine --pieces 8 --out tables/nine
+  millzero tablebase probe --variant nine --dir tables/nine "O*O*****/***@****/*@*O**@* w m s 3 0 3 0 0 0 0 0 0 0 0 0 1"
+  millzero tablebase stats --variant nine tables/nine
+`)
+		if len(args) == 0 {
+			return fmt.Errorf("want a subcommand: build, probe or stats")
+		}
+		return nil
+	}
+	f, ok := sub[args[0]]
+	if !ok {
+		return fmt.Errorf("tablebase %q: unknown subcommand: want build, probe or stats", args[0])
+	}
+	return f(args[1:], out)
+}
+
+// loadVariantArg is a variant by name, or from a variant file when the
+// argument names a .yaml file.
+func loadVariantArg(s string) (*engine.Variant, error) {
+	if strings.HasSuffix(s, ".yaml") || strings.HasSuffix(s, ".yml") || strings.ContainsRune(s, os.PathSeparator) {
+		text, err := os.ReadFile(s)
+		if err != nil {
+			return nil, fmt.Errorf("variant file: %w", err)
+		}
+		v, err := engine.ParseVariant(text)
+		if err != nil {
+			return nil, fmt.Errorf("variant file %s: %w", s, err)
+		}
+		return v, nil
+	}
+	return engine.Load(s)
+}
+
+func runTablebaseBuild(args []string, out io.Writer) error {
+	fs := newFlags("tablebase build", "--variant V --pieces N --out DIR",
+		[]string{
+			"millzero tablebase build --variant nine --pieces 8 --out tables/nine",
+			"millzero tablebase build --variant nine-diagonal --pieces 7 --out tables/nine-diagonal",
+			"millzero tablebase build --variant my-variant.yaml --pieces 7 --out tables/mine",
+		}, out)
+	variant := fs.String("variant", "nine", "variant name, or a variant file (.yaml)")
+	pieces := fs.Int("pieces", 8, "build every material with at most this many pieces on the board (6 = 3 v 3)")
+	dir := fs.String("out", "", "directory of the table files; materials already there are reused (resumable)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 || *dir == "" {
+		fs.Usage()
+		return fmt.Errorf("want --out DIR and no arguments")
+	}
+	v, err := loadVariantArg(*variant)
+	if err != nil {
+		return err
+	}
+	prog := newProgress(os.Stderr)
+	start := time.Now()
+	var total int64
+	_, err = tablebase.Build(v, tablebase.BuildOptions{
+		Pieces: *pieces, Dir: *dir, Workers: *workers,
+		Progress: func(p tablebase.Progress) {
+			switch p.Phase {
+			case "init":
+				prog.update("%s %s: moves %3.0f%% (%d of %d positions), %d resolved, %s",
+					v.Name, p.Material, 100*float64(p.Done)/float64(max(1, p.Total)), p.Done, p.Total, p.Resolved, p.Elapsed.Round(time.Second))
+			default:
+				prog.update("%s %s: distance %d of at most %d, %d resolved, %s",
+					v.Name, p.Material, p.Level+1, p.Total, p.Resolved, p.Elapsed.Round(time.Second))
+			}
+		},
+		Done: func(m tablebase.Material, path string, reused bool) {
+			st, _ := os.Stat(path)
+			size := int64(0)
+			if st != nil {
+				size = st.Size()
+				total += size
+			}
+			what := "built"
+			if reused {
+				what = "reused"
+			}
+			prog.done("%s %s: %s %s (%.1f MB) at %s", v.Name, m, what, path, float64(size)/1e6, time.Since(start).Round(100*time.Millisecond))
+		},
+	})
+	if err != nil {
+		return err
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(out, "%s: every material up to %d pieces in %s: %.1f MB on disk, %.0f MB of memory from the system\n",
+		v.Name, *pieces, time.Since(start).Round(100*time.Millisecond), float64(total)/1e6, float64(ms.Sys)/1e6)
+	return nil
+}
+
+func runTablebaseProbe(args []string, out io.Writer) error {
+	fs := newFlags("tablebase probe", "--variant V --dir DIR FEN|POSITION",
+		[]string{
+			`millzero tablebase probe --variant nine --dir tables/nine "O*O*****/***@****/*@*O**@* w m s 3 0 3 0 0 0 0 0 0 0 0 0 1"`,
+			`millzero tablebase probe --variant nine --dir tables/nine --endgame 6 "O*O*****/***@****/*@*O**@* b m s 3 0 3 0 0 0 0 0 0 0 0 6 4"`,
+		}, out)
+	variant := fs.String("variant", "nine", "variant name, or a variant file (.yaml)")
+	dir := fs.String("dir", "tablebase", "directory of the table files")
+	endgame := fs.Int("endgame", 0, "plies since both sides were down to 3 pieces (FEN does not hold it)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		fs.Usage()
+		return fmt.Errorf("want one position (FEN or position string), got %d arguments", len(rest))
+	}
+	v, err := loadVariantArg(*variant)
+	if err != nil {
+		return err
+	}
+	p, err := v.ParseFEN(rest[0])
+	if err != nil {
+		q, perr := v.ParsePosition(rest[0])
+		if perr != nil {
+			return fmt.Errorf("position: not a FEN (%v) nor a position string (%v)", err, perr)
+		}
+		p = q
+	}
+	if *endgame < 0 || *endgame > 60000 {
+		return fmt.Errorf("--endgame %d: want 0..60000", *endgame)
+	}
+	if *endgame > 0 {
+		p.Endgame = uint16(*endgame)
+	}
+	set, err := tablebase.Open(v, *dir, 0)
+	if err != nil {
+		return err
+	}
+	val, err := set.Probe(&p)
+	if errors.Is(err, tablebase.ErrNotInTables) {
+		fmt.Fprintf(out, "%s: not in the tables of %s (they hold %s)\n", rest[0], *dir, materials(set))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	side := "white"
+	if p.Side == 1 {
+		side = "black"
+	}
+	fmt.Fprintf(out, "%s to move: %s\n", side, val)
+	moves, err := set.Moves(&p, nil)
+	if err != nil {
+		fmt.Fprintf(out, "moves: %v\n", err)
+		return nil
+	}
+	for i, m := range moves {
+		mark := " "
+		if i == 0 || m.Value == moves[0].Value {
+			mark = "*"
+		}
+		fmt.Fprintf(out, "%s %-8s %s\n", mark, v.FormatAction(m.Action), m.Value)
+	}
+	return nil
+}
+
+func materials(s *tablebase.Set) string {
+	var names []string
+	for _, m := range s.Materials() {
+		names = append(names, m.String())
+	}
+	return strings.Join(names, " ")
+}
+
+func runTablebaseStats(args []string, out io.Writer) error {
+	fs := newFlags("tablebase stats", "--variant V DIR",
+		[]string{"millzero tablebase stats --variant nine tables/nine"}, out)
+	variant := fs.String("variant", "nine", "variant name, or a variant file (.yaml)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		fs.Usage()
+		return fmt.Errorf("want one DIR argument, got %d", len(rest))
+	}
+	v, err := loadVariantArg(*variant)
+	if err != nil {
+		return err
+	}
+	set, err := tablebase.Open(v, rest[0], 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%-8s %12s %12s %12s %9s %10s  %s\n", "material", "wins", "draws", "losses", "longest", "bytes", "a position at the longest distance (mover is white)")
+	for _, m := range set.Materials() {
+		t := set.Table(m)
+		st := t.Stats()
+		size := int64(0)
+		if fi, err := os.Stat(t.Path()); err == nil {
+			size = fi.Size()
+		}
+		where := "-"
+		if st.MaxPlies > 0 {
+			p := engine.Position{LastRotation: engine.NoRotation}
+			p.Pieces[0], p.Pieces[1] = st.MaxMover, st.MaxOpp
+			if fen, err := v.FEN(&p); err == nil {
+				where = fen
+			} else {
+				where = v.FormatPosition(&p)
+			}
+			where = fmt.Sprintf("%s (%s)", where, st.MaxOutcome)
+		}
+		fmt.Fprintf(out, "%-8s %12d %12d %12d %9d %10d  %s\n", m, st.Wins, st.Draws, st.Losses, st.MaxPlies, size, where)
+	}
+	return nil
+}
