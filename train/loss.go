@@ -59,7 +59,9 @@ func newLoss(gr *model.Graph, net *model.Network, c Config) (*lossGraph, error) 
 		if !p.IsWeight() {
 			continue
 		}
-		s, err := G.Square(gr.Params[i])
+		// w⊙w rather than Square: Gorgonia's Hadamard product writes
+		// into its previous output, Square allocates every run.
+		s, err := G.HadamardProd(gr.Params[i], gr.Params[i])
 		if err == nil {
 			s, err = G.Sum(s)
 		}
