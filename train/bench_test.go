@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/gonum"
@@ -9,16 +10,49 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-// BenchmarkTrainStep is one optimizer step (forward, backward, Adam) of the
-// default network for nine men's morris at the default batch size, with
-// Gorgonia multiplying on the vek-backed BLAS. Compare samples/s with
-// scripts/pytorch/bench_train.py, the same network and loss in PyTorch.
+// BenchmarkTrainStep is one optimizer step (forward, backward, Adam) for
+// nine men's morris: the run config's network (configs/runs/nine.yaml,
+// 128x2) and the default one (model.DefaultConfig, 256x3), at batch 256
+// and 1024, with the trainer's default threads (one graph per core: run
+// with -cpu 1,2 for one and two cores). Compare samples/s with
+// scripts/pytorch/bench_train.py, the same network and loss in PyTorch
+// (scripts/pytorch/compare.sh runs both).
 func BenchmarkTrainStep(b *testing.B) {
+	for _, net := range benchNets {
+		for _, batch := range []int{256, 1024} {
+			b.Run(fmt.Sprintf("net=%dx%d/batch=%d", net.Width, net.Blocks, batch), func(b *testing.B) {
+				benchStep(b, net, batch, 0)
+			})
+		}
+	}
+}
+
+// BenchmarkTrainStepSplitGEMM is BenchmarkTrainStep on one graph, whatever
+// the cores: only the matrix products are split over them (the other way
+// of using two cores, slower than a graph per core).
+func BenchmarkTrainStepSplitGEMM(b *testing.B) {
+	for _, net := range benchNets {
+		b.Run(fmt.Sprintf("net=%dx%d/batch=256", net.Width, net.Blocks), func(b *testing.B) {
+			benchStep(b, net, 256, 1)
+		})
+	}
+}
+
+// benchNets are the networks of the benchmarks: the run config's and the
+// default.
+var benchNets = []model.Config{{Width: 128, Blocks: 2}, model.DefaultConfig()}
+
+func benchStep(b *testing.B, nc model.Config, batchSize, threads int) {
 	v := mustVariant(b, "nine")
 	c := DefaultConfig()
-	net := newNet(b, v, model.DefaultConfig(), 1)
+	c.BatchSize = batchSize
+	c.Threads = threads
+	net := newNet(b, v, nc, 1)
 	tr := newTrainer(b, v, net, c)
 	batch := randomSamples(b, v, c.BatchSize, 1)
+	if _, err := tr.Step(batch); err != nil { // the first step allocates the graphs' buffers
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := tr.Step(batch); err != nil {
@@ -37,6 +71,7 @@ func BenchmarkTrainStepGonumBLAS(b *testing.B) {
 	v := mustVariant(b, "nine")
 	c := DefaultConfig()
 	net := newNet(b, v, model.DefaultConfig(), 1)
+	c.Threads = 1
 	tr := newTrainer(b, v, net, c)
 	G.Use(gonum.Implementation{})
 	defer model.UseFastBLAS()

@@ -31,18 +31,39 @@ type machine struct {
 	buf   []G.Value // the inputs of the op being run
 }
 
-// newMachine prepares to evaluate g. Every leaf must have a value (G.Let
-// for inputs, G.WithValue for weights) before the first run; a leaf's
-// value is read at each run, so rebinding or rewriting it is seen.
-func newMachine(g *G.ExprGraph) (*machine, error) {
+// newMachine prepares to evaluate the nodes of g that outputs depend on.
+// Only those: Gorgonia's symbolic differentiation of a matrix product
+// adds the gradients of both factors, also where one is the features or a
+// constant, and the TapeMachine computes them all. Every leaf must have a
+// value (G.Let for inputs, G.WithValue for weights) before the first run;
+// a leaf's value is read at each run, so rebinding or rewriting it is
+// seen.
+func newMachine(g *G.ExprGraph, outputs ...*G.Node) (*machine, error) {
 	sorted, err := G.Sort(g) // roots first
 	if err != nil {
 		return nil, fmt.Errorf("sort graph: %w", err)
 	}
-	n := len(sorted)
+	need := make(map[*G.Node]bool, len(sorted))
+	for _, o := range outputs {
+		need[o] = true
+	}
+	var order []*G.Node
+	for _, nd := range sorted { // a node's parents come before it
+		if !need[nd] {
+			continue
+		}
+		order = append(order, nd)
+		it := g.From(nd.ID())
+		for it.Next() {
+			if c, ok := it.Node().(*G.Node); ok {
+				need[c] = true
+			}
+		}
+	}
+	n := len(order)
 	m := &machine{nodes: make([]*G.Node, n), op: make([]G.Op, n), args: make([][]int, n),
 		vals: make([]G.Value, n), pre: make([]bool, n), index: make(map[*G.Node]int, n)}
-	for i, nd := range sorted {
+	for i, nd := range order {
 		m.nodes[n-1-i] = nd
 	}
 	maxArgs := 0

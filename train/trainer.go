@@ -170,7 +170,8 @@ func newWorker(net *model.Network, c Config, lo, hi int) (*worker, error) {
 			return nil, fmt.Errorf("input %s: %w", in.n.Name(), err)
 		}
 	}
-	if wk.m, err = newMachine(gr.G); err != nil {
+	outputs := append(G.Nodes{l.Policy, l.Outcome, l.L2, l.Total}, grads...)
+	if wk.m, err = newMachine(gr.G, outputs...); err != nil {
 		return nil, err
 	}
 	return wk, nil
