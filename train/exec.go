@@ -28,7 +28,8 @@ type machine struct {
 	vals  []G.Value // the output of nodes[i] in the last run
 	pre   []bool    // vals[i] is nodes[i]'s own buffer: reuse it
 	index map[*G.Node]int
-	buf   []G.Value // the inputs of the op being run
+	buf   []G.Value     // the inputs of the op being run
+	eng   tensor.Engine // set on the tensors the ops allocate, and on the leaves
 }
 
 // newMachine prepares to evaluate the nodes of g that outputs depend on.
@@ -38,7 +39,7 @@ type machine struct {
 // value (G.Let for inputs, G.WithValue for weights) before the first run;
 // a leaf's value is read at each run, so rebinding or rewriting it is
 // seen.
-func newMachine(g *G.ExprGraph, outputs ...*G.Node) (*machine, error) {
+func newMachine(g *G.ExprGraph, eng tensor.Engine, outputs ...*G.Node) (*machine, error) {
 	sorted, err := G.Sort(g) // roots first
 	if err != nil {
 		return nil, fmt.Errorf("sort graph: %w", err)
@@ -62,7 +63,7 @@ func newMachine(g *G.ExprGraph, outputs ...*G.Node) (*machine, error) {
 	}
 	n := len(order)
 	m := &machine{nodes: make([]*G.Node, n), op: make([]G.Op, n), args: make([][]int, n),
-		vals: make([]G.Value, n), pre: make([]bool, n), index: make(map[*G.Node]int, n)}
+		vals: make([]G.Value, n), pre: make([]bool, n), index: make(map[*G.Node]int, n), eng: eng}
 	for i, nd := range order {
 		m.nodes[n-1-i] = nd
 	}
@@ -83,6 +84,8 @@ func newMachine(g *G.ExprGraph, outputs ...*G.Node) (*machine, error) {
 		}
 		if len(m.args[i]) > 0 {
 			m.op[i] = nd.Op()
+		} else if t, ok := nd.Value().(tensor.Tensor); ok {
+			tensor.WithEngine(eng)(t)
 		}
 		maxArgs = max(maxArgs, len(m.args[i]))
 	}
@@ -114,6 +117,9 @@ func (m *machine) run() error {
 			v, err = op.Do(in...)
 			if _, ok := op.(G.UsePreallocDoer); ok && err == nil && !sharesMemory(v, in) {
 				m.pre[i] = true
+				if t, ok := v.(tensor.Tensor); ok { // once: its buffer is reused
+					tensor.WithEngine(m.eng)(t)
+				}
 			}
 		}
 		if err != nil {

@@ -76,7 +76,7 @@ func TestMachineMatchesTapeMachine(t *testing.T) {
 	c.Threads = 1
 	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 2), c)
 	wk := tr.workers[0]
-	vm := G.NewTapeMachine(wk.gr.G)
+	vm := G.NewTapeMachine(wk.gr.G, G.WithEngine(fastEngine{}))
 	defer vm.Close()
 	samples := randomSamples(t, v, 36, 4)
 	for run := 0; run < 3; run++ {

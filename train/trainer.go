@@ -171,7 +171,7 @@ func newWorker(net *model.Network, c Config, lo, hi int) (*worker, error) {
 		}
 	}
 	outputs := append(G.Nodes{l.Policy, l.Outcome, l.L2, l.Total}, grads...)
-	if wk.m, err = newMachine(gr.G, outputs...); err != nil {
+	if wk.m, err = newMachine(gr.G, fastEngine{}, outputs...); err != nil {
 		return nil, err
 	}
 	return wk, nil
