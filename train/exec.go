@@ -131,11 +131,12 @@ func (m *machine) run() error {
 	return nil
 }
 
-// value is n's output in the last run, nil if n is not in the graph.
+// value is n's output in the last run; n's own value if it is not in the
+// graph (a constant used by no op).
 func (m *machine) value(n *G.Node) G.Value {
 	i, ok := m.index[n]
 	if !ok {
-		return nil
+		return n.Value()
 	}
 	return m.vals[i]
 }

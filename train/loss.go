@@ -16,7 +16,7 @@ type lossGraph struct {
 	Z       *G.Node // input: Batch × Outcomes, the game's result one-hot (relative seats)
 	Policy  *G.Node // policy cross-entropy summed over the rows, divided by Batch
 	Outcome *G.Node // mean outcome cross-entropy
-	L2      *G.Node // WeightDecay · Σ w² over the weight matrices
+	L2      *G.Node // l2Scale · WeightDecay · Σ w² over the weight matrices of l2Tensors
 	Total   *G.Node // Policy + ValueWeight·Outcome + L2
 }
 
@@ -39,8 +39,12 @@ func crossEntropy(x, t *G.Node) (*G.Node, error) {
 	return G.Mul(s, G.NewConstant(float32(-1)/float32(rows)))
 }
 
-// newLoss adds the loss of c to gr.
-func newLoss(gr *model.Graph, net *model.Network, c Config) (*lossGraph, error) {
+// newLoss adds the loss of c to gr, with the L2 term over the weight
+// matrices net.Params[i] for which l2[i] is true only, times l2Scale:
+// a trainer splitting the batch over graphs gives each a part of the
+// L2 work (its gradient is the cheap part of the loss's, but not when
+// every graph has all of it).
+func newLoss(gr *model.Graph, net *model.Network, c Config, l2 []bool, l2Scale float64) (*lossGraph, error) {
 	g, b := gr.G, gr.Batch
 	a := net.Arch
 	l := &lossGraph{
@@ -56,7 +60,7 @@ func newLoss(gr *model.Graph, net *model.Network, c Config) (*lossGraph, error) 
 	}
 	var sq []*G.Node
 	for i, p := range net.Params {
-		if !p.IsWeight() {
+		if !p.IsWeight() || !l2[i] {
 			continue
 		}
 		// w⊙w rather than Square: Gorgonia's Hadamard product writes
@@ -70,12 +74,16 @@ func newLoss(gr *model.Graph, net *model.Network, c Config) (*lossGraph, error) 
 		}
 		sq = append(sq, s)
 	}
-	l2, err := G.ReduceAdd(sq)
-	if err == nil {
-		l.L2, err = G.Mul(l2, G.NewConstant(float32(c.WeightDecay)))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("L2: %w", err)
+	if len(sq) == 0 {
+		l.L2 = G.NewConstant(float32(0), G.WithName("l2"))
+	} else {
+		l2, err := G.ReduceAdd(sq)
+		if err == nil {
+			l.L2, err = G.Mul(l2, G.NewConstant(float32(c.WeightDecay*l2Scale)))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("L2: %w", err)
+		}
 	}
 	v, err := G.Mul(l.Outcome, G.NewConstant(float32(c.ValueWeight)))
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -114,9 +115,10 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	}
 	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params),
 		batch: make([]dataset.Sample, c.BatchSize)}
+	l2 := l2Shares(net, n)
 	for w := 0; w < n; w++ {
 		lo, hi := c.BatchSize*w/n, c.BatchSize*(w+1)/n
-		wk, err := newWorker(net, c, lo, hi)
+		wk, err := newWorker(net, c, lo, hi, l2[w])
 		if err != nil {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
@@ -138,15 +140,46 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	return t, nil
 }
 
+// l2Shares splits the L2 term over n graphs: shares[w][i] is true when
+// the graph of worker w has the term of weight matrix i. The largest
+// matrices go first, each to the graph with the fewest weights so far.
+func l2Shares(net *model.Network, n int) [][]bool {
+	shares := make([][]bool, n)
+	for w := range shares {
+		shares[w] = make([]bool, len(net.Params))
+	}
+	load := make([]int, n)
+	var order []int
+	for i, p := range net.Params {
+		if p.IsWeight() {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(net.Params[order[a]].Data) > len(net.Params[order[b]].Data) })
+	for _, i := range order {
+		w := 0
+		for v := range load {
+			if load[v] < load[w] {
+				w = v
+			}
+		}
+		shares[w][i] = true
+		load[w] += len(net.Params[i].Data)
+	}
+	return shares
+}
+
 // newWorker builds the graph, loss and gradients for rows lo..hi-1 of a
-// batch.
-func newWorker(net *model.Network, c Config, lo, hi int) (*worker, error) {
+// batch, with the L2 terms of the weight matrices l2 marks. Its loss is a
+// mean over its rows; the batch's is the workers' mean weighted by rows,
+// so its L2 part is scaled by batch/rows to count once in that mean.
+func newWorker(net *model.Network, c Config, lo, hi int, l2 []bool) (*worker, error) {
 	a, b := net.Arch, hi-lo
 	gr, err := model.NewGraph(net, b)
 	if err != nil {
 		return nil, err
 	}
-	l, err := newLoss(gr, net, c)
+	l, err := newLoss(gr, net, c, l2, float64(c.BatchSize)/float64(b))
 	if err != nil {
 		return nil, err
 	}
@@ -338,13 +371,15 @@ func (t *Trainer) forward(batch []dataset.Sample) (Stats, error) {
 	}
 	// Each graph's losses are means over its rows (the policy's over all
 	// its rows, with or without a target); the batch's are their means
-	// weighted by rows. Every graph has the whole L2 term.
+	// weighted by rows. Each graph has a part of the L2 term, scaled to
+	// count once in that mean.
 	b := float64(t.cfg.BatchSize)
-	s := Stats{Samples: t.cfg.BatchSize, L2: t.workers[0].l2}
+	s := Stats{Samples: t.cfg.BatchSize}
 	withPolicy, policy := 0, 0.0
 	for _, wk := range t.workers {
 		rows := float64(wk.hi - wk.lo)
 		s.Outcome += wk.outcome * rows / b
+		s.L2 += wk.l2 * rows / b
 		s.Total += wk.total * rows / b
 		policy += wk.policy * rows
 		for _, w := range wk.piw {

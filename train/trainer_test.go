@@ -85,7 +85,7 @@ func TestLossIsCrossEntropyOfMaskedPolicyAndOutcomePlusL2(t *testing.T) {
 // The gradient, averaged over the graphs of however many workers split
 // the batch, is the derivative of the batch's loss.
 func TestGradientMatchesFiniteDifferences(t *testing.T) {
-	for _, threads := range []int{1, 2, 4} {
+	for _, threads := range []int{1, 2, 4, 6} { // 6: a row each, and one graph without an L2 term
 		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
 			v := mustVariant(t, "three")
 			c := DefaultConfig()
