@@ -115,11 +115,12 @@ func (m *machine) run() error {
 			v, err = op.(G.UsePreallocDoer).UsePreallocDo(m.vals[i], in...)
 		} else {
 			v, err = op.Do(in...)
-			if _, ok := op.(G.UsePreallocDoer); ok && err == nil && !sharesMemory(v, in) {
+			// A tensor the op made, not a view of an input, is reused
+			// (scalars are not: some ops take only tensors to write into).
+			t, isTensor := v.(tensor.Tensor)
+			if _, ok := op.(G.UsePreallocDoer); ok && err == nil && isTensor && !sharesMemory(v, in) {
 				m.pre[i] = true
-				if t, ok := v.(tensor.Tensor); ok { // once: its buffer is reused
-					tensor.WithEngine(m.eng)(t)
-				}
+				tensor.WithEngine(m.eng)(t)
 			}
 		}
 		if err != nil {

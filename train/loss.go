@@ -22,21 +22,37 @@ type lossGraph struct {
 
 // crossEntropy is the mean over rows of -Σ_j t_ij log softmax(x_i)_j,
 // with Gorgonia's stable log-softmax op. A row of zero targets adds 0.
+// The double sum is the inner product of t and the log-softmax as
+// vectors: its derivative is t times a scalar, where Sum's broadcasts the
+// scalar to a matrix first.
 func crossEntropy(x, t *G.Node) (*G.Node, error) {
 	rows := x.Shape()[0]
 	ls, err := G.LogSoftMax(x, 1)
 	if err != nil {
 		return nil, err
 	}
-	tl, err := G.HadamardProd(t, ls)
-	if err != nil {
-		return nil, err
-	}
-	s, err := G.Sum(tl)
+	s, err := dot(t, ls)
 	if err != nil {
 		return nil, err
 	}
 	return G.Mul(s, G.NewConstant(float32(-1)/float32(rows)))
+}
+
+// dot is Σ a⊙b over all elements of two matrices of one shape, as the
+// inner product of their reshapes to vectors (views, not copies).
+func dot(a, b *G.Node) (*G.Node, error) {
+	n := a.Shape().TotalSize()
+	av, err := G.Reshape(a, tensor.Shape{n})
+	if err != nil {
+		return nil, err
+	}
+	bv := av
+	if b != a {
+		if bv, err = G.Reshape(b, tensor.Shape{n}); err != nil {
+			return nil, err
+		}
+	}
+	return G.Mul(av, bv)
 }
 
 // newLoss adds the loss of c to gr, with the L2 term over the weight
@@ -63,12 +79,10 @@ func newLoss(gr *model.Graph, net *model.Network, c Config, l2 []bool, l2Scale f
 		if !p.IsWeight() || !l2[i] {
 			continue
 		}
-		// w⊙w rather than Square: Gorgonia's Hadamard product writes
-		// into its previous output, Square allocates every run.
-		s, err := G.HadamardProd(gr.Params[i], gr.Params[i])
-		if err == nil {
-			s, err = G.Sum(s)
-		}
+		// w·w as vectors rather than Sum(Square(w)): one pass each way,
+		// where Square allocates every run and Sum's derivative
+		// broadcasts a scalar to the matrix.
+		s, err := dot(gr.Params[i], gr.Params[i])
 		if err != nil {
 			return nil, fmt.Errorf("L2 of %s: %w", p.Name, err)
 		}
