@@ -63,7 +63,6 @@ type Trainer struct {
 	jobs  []chan phase
 	done  chan struct{}
 	work  []dataset.Sample // the batch of the phase being run
-	lr    float64          // the learning rate of the phase being run
 	alive bool
 }
 
@@ -93,10 +92,12 @@ type worker struct {
 	err                        error
 }
 
-// New prepares to train net, a network for variant v. It makes Gorgonia
-// multiply with the kernel-backed BLAS (model.UseFastBLAS), each product on
-// one goroutine when the trainer has more than one worker (they keep the
-// cores busy), else split over the cores.
+// New prepares to train net, a network for variant v, on c.Workers()
+// goroutines; Close ends them. It makes Gorgonia multiply with the
+// kernel-backed BLAS (model.UseFastBLAS), each product on one goroutine
+// when the trainer has more than one worker (they keep the cores busy),
+// else split over the cores. That is a process-wide setting of Gorgonia:
+// the trainer made last decides it for all.
 func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -244,7 +245,8 @@ func (t *Trainer) runPhase(p phase, w int) {
 	}
 }
 
-// Close stops the helper goroutines. The trainer cannot be used after.
+// Close ends the helper goroutines. Step, Loss, Fit and Validate fail
+// after it.
 func (t *Trainer) Close() error {
 	if !t.alive {
 		return nil
