@@ -104,7 +104,7 @@ func newTrainer(t testing.TB, v *engine.Variant, n *model.Network, c Config) *Tr
 // trainer's step would apply it, copied.
 func gradients(t testing.TB, tr *Trainer, batch []dataset.Sample) [][]float32 {
 	t.Helper()
-	if _, err := tr.forward(batch); err != nil {
+	if _, err := tr.forward(batch, true); err != nil {
 		t.Fatal(err)
 	}
 	out := make([][]float32, len(tr.net.Params))

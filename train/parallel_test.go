@@ -69,7 +69,8 @@ func TestParallelStepMatchesSerialStep(t *testing.T) {
 
 // The machine reuses each node's output buffer from one run to the next.
 // Its losses and gradients must be those of a fresh machine, which
-// allocates every output, on a second and third batch as on the first.
+// allocates every output, on a second and third batch as on the first;
+// the forward-only machine of Loss must give the same losses.
 // (Gorgonia's TapeMachine is no reference here: with the reshaped views
 // of the loss's inner products it returns NaN gradients.)
 func TestMachineReusingBuffersMatchesAFreshOne(t *testing.T) {
@@ -83,8 +84,16 @@ func TestMachineReusingBuffersMatchesAFreshOne(t *testing.T) {
 	samples := randomSamples(t, v, 36, 4)
 	for run := 0; run < 3; run++ {
 		batch := samples[12*run : 12*run+12]
-		if _, err := tr.forward(batch); err != nil {
+		loss, err := tr.forward(batch, false)
+		if err != nil {
 			t.Fatal(err)
+		}
+		step, err := tr.forward(batch, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loss != step {
+			t.Errorf("run %d: losses %v from the forward pass alone, %v with the gradients", run, loss, step)
 		}
 		fresh, err := newMachine(wk.gr.G, fastEngine{}, outputs...)
 		if err != nil {

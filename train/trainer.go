@@ -70,7 +70,8 @@ type Trainer struct {
 type phase int
 
 const (
-	phaseForward phase = iota // fill the inputs, run the graph
+	phaseForward phase = iota // fill the inputs, run the graph: losses and gradients
+	phaseLoss                 // fill the inputs, run the graph's losses only
 	phaseUpdate               // average the gradients, take the optimizer step
 	phaseStop                 // end the helper goroutine
 )
@@ -81,7 +82,8 @@ type worker struct {
 	gr     *model.Graph
 	loss   *lossGraph
 	grads  G.Nodes
-	m      *machine
+	m      *machine // the losses and the gradients
+	mLoss  *machine // the losses only: the forward pass
 	gdata  [][]float32 // the gradient tensors after a run
 
 	x, mask, pi, z []float32 // the graph's inputs, refilled per batch
@@ -208,6 +210,9 @@ func newWorker(net *model.Network, c Config, lo, hi int, l2 []bool) (*worker, er
 	if wk.m, err = newMachine(gr.G, fastEngine{}, outputs...); err != nil {
 		return nil, err
 	}
+	if wk.mLoss, err = newMachine(gr.G, fastEngine{}, outputs[:4]...); err != nil {
+		return nil, err
+	}
 	return wk, nil
 }
 
@@ -237,9 +242,9 @@ func (t *Trainer) parallel(p phase) {
 
 func (t *Trainer) runPhase(p phase, w int) {
 	switch p {
-	case phaseForward:
+	case phaseForward, phaseLoss:
 		wk := t.workers[w]
-		wk.err = t.forwardWorker(wk, t.work[wk.lo:wk.hi])
+		wk.err = t.forwardWorker(wk, t.work[wk.lo:wk.hi], p == phaseForward)
 	case phaseUpdate:
 		t.update(w)
 	}
@@ -322,27 +327,34 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 }
 
 // forwardWorker fills wk's inputs from its rows of the batch and runs its
-// graph: losses and gradients.
-func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample) error {
+// graph: the losses, and the gradients if grads.
+func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample, grads bool) error {
 	if err := t.fill(wk, rows); err != nil {
 		return err
 	}
-	if err := wk.m.run(); err != nil {
+	m := wk.mLoss
+	if grads {
+		m = wk.m
+	}
+	if err := m.run(); err != nil {
 		return fmt.Errorf("training graph: %w", err)
 	}
 	var err error
 	l := wk.loss
-	if wk.policy, err = wk.m.scalar(l.Policy); err != nil {
+	if wk.policy, err = m.scalar(l.Policy); err != nil {
 		return err
 	}
-	if wk.outcome, err = wk.m.scalar(l.Outcome); err != nil {
+	if wk.outcome, err = m.scalar(l.Outcome); err != nil {
 		return err
 	}
-	if wk.l2, err = wk.m.scalar(l.L2); err != nil {
+	if wk.l2, err = m.scalar(l.L2); err != nil {
 		return err
 	}
-	if wk.total, err = wk.m.scalar(l.Total); err != nil {
+	if wk.total, err = m.scalar(l.Total); err != nil {
 		return err
+	}
+	if !grads {
+		return nil
 	}
 	for i, g := range wk.grads {
 		d := wk.m.float32s(g)
@@ -354,9 +366,9 @@ func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample) error {
 	return nil
 }
 
-// forward runs every worker's graph on its rows of batch and returns the
-// batch's mean losses.
-func (t *Trainer) forward(batch []dataset.Sample) (Stats, error) {
+// forward runs every worker's graph on its rows of batch, with the
+// gradients if grads, and returns the batch's mean losses.
+func (t *Trainer) forward(batch []dataset.Sample, grads bool) (Stats, error) {
 	if len(batch) != t.cfg.BatchSize {
 		return Stats{}, fmt.Errorf("batch of %d samples, the graph takes %d", len(batch), t.cfg.BatchSize)
 	}
@@ -364,7 +376,11 @@ func (t *Trainer) forward(batch []dataset.Sample) (Stats, error) {
 		return Stats{}, errors.New("trainer is closed")
 	}
 	t.work = batch
-	t.parallel(phaseForward)
+	if grads {
+		t.parallel(phaseForward)
+	} else {
+		t.parallel(phaseLoss)
+	}
 	t.work = nil
 	for _, wk := range t.workers {
 		if wk.err != nil {
@@ -429,7 +445,7 @@ func (t *Trainer) combine(w, i int) (lo, hi int) {
 
 // Step takes one optimizer step on a batch of exactly BatchSize samples.
 func (t *Trainer) Step(batch []dataset.Sample) (Stats, error) {
-	s, err := t.forward(batch)
+	s, err := t.forward(batch, true)
 	if err != nil {
 		return Stats{}, fmt.Errorf("train step %d: %w", t.steps, err)
 	}
@@ -441,9 +457,9 @@ func (t *Trainer) Step(batch []dataset.Sample) (Stats, error) {
 }
 
 // Loss evaluates the loss on a batch of exactly BatchSize samples without
-// changing the weights.
+// changing the weights (the forward pass only).
 func (t *Trainer) Loss(batch []dataset.Sample) (Stats, error) {
-	s, err := t.forward(batch)
+	s, err := t.forward(batch, false)
 	if err != nil {
 		return Stats{}, fmt.Errorf("loss: %w", err)
 	}
