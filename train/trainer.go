@@ -82,8 +82,8 @@ type worker struct {
 	gr     *model.Graph
 	loss   *lossGraph
 	grads  G.Nodes
-	m      *machine // the losses and the gradients
-	mLoss  *machine // the losses only: the forward pass
+	m      *machine    // the losses and the gradients
+	mLoss  *machine    // the losses only: the forward pass
 	gdata  [][]float32 // the gradient tensors after a run
 
 	x, mask, pi, z []float32 // the graph's inputs, refilled per batch
