@@ -57,14 +57,23 @@ func benchStep(b *testing.B, nc model.Config, batchSize, threads int) {
 	// b.N rather than b.Loop: with b.Loop the first -cpu value's figure
 	// is measured in the probing run, at the GOMAXPROCS left from before,
 	// and the trainer takes its workers from GOMAXPROCS.
+	cpu0, haveCPU := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := tr.Step(batch); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
 	sps := float64(b.N*c.BatchSize) / b.Elapsed().Seconds()
 	b.ReportMetric(sps, "samples/s")
+	// Samples per second of CPU time, on all threads: what the work
+	// costs, whatever else runs on the machine (samples/s is what the
+	// wall clock saw; on a busy machine the process gets less than
+	// GOMAXPROCS cores).
+	if cpu1, ok := cpuTime(); ok && haveCPU && cpu1 > cpu0 {
+		b.ReportMetric(float64(b.N*c.BatchSize)/(cpu1-cpu0).Seconds(), "samples/cpu-s")
+	}
 	// forward 1×, backward 2× the forward's multiply-adds
 	b.ReportMetric(sps*3*2*float64(net.Arch.MACs())/1e9, "GFLOP/s")
 }
