@@ -3,6 +3,7 @@ module github.com/millzero/millzero
 go 1.26.8
 
 require (
+	github.com/chewxy/math32 v1.10.1
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/viterin/vek v0.4.3
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6
@@ -29,7 +30,6 @@ require (
 	github.com/apache/arrow/go/arrow v0.0.0-20211112161151-bc219186db40 // indirect
 	github.com/awalterschulze/gographviz v2.0.3+incompatible // indirect
 	github.com/chewxy/hm v1.0.0 // indirect
-	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect

@@ -21,18 +21,28 @@ import (
 // Every other routine is gonum's. It is safe for concurrent use.
 type BLAS struct {
 	gonum.Implementation
+	threads int       // goroutines per product at most; 0: GOMAXPROCS
 	scratch sync.Pool // *[]float32
 }
 
-// NewBLAS returns the kernel-backed BLAS.
-func NewBLAS() *BLAS {
-	return &BLAS{scratch: sync.Pool{New: func() any { s := make([]float32, 0, 1<<16); return &s }}}
+// NewBLAS returns the kernel-backed BLAS, splitting large products over
+// up to GOMAXPROCS goroutines.
+func NewBLAS() *BLAS { return NewBLASThreads(0) }
+
+// NewBLASThreads returns the kernel-backed BLAS splitting a product over
+// at most threads goroutines (0: GOMAXPROCS; 1: each product on the
+// calling goroutine, for callers that keep the cores busy themselves).
+func NewBLASThreads(threads int) *BLAS {
+	return &BLAS{threads: threads, scratch: sync.Pool{New: func() any { s := make([]float32, 0, 1<<16); return &s }}}
 }
 
 // UseFastBLAS makes Gorgonia and its tensor package multiply float32
 // matrices with the kernel-backed BLAS. It changes a process-wide setting
 // of Gorgonia, so call it once at start (the trainer does).
 func UseFastBLAS() { gorgonia.Use(NewBLAS()) }
+
+// UseFastBLASThreads is UseFastBLAS with NewBLASThreads(threads).
+func UseFastBLASThreads(threads int) { gorgonia.Use(NewBLASThreads(threads)) }
 
 // parallelMACs is the size of product, in multiply-adds, from which Sgemm
 // splits the rows over goroutines.
@@ -82,12 +92,12 @@ func (b *BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []floa
 		}
 	}
 	if alpha == 1 {
-		gemmParallel(m, n, k, a, rs, ks, bm, ldb, c, ldc)
+		b.gemm(m, n, k, a, rs, ks, bm, ldb, c, ldc)
 	} else {
 		ps := b.get(m * n)
 		p := *ps
 		clear(p)
-		gemmParallel(m, n, k, a, rs, ks, bm, ldb, p, n)
+		b.gemm(m, n, k, a, rs, ks, bm, ldb, p, n)
 		for i := 0; i < m; i++ {
 			ci, pi := c[i*ldc:i*ldc+n], p[i*n:(i+1)*n]
 			for j := range ci {
@@ -121,11 +131,19 @@ func (b *BLAS) transpose(rows, cols int, x []float32, ld int) *[]float32 {
 	return s
 }
 
-// gemmParallel is gemmAccStrided with the rows split over up to
-// GOMAXPROCS goroutines, in multiples of the kernel's 6 rows, when the
-// product is large enough to pay for them.
-func gemmParallel(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
+// gemm is gemmParallel over at most b.threads goroutines.
+func (b *BLAS) gemm(m, n, k int, a []float32, rs, ks int, bm []float32, ldb int, c []float32, ldc int) {
 	procs := runtime.GOMAXPROCS(0)
+	if b.threads > 0 {
+		procs = min(procs, b.threads)
+	}
+	gemmParallel(procs, m, n, k, a, rs, ks, bm, ldb, c, ldc)
+}
+
+// gemmParallel is gemmAccStrided with the rows split over up to procs
+// goroutines, in multiples of the kernel's 6 rows, when the product is
+// large enough to pay for them.
+func gemmParallel(procs, m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
 	if procs < 2 || m < 12 || m*n*k < parallelMACs {
 		gemmAccStrided(m, n, k, a, rs, ks, b, ldb, c, ldc)
 		return

@@ -11,7 +11,8 @@ func gemmAcc(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float3
 // for a row-major A, rs = 1, ks = lda for the transpose of a row-major
 // k×m matrix. On AVX2 FMA CPUs blocks of 6 rows × 16 columns run in the
 // assembly kernel (twelve 8-wide accumulators, about 6 cycles per 192
-// multiply-adds), the rows left over in 4-, 2- and 1-row kernels, and the
+// multiply-adds), or of 6 rows × 32 columns with AVX-512F (twelve 16-wide
+// accumulators), the rows left over in 4-, 2- and 1-row kernels, and the
 // last n mod 16 columns in Go.
 func gemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
 	if m == 0 || n == 0 || k == 0 {
@@ -20,11 +21,24 @@ func gemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, 
 	n16 := 0
 	if haveKernels() {
 		n16 = n &^ 15
+		n32 := 0 // columns whose 6-row blocks run in kernel6x32
+		if haveKernels512() {
+			n32 = n &^ 31
+		}
 		m6 := m - m%6
 		for j := 0; j < n16; j += 16 {
 			i := 0
-			for ; i < m6; i += 6 {
-				kernel6x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
+			switch {
+			case j >= n32:
+				for ; i < m6; i += 6 {
+					kernel6x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
+				}
+			case j%32 == 0:
+				for ; i < m6; i += 6 {
+					kernel6x32(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
+				}
+			default: // the second half of a kernel6x32 block
+				i = m6
 			}
 			if m-i >= 4 {
 				kernel4x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)

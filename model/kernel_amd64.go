@@ -6,6 +6,13 @@ import "golang.org/x/sys/cpu"
 // on this CPU.
 func haveKernels() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
 
+// haveKernels512 reports whether kernel6x32 (AVX-512F) runs on this CPU
+// and system.
+func haveKernels512() bool { return haveKernels() && cpu.X86.HasAVX512F }
+
+//go:noescape
+func kernel6x32(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+
 //go:noescape
 func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
 

@@ -5,6 +5,13 @@ package model
 // haveKernels is false off amd64: gemmAcc runs in plain Go.
 func haveKernels() bool { return false }
 
+// haveKernels512 is false off amd64.
+func haveKernels512() bool { return false }
+
+func kernel6x32(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
 func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
 	panic("model: no SIMD kernels on this architecture")
 }

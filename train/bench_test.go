@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/gonum"
@@ -9,24 +10,70 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-// BenchmarkTrainStep is one optimizer step (forward, backward, Adam) of the
-// default network for nine men's morris at the default batch size, with
-// Gorgonia multiplying on the vek-backed BLAS. Compare samples/s with
-// scripts/pytorch/bench_train.py, the same network and loss in PyTorch.
+// BenchmarkTrainStep is one optimizer step (forward, backward, Adam) for
+// nine men's morris: the run config's network (configs/runs/nine.yaml,
+// 128x2) and the default one (model.DefaultConfig, 256x3), at batch 256
+// and 1024, with the trainer's default threads (one graph per core: run
+// with -cpu 1,2 for one and two cores). Compare samples/s with
+// scripts/pytorch/bench_train.py, the same network and loss in PyTorch
+// (scripts/pytorch/compare.sh runs both).
 func BenchmarkTrainStep(b *testing.B) {
+	for _, net := range benchNets {
+		for _, batch := range []int{256, 1024} {
+			b.Run(fmt.Sprintf("net=%dx%d/batch=%d", net.Width, net.Blocks, batch), func(b *testing.B) {
+				benchStep(b, net, batch, 0)
+			})
+		}
+	}
+}
+
+// BenchmarkTrainStepSplitGEMM is BenchmarkTrainStep on one graph, whatever
+// the cores: only the matrix products are split over them (the other way
+// of using two cores, slower than a graph per core).
+func BenchmarkTrainStepSplitGEMM(b *testing.B) {
+	for _, net := range benchNets {
+		b.Run(fmt.Sprintf("net=%dx%d/batch=256", net.Width, net.Blocks), func(b *testing.B) {
+			benchStep(b, net, 256, 1)
+		})
+	}
+}
+
+// benchNets are the networks of the benchmarks: the run config's and the
+// default.
+var benchNets = []model.Config{{Width: 128, Blocks: 2}, model.DefaultConfig()}
+
+func benchStep(b *testing.B, nc model.Config, batchSize, threads int) {
 	v := mustVariant(b, "nine")
 	c := DefaultConfig()
-	net := newNet(b, v, model.DefaultConfig(), 1)
+	c.BatchSize = batchSize
+	c.Threads = threads
+	net := newNet(b, v, nc, 1)
 	tr := newTrainer(b, v, net, c)
 	batch := randomSamples(b, v, c.BatchSize, 1)
+	if _, err := tr.Step(batch); err != nil { // the first step allocates the graphs' buffers
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
-	for b.Loop() {
+	// b.N rather than b.Loop: with b.Loop the first -cpu value's figure
+	// is measured in the probing run, at the GOMAXPROCS left from before,
+	// and the trainer takes its workers from GOMAXPROCS.
+	cpu0, haveCPU := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
 		if _, err := tr.Step(batch); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
 	sps := float64(b.N*c.BatchSize) / b.Elapsed().Seconds()
 	b.ReportMetric(sps, "samples/s")
+	// Samples per second of CPU time, on all threads: what the work
+	// costs, whatever else runs on the machine (samples/s is what the
+	// wall clock saw; on a busy machine the process gets less than
+	// GOMAXPROCS cores).
+	if cpu1, ok := cpuTime(); ok && haveCPU && cpu1 > cpu0 {
+		b.ReportMetric(float64(b.N*c.BatchSize)/(cpu1-cpu0).Seconds(), "samples/cpu-s")
+	}
 	// forward 1×, backward 2× the forward's multiply-adds
 	b.ReportMetric(sps*3*2*float64(net.Arch.MACs())/1e9, "GFLOP/s")
 }
@@ -37,6 +84,7 @@ func BenchmarkTrainStepGonumBLAS(b *testing.B) {
 	v := mustVariant(b, "nine")
 	c := DefaultConfig()
 	net := newNet(b, v, model.DefaultConfig(), 1)
+	c.Threads = 1
 	tr := newTrainer(b, v, net, c)
 	G.Use(gonum.Implementation{})
 	defer model.UseFastBLAS()

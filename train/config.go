@@ -4,7 +4,10 @@
 // result, and L2 on the weights.
 package train
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+)
 
 // Config is how the trainer optimises.
 type Config struct {
@@ -40,6 +43,21 @@ type Config struct {
 	WeightDecay float64 `yaml:"weight_decay"`
 	// ValueWeight scales the outcome head's cross-entropy in the loss.
 	ValueWeight float64 `yaml:"value_weight"`
+	// Threads is the number of goroutines a step runs on: the batch is
+	// split into this many graphs, run at once, and their gradients
+	// averaged (the update is the same up to float32 rounding). 0 means
+	// one per core (GOMAXPROCS); never more than BatchSize.
+	Threads int `yaml:"threads"`
+}
+
+// Workers is the number of graphs a trainer of c splits a batch over:
+// Threads, or GOMAXPROCS if Threads is 0, at most BatchSize.
+func (c Config) Workers() int {
+	n := c.Threads
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(n, c.BatchSize))
 }
 
 // DefaultConfig suits the default network on two cores.
@@ -78,6 +96,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("train config: weight_decay %v: want 0 or more", c.WeightDecay)
 	case c.ValueWeight < 0:
 		return fmt.Errorf("train config: value_weight %v: want 0 or more", c.ValueWeight)
+	case c.Threads < 0:
+		return fmt.Errorf("train config: threads %d: want 0 (one per core) or more", c.Threads)
 	}
 	return nil
 }

@@ -99,3 +99,20 @@ func newTrainer(t testing.TB, v *engine.Variant, n *model.Network, c Config) *Tr
 	t.Cleanup(func() { tr.Close() })
 	return tr
 }
+
+// gradients is the gradient of the loss of batch at tr's weights, as the
+// trainer's step would apply it, copied.
+func gradients(t testing.TB, tr *Trainer, batch []dataset.Sample) [][]float32 {
+	t.Helper()
+	if _, err := tr.forward(batch, true); err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]float32, len(tr.net.Params))
+	for i := range out {
+		for w := range tr.workers {
+			tr.combine(w, i)
+		}
+		out[i] = append([]float32(nil), tr.gbuf[i]...)
+	}
+	return out
+}

@@ -18,9 +18,9 @@ func TestOptimizer_NeverLeavesSubnormals(t *testing.T) {
 		opt := newOptimizer(c, params)
 		zero := [][]float32{make([]float32, 4)}
 		grad := [][]float32{{1e-31, -1e-31, 0, 0}}
-		opt.step(params, grad, 1e-3)
+		step(opt, params, grad, 1e-3)
 		for i := 0; i < 2000; i++ {
-			opt.step(params, zero, 1e-3)
+			step(opt, params, zero, 1e-3)
 		}
 		check := func(what string, xs []float32) {
 			for _, x := range xs {
@@ -33,6 +33,25 @@ func TestOptimizer_NeverLeavesSubnormals(t *testing.T) {
 		extra, _ := opt.state()
 		for _, e := range extra {
 			check(e.Name, e.Data)
+		}
+	}
+}
+
+// flush tests bits; it must agree with the definition -Tiny < x < Tiny.
+func TestFlushZeroesExactlyTheValuesSmallerThanTiny(t *testing.T) {
+	if got := math.Float32bits(model.Tiny); got != tinyBits {
+		t.Fatalf("tinyBits %#x, float32(Tiny) is %#x", tinyBits, got)
+	}
+	tiny := float32(model.Tiny)
+	for _, x := range []float32{0, tiny, -tiny, math.Nextafter32(tiny, 0), -math.Nextafter32(tiny, 0),
+		math.Nextafter32(tiny, 1), math.Float32frombits(1), -math.Float32frombits(1), 1, -1, 1e-20, -1e-20,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())} {
+		want := x
+		if x > -model.Tiny && x < model.Tiny {
+			want = 0
+		}
+		if got := flush(x); math.Float32bits(got) != math.Float32bits(want) && !(want == 0 && got == 0) {
+			t.Errorf("flush(%g) = %g, want %g", x, got, want)
 		}
 	}
 }

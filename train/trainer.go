@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -39,29 +40,66 @@ func (s Stats) String() string {
 		s.Total, s.Policy, s.Outcome, s.L2, s.Samples, s.LR)
 }
 
-// Trainer fits a network with one Gorgonia graph of batch Config.BatchSize.
-// It updates the network's weights in place. It is not safe for concurrent
-// use; evaluate with a copy (Network().Clone()) in other goroutines.
+// Trainer fits a network with Gorgonia graphs of Config.BatchSize samples
+// in all: one graph per worker (Config.Threads), each taking its share of
+// the batch's rows on its own goroutine, all sharing the network's weight
+// slices. Their gradients (Gorgonia's symbolic ones) are averaged, weighted
+// by rows, and the optimizer step is split over the workers too. It updates
+// the network's weights in place. It is not safe for concurrent use;
+// evaluate with a copy (Network().Clone()) in other goroutines.
 type Trainer struct {
-	cfg   Config
-	v     *engine.Variant
-	net   *model.Network
-	gr    *model.Graph
-	loss  *lossGraph
-	grads G.Nodes
-	vm    G.VM
-	opt   optimizer
-	steps int64
+	cfg     Config
+	v       *engine.Variant
+	net     *model.Network
+	workers []*worker
+	opt     optimizer
+	steps   int64
 
-	x, mask, pi, z []float32   // the graph's inputs, refilled per batch
-	piw            []float32   // 1 where a row has a policy target, else 0
-	gbuf           [][]float32 // gradient slices, per step
-	legal          []engine.Action
-	batch          []dataset.Sample
+	gbuf  [][]float32 // the batch's gradients, per step: worker 0's own with one worker, else their average
+	batch []dataset.Sample
+
+	// The helper goroutines, one per worker after the first, wait on
+	// their own channel for a phase to run and report on done.
+	jobs  []chan phase
+	done  chan struct{}
+	work  []dataset.Sample // the batch of the phase being run
+	alive bool
 }
 
-// New prepares to train net, a network for variant v. It makes Gorgonia
-// multiply with the vek-backed BLAS (model.UseFastBLAS).
+// phase is a part of a step that every worker runs on its own share.
+type phase int
+
+const (
+	phaseForward phase = iota // fill the inputs, run the graph: losses and gradients
+	phaseLoss                 // fill the inputs, run the graph's losses only
+	phaseUpdate               // average the gradients, take the optimizer step
+	phaseStop                 // end the helper goroutine
+)
+
+// worker is one graph of the trainer and the rows of the batch it takes.
+type worker struct {
+	lo, hi int // rows of the batch
+	gr     *model.Graph
+	loss   *lossGraph
+	grads  G.Nodes
+	m      *machine    // the losses and the gradients
+	mLoss  *machine    // the losses only: the forward pass
+	gdata  [][]float32 // the gradient tensors after a run
+
+	x, mask, pi, z []float32 // the graph's inputs, refilled per batch
+	piw            []float32 // 1 where a row has a policy target, else 0
+	legal          []engine.Action
+
+	policy, outcome, l2, total float64 // the graph's losses after a run
+	err                        error
+}
+
+// New prepares to train net, a network for variant v, on c.Workers()
+// goroutines; Close ends them. It makes Gorgonia multiply with the
+// kernel-backed BLAS (model.UseFastBLAS), each product on one goroutine
+// when the trainer has more than one worker (they keep the cores busy),
+// else split over the cores. That is a process-wide setting of Gorgonia:
+// the trainer made last decides it for all.
 func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -72,44 +110,159 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	if net.Encoder != model.EncoderVersion {
 		return nil, fmt.Errorf("trainer: network of feature encoder %d, this build encodes %d", net.Encoder, model.EncoderVersion)
 	}
-	model.UseFastBLAS()
-	gr, err := model.NewGraph(net, c.BatchSize)
-	if err != nil {
-		return nil, fmt.Errorf("trainer: %w", err)
+	n := c.Workers()
+	if n > 1 {
+		model.UseFastBLASThreads(1)
+	} else {
+		model.UseFastBLAS()
 	}
-	l, err := newLoss(gr, net, c)
+	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params),
+		batch: make([]dataset.Sample, c.BatchSize)}
+	l2 := l2Shares(net, n)
+	for w := 0; w < n; w++ {
+		lo, hi := c.BatchSize*w/n, c.BatchSize*(w+1)/n
+		wk, err := newWorker(net, c, lo, hi, l2[w])
+		if err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
+		t.workers = append(t.workers, wk)
+	}
+	t.gbuf = make([][]float32, len(net.Params))
+	if n > 1 {
+		for i, p := range net.Params {
+			t.gbuf[i] = make([]float32, len(p.Data))
+		}
+		t.done = make(chan struct{}, n)
+		for w := 1; w < n; w++ {
+			ch := make(chan phase)
+			t.jobs = append(t.jobs, ch)
+			go t.help(w, ch)
+		}
+	}
+	t.alive = true
+	return t, nil
+}
+
+// l2Shares splits the L2 term over n graphs: shares[w][i] is true when
+// the graph of worker w has the term of weight matrix i. The largest
+// matrices go first, each to the graph with the fewest weights so far.
+func l2Shares(net *model.Network, n int) [][]bool {
+	shares := make([][]bool, n)
+	for w := range shares {
+		shares[w] = make([]bool, len(net.Params))
+	}
+	load := make([]int, n)
+	var order []int
+	for i, p := range net.Params {
+		if p.IsWeight() {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(net.Params[order[a]].Data) > len(net.Params[order[b]].Data) })
+	for _, i := range order {
+		w := 0
+		for v := range load {
+			if load[v] < load[w] {
+				w = v
+			}
+		}
+		shares[w][i] = true
+		load[w] += len(net.Params[i].Data)
+	}
+	return shares
+}
+
+// newWorker builds the graph, loss and gradients for rows lo..hi-1 of a
+// batch, with the L2 terms of the weight matrices l2 marks. Its loss is a
+// mean over its rows; the batch's is the workers' mean weighted by rows,
+// so its L2 part is scaled by batch/rows to count once in that mean.
+func newWorker(net *model.Network, c Config, lo, hi int, l2 []bool) (*worker, error) {
+	a, b := net.Arch, hi-lo
+	gr, err := model.NewGraph(net, b)
 	if err != nil {
-		return nil, fmt.Errorf("trainer: %w", err)
+		return nil, err
+	}
+	l, err := newLoss(gr, net, c, l2, float64(c.BatchSize)/float64(b))
+	if err != nil {
+		return nil, err
 	}
 	grads, err := G.Grad(l.Total, gr.Params...)
 	if err != nil {
-		return nil, fmt.Errorf("trainer: gradients: %w", err)
+		return nil, fmt.Errorf("gradients: %w", err)
 	}
-	a, b := net.Arch, c.BatchSize
-	t := &Trainer{cfg: c, v: v, net: net, gr: gr, loss: l, grads: grads,
-		opt: newOptimizer(c, net.Params),
-		x:   make([]float32, b*a.Inputs), mask: make([]float32, b*a.Actions),
+	wk := &worker{lo: lo, hi: hi, gr: gr, loss: l, grads: grads, gdata: make([][]float32, len(grads)),
+		x: make([]float32, b*a.Inputs), mask: make([]float32, b*a.Actions),
 		pi: make([]float32, b*a.Actions), piw: make([]float32, b), z: make([]float32, b*a.Outcomes),
-		gbuf: make([][]float32, len(grads)), legal: make([]engine.Action, 0, engine.MaxActions),
-		batch: make([]dataset.Sample, b)}
+		legal: make([]engine.Action, 0, engine.MaxActions)}
 	for _, in := range []struct {
 		n     *G.Node
 		data  []float32
 		shape []int
 	}{
-		{gr.X, t.x, []int{b, a.Inputs}}, {gr.Mask, t.mask, []int{b, a.Actions}},
-		{l.Pi, t.pi, []int{b, a.Actions}}, {l.Z, t.z, []int{b, a.Outcomes}},
+		{gr.X, wk.x, []int{b, a.Inputs}}, {gr.Mask, wk.mask, []int{b, a.Actions}},
+		{l.Pi, wk.pi, []int{b, a.Actions}}, {l.Z, wk.z, []int{b, a.Outcomes}},
 	} {
 		if err := G.Let(in.n, tensor.New(tensor.WithShape(in.shape...), tensor.WithBacking(in.data))); err != nil {
-			return nil, fmt.Errorf("trainer: input %s: %w", in.n.Name(), err)
+			return nil, fmt.Errorf("input %s: %w", in.n.Name(), err)
 		}
 	}
-	t.vm = G.NewTapeMachine(gr.G)
-	return t, nil
+	outputs := append(G.Nodes{l.Policy, l.Outcome, l.L2, l.Total}, grads...)
+	if wk.m, err = newMachine(gr.G, fastEngine{}, outputs...); err != nil {
+		return nil, err
+	}
+	if wk.mLoss, err = newMachine(gr.G, fastEngine{}, outputs[:4]...); err != nil {
+		return nil, err
+	}
+	return wk, nil
 }
 
-// Close releases the Gorgonia machine.
-func (t *Trainer) Close() error { return t.vm.Close() }
+// help runs the phases sent on jobs as worker w until phaseStop.
+func (t *Trainer) help(w int, jobs <-chan phase) {
+	for p := range jobs {
+		if p == phaseStop {
+			t.done <- struct{}{}
+			return
+		}
+		t.runPhase(p, w)
+		t.done <- struct{}{}
+	}
+}
+
+// parallel runs phase p on every worker, the first on this goroutine, and
+// returns when all are done.
+func (t *Trainer) parallel(p phase) {
+	for _, ch := range t.jobs {
+		ch <- p
+	}
+	t.runPhase(p, 0)
+	for range t.jobs {
+		<-t.done
+	}
+}
+
+func (t *Trainer) runPhase(p phase, w int) {
+	switch p {
+	case phaseForward, phaseLoss:
+		wk := t.workers[w]
+		wk.err = t.forwardWorker(wk, t.work[wk.lo:wk.hi], p == phaseForward)
+	case phaseUpdate:
+		t.update(w)
+	}
+}
+
+// Close ends the helper goroutines. Step, Loss, Fit and Validate fail
+// after it.
+func (t *Trainer) Close() error {
+	if !t.alive {
+		return nil
+	}
+	t.alive = false
+	for _, ch := range t.jobs {
+		ch <- phaseStop
+		<-t.done
+	}
+	return nil
+}
 
 // Network is the network being trained (updated in place by Step).
 func (t *Trainer) Network() *model.Network { return t.net }
@@ -120,14 +273,15 @@ func (t *Trainer) Steps() int64 { return t.steps }
 // Config is the trainer's configuration.
 func (t *Trainer) Config() Config { return t.cfg }
 
-// fill encodes a batch into the graph's inputs.
-func (t *Trainer) fill(batch []dataset.Sample) error {
+// Workers is the number of graphs the batch is split over, each run on its
+// own goroutine.
+func (t *Trainer) Workers() int { return len(t.workers) }
+
+// fill encodes the samples of batch into wk's inputs.
+func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 	a, v := t.net.Arch, t.v
-	if len(batch) != t.cfg.BatchSize {
-		return fmt.Errorf("batch of %d samples, the graph takes %d", len(batch), t.cfg.BatchSize)
-	}
-	clear(t.pi)
-	clear(t.z)
+	clear(wk.pi)
+	clear(wk.z)
 	for i := range batch {
 		s := &batch[i]
 		if s.Variant != v.Name {
@@ -136,19 +290,19 @@ func (t *Trainer) fill(batch []dataset.Sample) error {
 		if int(s.Position.Side) >= v.Players || s.Outcome < 0 || s.Outcome > v.Players {
 			return fmt.Errorf("sample %d of game %s: side %d, outcome %d of %d players", s.Ply, s.GameID, s.Position.Side, s.Outcome, v.Players)
 		}
-		model.Encode(v, &s.Position, s.Repetitions, t.x[i*a.Inputs:(i+1)*a.Inputs])
-		mask := t.mask[i*a.Actions : (i+1)*a.Actions]
+		model.Encode(v, &s.Position, s.Repetitions, wk.x[i*a.Inputs:(i+1)*a.Inputs])
+		mask := wk.mask[i*a.Actions : (i+1)*a.Actions]
 		for j := range mask {
 			mask[j] = model.MaskedLogit
 		}
-		t.legal = v.Legal(&s.Position, t.legal)
-		if len(t.legal) == 0 {
+		wk.legal = v.Legal(&s.Position, wk.legal)
+		if len(wk.legal) == 0 {
 			return fmt.Errorf("sample %d of game %s: no legal action", s.Ply, s.GameID)
 		}
-		for _, act := range t.legal {
+		for _, act := range wk.legal {
 			mask[v.ActionIndex(act)] = 0
 		}
-		pi := t.pi[i*a.Actions : (i+1)*a.Actions]
+		pi := wk.pi[i*a.Actions : (i+1)*a.Actions]
 		var sum float32
 		for _, e := range s.Policy {
 			if int(e.Action) >= a.Actions || mask[e.Action] != 0 {
@@ -160,67 +314,152 @@ func (t *Trainer) fill(batch []dataset.Sample) error {
 			pi[e.Action] += e.Prob
 			sum += e.Prob
 		}
-		t.piw[i] = 0
+		wk.piw[i] = 0
 		if sum > 0 {
-			t.piw[i] = 1
+			wk.piw[i] = 1
 			for _, e := range s.Policy {
 				pi[e.Action] = pi[e.Action] / sum
 			}
 		}
-		t.z[i*a.Outcomes+model.RelativeOutcome(s.Outcome, int(s.Position.Side), v.Players)] = 1
+		wk.z[i*a.Outcomes+model.RelativeOutcome(s.Outcome, int(s.Position.Side), v.Players)] = 1
 	}
 	return nil
 }
 
-// run evaluates the graph on the filled inputs.
-func (t *Trainer) run() (Stats, error) {
-	t.vm.Reset()
-	if err := t.vm.RunAll(); err != nil {
-		return Stats{}, fmt.Errorf("training graph: %w", err)
+// forwardWorker fills wk's inputs from its rows of the batch and runs its
+// graph: the losses, and the gradients if grads.
+func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample, grads bool) error {
+	if err := t.fill(wk, rows); err != nil {
+		return err
 	}
-	val := func(n *G.Node) float64 { return float64(n.Value().Data().(float32)) }
-	s := Stats{Samples: t.cfg.BatchSize, Outcome: val(t.loss.Outcome), L2: val(t.loss.L2), Total: val(t.loss.Total)}
-	withPolicy := 0
-	for _, w := range t.piw {
-		if w > 0 {
-			withPolicy++
+	m := wk.mLoss
+	if grads {
+		m = wk.m
+	}
+	if err := m.run(); err != nil {
+		return fmt.Errorf("training graph: %w", err)
+	}
+	var err error
+	l := wk.loss
+	if wk.policy, err = m.scalar(l.Policy); err != nil {
+		return err
+	}
+	if wk.outcome, err = m.scalar(l.Outcome); err != nil {
+		return err
+	}
+	if wk.l2, err = m.scalar(l.L2); err != nil {
+		return err
+	}
+	if wk.total, err = m.scalar(l.Total); err != nil {
+		return err
+	}
+	if !grads {
+		return nil
+	}
+	for i, g := range wk.grads {
+		d := wk.m.float32s(g)
+		if len(d) != len(t.net.Params[i].Data) {
+			return fmt.Errorf("gradient of %s is not %d float32", t.net.Params[i].Name, len(t.net.Params[i].Data))
+		}
+		wk.gdata[i] = d
+	}
+	return nil
+}
+
+// forward runs every worker's graph on its rows of batch, with the
+// gradients if grads, and returns the batch's mean losses.
+func (t *Trainer) forward(batch []dataset.Sample, grads bool) (Stats, error) {
+	if len(batch) != t.cfg.BatchSize {
+		return Stats{}, fmt.Errorf("batch of %d samples, the graph takes %d", len(batch), t.cfg.BatchSize)
+	}
+	if !t.alive {
+		return Stats{}, errors.New("trainer is closed")
+	}
+	t.work = batch
+	if grads {
+		t.parallel(phaseForward)
+	} else {
+		t.parallel(phaseLoss)
+	}
+	t.work = nil
+	for _, wk := range t.workers {
+		if wk.err != nil {
+			return Stats{}, wk.err
 		}
 	}
-	if withPolicy > 0 { // the graph averages over the whole batch
-		s.Policy = val(t.loss.Policy) * float64(t.cfg.BatchSize) / float64(withPolicy)
+	// Each graph's losses are means over its rows (the policy's over all
+	// its rows, with or without a target); the batch's are their means
+	// weighted by rows. Each graph has a part of the L2 term, scaled to
+	// count once in that mean.
+	b := float64(t.cfg.BatchSize)
+	s := Stats{Samples: t.cfg.BatchSize}
+	withPolicy, policy := 0, 0.0
+	for _, wk := range t.workers {
+		rows := float64(wk.hi - wk.lo)
+		s.Outcome += wk.outcome * rows / b
+		s.L2 += wk.l2 * rows / b
+		s.Total += wk.total * rows / b
+		policy += wk.policy * rows
+		for _, w := range wk.piw {
+			if w > 0 {
+				withPolicy++
+			}
+		}
+	}
+	if withPolicy > 0 {
+		s.Policy = policy / float64(withPolicy)
 	}
 	return s, nil
 }
 
+// update takes the optimizer step on worker w's share of every tensor,
+// with the gradients averaged by combine.
+func (t *Trainer) update(w int) {
+	for i, p := range t.net.Params {
+		lo, hi := t.combine(w, i)
+		t.opt.update(i, p.Data, t.gbuf[i], lo, hi)
+	}
+}
+
+// combine averages the workers' gradients of tensor i, weighted by rows
+// (the gradient of the batch's mean loss), into t.gbuf[i], on worker w's
+// share lo..hi-1 of the tensor. With one worker t.gbuf[i] is its gradient.
+func (t *Trainer) combine(w, i int) (lo, hi int) {
+	n := len(t.workers)
+	size := len(t.net.Params[i].Data)
+	lo, hi = size*w/n, size*(w+1)/n
+	if n == 1 {
+		t.gbuf[i] = t.workers[0].gdata[i]
+		return lo, hi
+	}
+	g := t.gbuf[i][lo:hi]
+	clear(g)
+	for _, wk := range t.workers {
+		f := float32(wk.hi-wk.lo) / float32(t.cfg.BatchSize)
+		for j, x := range wk.gdata[i][lo:hi] {
+			g[j] += f * x
+		}
+	}
+	return lo, hi
+}
+
 // Step takes one optimizer step on a batch of exactly BatchSize samples.
 func (t *Trainer) Step(batch []dataset.Sample) (Stats, error) {
-	if err := t.fill(batch); err != nil {
-		return Stats{}, fmt.Errorf("train step %d: %w", t.steps, err)
-	}
-	s, err := t.run()
+	s, err := t.forward(batch, true)
 	if err != nil {
 		return Stats{}, fmt.Errorf("train step %d: %w", t.steps, err)
 	}
-	for i, g := range t.grads {
-		d, ok := g.Value().Data().([]float32)
-		if !ok || len(d) != len(t.net.Params[i].Data) {
-			return Stats{}, fmt.Errorf("train step %d: gradient of %s is not %d float32", t.steps, t.net.Params[i].Name, len(t.net.Params[i].Data))
-		}
-		t.gbuf[i] = d
-	}
 	s.LR = t.cfg.LearningRate(t.steps)
-	t.opt.step(t.net.Params, t.gbuf, s.LR)
+	t.opt.begin(s.LR)
+	t.parallel(phaseUpdate)
 	t.steps++
 	return s, nil
 }
 
 // Loss evaluates the loss on a batch of exactly BatchSize samples without
-// changing the weights.
+// changing the weights (the forward pass only).
 func (t *Trainer) Loss(batch []dataset.Sample) (Stats, error) {
-	if err := t.fill(batch); err != nil {
-		return Stats{}, fmt.Errorf("loss: %w", err)
-	}
-	s, err := t.run()
+	s, err := t.forward(batch, false)
 	if err != nil {
 		return Stats{}, fmt.Errorf("loss: %w", err)
 	}

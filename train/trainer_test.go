@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -81,47 +82,48 @@ func TestLossIsCrossEntropyOfMaskedPolicyAndOutcomePlusL2(t *testing.T) {
 	}
 }
 
+// The gradient, averaged over the graphs of however many workers split
+// the batch, is the derivative of the batch's loss.
 func TestGradientMatchesFiniteDifferences(t *testing.T) {
-	v := mustVariant(t, "three")
-	c := DefaultConfig()
-	c.BatchSize = 6
-	c.WeightDecay = 1e-2
-	n := newNet(t, v, model.Config{Width: 8, Blocks: 1}, 3)
-	tr := newTrainer(t, v, n, c)
-	batch := randomSamples(t, v, 6, 5)
-	if err := tr.fill(batch); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tr.run(); err != nil {
-		t.Fatal(err)
-	}
-	grads := make([][]float32, len(tr.grads))
-	for i, g := range tr.grads {
-		grads[i] = append([]float32(nil), g.Value().Data().([]float32)...)
-	}
-	loss := func() float64 {
-		p, o, l2 := referenceLoss(t, v, n, c, batch)
-		return p + o + l2
-	}
-	checked := 0
-	for i, p := range n.Params {
-		for _, j := range []int{0, len(p.Data) / 2, len(p.Data) - 1} {
-			const h = 1e-2
-			w := p.Data[j]
-			p.Data[j] = w + h
-			up := loss()
-			p.Data[j] = w - h
-			down := loss()
-			p.Data[j] = w
-			num := (up - down) / (2 * h)
-			if math.Abs(num-float64(grads[i][j])) > 2e-3+0.02*math.Abs(num) {
-				t.Errorf("%s[%d]: gradient %v, finite difference %v", p.Name, j, grads[i][j], num)
+	for _, threads := range []int{1, 2, 4, 6} { // 6: a row each, and one graph without an L2 term
+		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
+			v := mustVariant(t, "three")
+			c := DefaultConfig()
+			c.BatchSize = 6
+			c.WeightDecay = 1e-2
+			c.Threads = threads
+			n := newNet(t, v, model.Config{Width: 8, Blocks: 1}, 3)
+			tr := newTrainer(t, v, n, c)
+			if tr.Workers() != threads {
+				t.Fatalf("%d workers, want %d", tr.Workers(), threads)
 			}
-			checked++
-		}
-	}
-	if checked < 18 {
-		t.Fatalf("checked %d gradients", checked)
+			batch := randomSamples(t, v, 6, 5)
+			grads := gradients(t, tr, batch)
+			loss := func() float64 {
+				p, o, l2 := referenceLoss(t, v, n, c, batch)
+				return p + o + l2
+			}
+			checked := 0
+			for i, p := range n.Params {
+				for _, j := range []int{0, len(p.Data) / 2, len(p.Data) - 1} {
+					const h = 1e-2
+					w := p.Data[j]
+					p.Data[j] = w + h
+					up := loss()
+					p.Data[j] = w - h
+					down := loss()
+					p.Data[j] = w
+					num := (up - down) / (2 * h)
+					if math.Abs(num-float64(grads[i][j])) > 2e-3+0.02*math.Abs(num) {
+						t.Errorf("%s[%d]: gradient %v, finite difference %v", p.Name, j, grads[i][j], num)
+					}
+					checked++
+				}
+			}
+			if checked < 18 {
+				t.Fatalf("checked %d gradients", checked)
+			}
+		})
 	}
 }
 

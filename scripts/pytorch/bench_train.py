@@ -6,7 +6,9 @@ Trains the same network as model.DefaultConfig on nine men's morris
 blocks, a policy head over --actions logits masked to ~20 legal actions,
 an outcome head over --outcomes classes, cross-entropy on both, L2 on the
 weight matrices in the loss, Adam, batch --batch. Prints samples/s and
-GFLOP/s (3 x 2 x multiply-adds per sample: forward and backward).
+GFLOP/s (3 x 2 x multiply-adds per sample: forward and backward), and
+samples per second of CPU time on all threads (what the work costs,
+whatever else runs on the machine).
 
 --mlp also times the plain 128-256-256-1 MLP with an MSE loss, the
 figure the project brief quotes for PyTorch on this machine.
@@ -58,12 +60,13 @@ def macs(inputs, width, blocks, actions, outcomes):
 
 
 def timed(step, steps):
+    """Wall and CPU (all threads) seconds of steps calls of step."""
     for _ in range(5):  # warm up
         step()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(steps):
         step()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main():
@@ -102,12 +105,13 @@ def main():
         loss.backward()
         opt.step()
 
-    el = timed(step, a.steps)
+    el, cpu = timed(step, a.steps)
     sps = a.steps * a.batch / el
     m = macs(a.inputs, a.width, a.blocks, a.actions, a.outcomes)
     print(f"pytorch {torch.__version__}, {a.threads} thread(s): residual MLP "
           f"{a.inputs}-{a.width}x{a.blocks}-{a.actions}/{a.outcomes}, batch {a.batch}, Adam: "
-          f"{sps:.0f} samples/s, {sps * 6 * m / 1e9:.1f} GFLOP/s")
+          f"{sps:.0f} samples/s, {sps * 6 * m / 1e9:.1f} GFLOP/s, "
+          f"{a.steps * a.batch / cpu:.0f} samples/cpu-s")
 
     if a.mlp:
         mlp = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1))
@@ -120,7 +124,7 @@ def main():
             F.mse_loss(mlp(x2), y2).backward()
             opt2.step()
 
-        el = timed(step2, a.steps * 4)
+        el, _ = timed(step2, a.steps * 4)
         sps = a.steps * 4 * a.batch / el
         m = 128 * 256 + 256 * 256 + 256
         print(f"pytorch {torch.__version__}, {a.threads} thread(s): MLP 128-256-256-1, batch {a.batch}, Adam: "
