@@ -12,6 +12,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/run"
 )
 
 func runArena(args []string, out io.Writer) error {
@@ -25,7 +26,7 @@ func runArena(args []string, out io.Writer) error {
 	variant := fs.String("variant", "nine", "variant name (millzero variants lists them)")
 	games := fs.Int("games", 0, "games per match (rounded up to whole pairs); overrides --pairs")
 	pairs := fs.Int("pairs", 10, "pairs of games per match: each opening is played twice, seats swapped")
-	run := fs.String("run", "", "run directory: every game is stored as Parquet under RUN/arena (none without it)")
+	runPath := fs.String("run", "", "run directory: every game is stored as Parquet under RUN/arena (none without it)")
 	all := fs.Bool("all", false, "rate every game under RUN/arena, not only this invocation's")
 	seed := fs.Uint64("seed", 1, "seed of the openings and of the players' randomness")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
@@ -56,7 +57,7 @@ func runArena(args []string, out io.Writer) error {
 	if *games > 0 {
 		*pairs = (*games + 1) / 2
 	}
-	if *all && *run == "" {
+	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
 	}
 	set := arena.DefaultSpecSettings()
@@ -90,8 +91,8 @@ func runArena(args []string, out io.Writer) error {
 		}
 	}
 	dir := ""
-	if *run != "" {
-		dir = runDir(*run).arena()
+	if *runPath != "" {
+		dir = run.Dir(*runPath).Arena()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -43,10 +43,12 @@ func commands() map[string]command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, out, errOut io.Writer) int {
+// dispatch runs the command args[0] with the rest of args and returns the
+// exit status.
+func dispatch(args []string, out, errOut io.Writer) int {
 	cmds := commands()
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(out, cmds)

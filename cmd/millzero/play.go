@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
 )
 
@@ -116,7 +117,7 @@ func (t *textGame) run() error {
 			continue
 		}
 		if r != engine.Ongoing && !t.told {
-			fmt.Fprintf(t.out, "Game over: %s.\n", resultText(t.v, &t.g.Pos, r, why))
+			fmt.Fprintf(t.out, "Game over: %s.\n", arena.ResultText(t.v, &t.g.Pos, r, why))
 			fmt.Fprintln(t.out, "Type undo to take back your last action, new to play again, or quit.")
 			t.told = true
 		}
@@ -157,7 +158,7 @@ func (t *textGame) run() error {
 // humanMove plays the person's action, or says why it cannot be played.
 func (t *textGame) humanMove(text string) {
 	if r, why := t.g.Outcome(); r != engine.Ongoing {
-		fmt.Fprintf(t.out, "The game is over (%s): type undo, new or quit.\n", resultText(t.v, &t.g.Pos, r, why))
+		fmt.Fprintf(t.out, "The game is over (%s): type undo, new or quit.\n", arena.ResultText(t.v, &t.g.Pos, r, why))
 		return
 	}
 	a, err := t.v.ParseAction(&t.g.Pos, text)
@@ -184,8 +185,8 @@ func (t *textGame) modelMove() error {
 	for _, c := range topChoices(t.v, res, 4)[1:] {
 		alt = append(alt, fmt.Sprintf("%s %.0f%%", c.Action, 100*c.Share))
 	}
-	fmt.Fprintf(t.out, "%s plays %s  (%d visits, expected score for %s %.2f", seatName(t.v, seat), t.v.FormatAction(a),
-		res.Visited, seatName(t.v, seat), res.Value[seat])
+	fmt.Fprintf(t.out, "%s plays %s  (%d visits, expected score for %s %.2f", arena.SeatName(t.v, seat), t.v.FormatAction(a),
+		res.Visited, arena.SeatName(t.v, seat), res.Value[seat])
 	if len(alt) > 0 {
 		fmt.Fprintf(t.out, "; also considered %s", strings.Join(alt, ", "))
 	}
@@ -250,7 +251,7 @@ func (t *textGame) listLegal() {
 func (t *textGame) show() {
 	fmt.Fprintln(t.out)
 	if n := len(t.g.Actions); n > 0 {
-		fmt.Fprintf(t.out, "Action %d: %s %s\n", n, seatName(t.v, t.g.movers[n-1]), t.v.FormatAction(t.g.Actions[n-1]))
+		fmt.Fprintf(t.out, "Action %d: %s %s\n", n, arena.SeatName(t.v, t.g.movers[n-1]), t.v.FormatAction(t.g.Actions[n-1]))
 	}
 	fmt.Fprint(t.out, t.v.Diagram(&t.g.Pos))
 	if t.v.Board.Rotating {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
 )
 
@@ -125,7 +126,7 @@ func TestPlay_ScriptedGameOfThreeEndsWithTheResult(t *testing.T) {
 	if r == engine.Ongoing {
 		t.Fatal("the game is not over")
 	}
-	if want := "Game over: " + resultText(v, &tg.g.Pos, r, why) + "."; !strings.Contains(got, want) {
+	if want := "Game over: " + arena.ResultText(v, &tg.g.Pos, r, why) + "."; !strings.Contains(got, want) {
 		t.Errorf("output lacks the result %q", want)
 	}
 	if t.Failed() || os.Getenv("SHOW") != "" {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
 )
 
@@ -110,7 +111,7 @@ func (s *webServer) modelReplies(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
-		s.last = newSearchInfo(s.g.V, seat, a, res.Visited, res.Value, topChoices(s.g.V, res, 8), s.bot.search.Nodes())
+		s.last = newSearchInfo(s.g.V, seat, a, res.Visited, res.Value, topChoices(s.g.V, res, 8), s.bot.game.Nodes())
 		if err := s.g.play(a); err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
@@ -187,7 +188,7 @@ func (s *webServer) handleAction(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if res, why := s.g.Outcome(); res != engine.Ongoing {
-		writeJSON(w, http.StatusConflict, apiError{Error: "the game is over: " + resultText(s.g.V, &s.g.Pos, res, why)})
+		writeJSON(w, http.StatusConflict, apiError{Error: "the game is over: " + arena.ResultText(s.g.V, &s.g.Pos, res, why)})
 		return
 	}
 	if int(s.g.Pos.Side) != s.human {
@@ -267,7 +268,7 @@ func (s *webServer) handleHint(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, newSearchInfo(s.g.V, s.human, res.Best, res.Visited, res.Value, topChoices(s.g.V, res, 8), s.bot.search.Nodes()))
+	writeJSON(w, http.StatusOK, newSearchInfo(s.g.V, s.human, res.Best, res.Visited, res.Value, topChoices(s.g.V, res, 8), s.bot.game.Nodes()))
 }
 
 func (s *webServer) handleStats(w http.ResponseWriter, r *http.Request) {
@@ -389,11 +390,11 @@ func (s *webServer) state() *webState {
 		}
 	}
 	for k := 0; k < v.Players; k++ {
-		st.Seats = append(st.Seats, webSeat{Name: seatName(v, k), Human: k == s.human, Hand: int(p.Hand[k]),
+		st.Seats = append(st.Seats, webSeat{Name: arena.SeatName(v, k), Human: k == s.human, Hand: int(p.Hand[k]),
 			OnBoard: p.PiecesLeft(k) - int(p.Hand[k]), Out: p.Out>>k&1 != 0})
 	}
 	if r, why := s.g.Outcome(); r != engine.Ongoing {
-		st.Over, st.Result = true, resultText(v, p, r, why)
+		st.Over, st.Result = true, arena.ResultText(v, p, r, why)
 	} else {
 		s.legal = v.Legal(p, s.legal[:0])
 		for _, a := range s.legal {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/run"
 )
 
 // playerConfig says which model plays and how hard it searches; the play,
@@ -54,15 +54,15 @@ func loadSource(c playerConfig) (modelSource, error) {
 	case c.Model != "" && c.Run != "":
 		return modelSource{}, fmt.Errorf("give --model or --run, not both")
 	case c.Run != "":
-		r := runDir(c.Run)
+		r := run.Dir(c.Run)
 		if _, err := os.Stat(string(r)); err != nil {
 			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 		}
-		gen, err := r.best()
-		if errors.Is(err, errNoModel) {
+		gen, err := r.Best()
+		if errors.Is(err, run.ErrNoModel) {
 			src := modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
-			if _, err := os.Stat(r.config()); err == nil {
-				rc, _, err := loadRunConfig(r.config())
+			if _, err := os.Stat(r.Config()); err == nil {
+				rc, _, err := run.LoadConfig(r.Config())
 				if err != nil {
 					return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 				}
@@ -73,7 +73,7 @@ func loadSource(c playerConfig) (modelSource, error) {
 		if err != nil {
 			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 		}
-		path = r.model(gen)
+		path = r.Model(gen)
 		if _, err := os.Stat(path); gen == 0 && os.IsNotExist(err) {
 			return modelSource{desc: fmt.Sprintf("random-rollout search (run %s is at generation 0, which has no model)", c.Run)}, nil
 		}
@@ -111,15 +111,23 @@ func (m modelSource) variantFor(name string) (*engine.Variant, error) {
 	return v, nil
 }
 
-// modelPlayer is the model at the board: a search with the checkpoint's
-// network (or random rollouts) that follows one game and picks the most
-// visited action. It is used by one goroutine at a time.
+// searchPlayer is the arena player of src: its network (or random
+// rollouts) searching sims visits a move; the engine command serves it.
+func searchPlayer(src modelSource, sims int) *arena.SearchPlayer {
+	e := arena.Evaluation{RandomSymmetry: true}
+	if src.ck != nil {
+		e.Net = src.ck.Net
+	}
+	return arena.NewSearchPlayer(fmt.Sprintf("%s, %d visits per move", src.desc, sims), arena.ArenaSettings(sims), e)
+}
+
+// modelPlayer is the model at the board: a search that follows one game
+// and picks the most visited action. It is used by one goroutine at a time.
 type modelPlayer struct {
-	v      *engine.Variant
-	src    modelSource
-	sims   int
-	search *mcts.Search
-	eval   mcts.Evaluator
+	v    *engine.Variant
+	src  modelSource
+	sims int
+	game *arena.SearchGame
 }
 
 // newModelPlayer makes the player of variant v from source src.
@@ -127,21 +135,11 @@ func newModelPlayer(v *engine.Variant, src modelSource, sims int, seed uint64) (
 	if sims < 1 {
 		return nil, fmt.Errorf("sims %d: want 1 or more", sims)
 	}
-	set := arena.ArenaSettings(sims)
-	s, err := mcts.NewSearch(v, set, seed)
+	game, err := searchPlayer(src, sims).NewSearchGame(v, seed)
 	if err != nil {
 		return nil, err
 	}
-	var eval mcts.Evaluator
-	if src.ck != nil {
-		eval, err = model.NewEvaluator(v, src.ck.Net, set.BatchSize, true, seed)
-	} else {
-		eval, err = mcts.NewRolloutEvaluator(v, 1, v.MaxPlies, seed)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &modelPlayer{v: v, src: src, sims: sims, search: s, eval: eval}, nil
+	return &modelPlayer{v: v, src: src, sims: sims, game: game}, nil
 }
 
 // describe says who the model is, for people.
@@ -149,36 +147,10 @@ func (m *modelPlayer) describe() string {
 	return fmt.Sprintf("%s, %d visits per move", m.src.desc, m.sims)
 }
 
-// maxTreeNodes bounds the tree of a search limited only by time (a node
-// is mcts.NodeBytes, 36 bytes: about 150 MB).
-const maxTreeNodes = 1 << 22
-
-// think searches the game's position and returns the search's result,
-// which the next think overwrites. With moveTime 0 it searches sims
-// visits (the player's when sims is 0); with moveTime above 0 it searches
-// until the time is up, or sims visits when sims is above 0, or the tree
-// reaches maxTreeNodes, whichever comes first. It searches in steps of 32
-// visits (at least one), and stops after the step in which ctx is done,
-// with what it found.
+// think searches the game's position (see arena.SearchGame.Think); sims 0
+// is the player's visits.
 func (m *modelPlayer) think(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (*mcts.Result, error) {
-	if r, why := g.Outcome(); r != engine.Ongoing {
-		return nil, fmt.Errorf("the game is over (%s)", why)
-	}
-	m.search.Follow(g)
-	var deadline time.Time
-	switch {
-	case moveTime > 0:
-		deadline = time.Now().Add(moveTime)
-		if sims <= 0 {
-			sims = math.MaxInt32
-		}
-	case sims <= 0:
-		sims = m.sims
-	}
-	if err := m.search.RunFor(ctx, m.eval, sims, deadline, maxTreeNodes); err != nil {
-		return nil, err
-	}
-	return m.search.Result(), nil
+	return m.game.Think(ctx, g, sims, moveTime)
 }
 
 // act searches and returns the most visited action with the result.
@@ -186,9 +158,6 @@ func (m *modelPlayer) act(ctx context.Context, g *engine.Game, sims int, moveTim
 	res, err := m.think(ctx, g, sims, moveTime)
 	if err != nil {
 		return 0, nil, err
-	}
-	if len(res.Actions) == 0 {
-		return 0, nil, fmt.Errorf("the search found no action")
 	}
 	return res.Best, res, nil
 }

@@ -1,0 +1,654 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/train"
+)
+
+// Loop is `millzero train`: generation after generation of self-play,
+// training, and the arena, each step resumable from what is on disk.
+type Loop struct {
+	dir   Dir
+	cfg   Config
+	v     *engine.Variant
+	prog  Progress
+	log   *slog.Logger
+	gens  *series // one row per finished generation: the commit point of a generation
+	loss  *series // training and validation losses
+	elo   *series // the best model's rating after each generation
+	start time.Time
+	base  float64                // run hours before this invocation
+	nets  map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
+}
+
+// Options are what a command gives the loop.
+type Options struct {
+	Progress Progress     // shows the loop's state; nil shows nothing
+	Log      *slog.Logger // warnings, such as a skipped shard; nil: slog.Default()
+}
+
+// Progress shows a long job's state to people.
+type Progress interface {
+	Update(format string, args ...any) // the current state, replaced by the next
+	Done(format string, args ...any)   // a line that stays
+}
+
+// quiet is the Progress that shows nothing.
+type quiet struct{}
+
+func (quiet) Update(string, ...any) {}
+func (quiet) Done(string, ...any)   {}
+
+// Open opens (or creates) the run directory runPath ("" is runs/VARIANT).
+// A new run stores the resolved config (cfgPath over the default) as
+// run.yaml; an existing run uses its run.yaml, and a cfgPath that resolves
+// differently is an error.
+func Open(runPath, cfgPath string, opts Options) (*Loop, error) {
+	cfg, text, err := LoadConfig(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	if runPath == "" {
+		runPath = filepath.Join("runs", cfg.Variant)
+	}
+	dir := Dir(runPath)
+	if _, err := os.Stat(dir.Config()); err == nil {
+		storedCfg, storedText, err := LoadConfig(dir.Config())
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", runPath, err)
+		}
+		if cfgPath != "" && !bytes.Equal(storedText, text) {
+			return nil, fmt.Errorf("run %s was started with another config (%s): leave out --config to resume it, or use a new --run", runPath, dir.Config())
+		}
+		cfg = storedCfg
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	} else if err := writeFileAtomic(dir.Config(), text); err != nil {
+		return nil, fmt.Errorf("run %s: %w", runPath, err)
+	}
+	v, err := cfg.LoadVariant()
+	if err != nil {
+		return nil, err
+	}
+	if err := dir.removeTemp(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", runPath, err)
+	}
+	l := &Loop{dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(), nets: map[int]*model.Network{}}
+	if l.prog == nil {
+		l.prog = quiet{}
+	}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	if l.gens, err = openSeries(filepath.Join(dir.Metrics(), "generations.csv"),
+		"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision", "llr", "pairs", "best", "best_elo"); err != nil {
+		return nil, err
+	}
+	if l.loss, err = openSeries(filepath.Join(dir.Metrics(), "losses.csv"),
+		"generation", "step", "split", "lr", "total", "policy", "outcome", "l2"); err != nil {
+		return nil, err
+	}
+	if l.elo, err = openSeries(filepath.Join(dir.Metrics(), "elo.csv"),
+		"generation", "hours", "player", "elo", "low", "high", "games"); err != nil {
+		return nil, err
+	}
+	if h := l.gens.column("hours"); len(h) > 0 {
+		l.base = h[len(h)-1]
+	}
+	return l, nil
+}
+
+// Config is the run's config; a command may change the budget
+// (loop.generations, loop.hours) and self-play's workers before Run.
+func (l *Loop) Config() *Config { return &l.cfg }
+
+// Dir is the run's directory.
+func (l *Loop) Dir() Dir { return l.dir }
+
+// Variant is the run's variant.
+func (l *Loop) Variant() *engine.Variant { return l.v }
+
+func (l *Loop) hours() float64 { return l.base + time.Since(l.start).Hours() }
+
+// Run plays generations until the budget is spent or ctx ends, and says
+// why it stopped.
+func (l *Loop) Run(ctx context.Context) (string, error) {
+	if l.cfg.Loop.Hours > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(l.cfg.Loop.Hours*float64(time.Hour)))
+		defer cancel()
+	}
+	l.prog.Done("run %s: %s, network %v, %d games and %d steps a generation", l.dir, l.v.Name,
+		model.NewArch(l.v, l.cfg.Model), l.cfg.Loop.Games, l.cfg.Loop.Steps)
+	for {
+		g := len(l.gens.rows)
+		if n := l.cfg.Loop.Generations; n > 0 && g >= n {
+			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.dir), nil
+		}
+		err := l.generation(ctx, g)
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, context.DeadlineExceeded):
+			return fmt.Sprintf("the budget of %g hours is spent in generation %d; run the same command to go on", l.cfg.Loop.Hours, g), nil
+		case errors.Is(err, context.Canceled):
+			return fmt.Sprintf("interrupted in generation %d; run the same command to resume", g), nil
+		}
+		return "", fmt.Errorf("generation %d: %w", g, err)
+	}
+}
+
+// generation runs the phases of generation g; each skips what is done.
+func (l *Loop) generation(ctx context.Context, g int) error {
+	best, err := l.dir.Best()
+	if errors.Is(err, ErrNoModel) {
+		best = 0
+	} else if err != nil {
+		return err
+	}
+	if err := l.ladder(ctx, best); err != nil {
+		return err
+	}
+	moves, err := l.selfplay(ctx, g, best)
+	if err != nil {
+		return err
+	}
+	trainLoss, valLoss, err := l.train(ctx, g)
+	if err != nil {
+		return err
+	}
+	res, err := l.gate(ctx, g+1, best)
+	if err != nil {
+		return err
+	}
+	decision := l.cfg.Gate.Decision(res)
+	if decision != "rejected" {
+		if err := l.dir.SetBest(g + 1); err != nil {
+			return err
+		}
+		best = g + 1
+		if err := l.ladder(ctx, best); err != nil {
+			return err
+		}
+	}
+	eloBest, err := l.ratings(g)
+	if err != nil {
+		return err
+	}
+	games, err := selfplay.CountGames(dataset.GenerationDir(l.dir.Games(), g))
+	if err != nil {
+		return err
+	}
+	p := res.Penta
+	if err := l.gens.add(g, l.hours(), games, moves, trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
+		fmt.Sprintf("%d/%d/%d/%d/%d", p[0], p[1], p[2], p[3], p[4]), ModelName(best), eloBest); err != nil {
+		return err
+	}
+	l.prog.Done("generation %d: %s %s (LLR %.2f, pairs %v); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, p, ModelName(best), eloBest)
+	l.forget(best)
+	return l.plots()
+}
+
+// network loads generation gen's network, once: the cache holds the
+// best's and the candidate's (forget drops the others after each
+// generation, so a long run does not keep every network it loaded).
+func (l *Loop) network(gen int) (*model.Network, error) {
+	if n, ok := l.nets[gen]; ok {
+		return n, nil
+	}
+	ck, err := model.LoadCheckpointFor(l.dir.Model(gen), l.v)
+	if err != nil {
+		return nil, err
+	}
+	l.nets[gen] = ck.Net
+	return ck.Net, nil
+}
+
+// forget drops the cached networks of every generation but keep.
+func (l *Loop) forget(keep int) {
+	for gen := range l.nets {
+		if gen != keep {
+			delete(l.nets, gen)
+		}
+	}
+}
+
+// selfplay tops generation g's games up to loop.games, played by model
+// generation best (0: rollouts). It returns the moves per second played
+// now (NaN when nothing was left to play).
+func (l *Loop) selfplay(ctx context.Context, g, best int) (float64, error) {
+	genDir := dataset.GenerationDir(l.dir.Games(), g)
+	have, err := selfplay.CountGames(genDir)
+	if err != nil {
+		return 0, err
+	}
+	need := l.cfg.Loop.Games - have
+	if need <= 0 {
+		return math.NaN(), nil
+	}
+	job, err := l.selfplayJob(g, best, need, l.cfg.Loop.Seed^uint64(g)<<20^uint64(have))
+	if err != nil {
+		return 0, err
+	}
+	job.ProgressEvery = time.Second
+	job.Progress = func(s selfplay.Stats) {
+		l.prog.Update("generation %d self-play (%s): %d/%d games, %.0f moves/s, mean length %.0f, wins %v draws %d",
+			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
+	}
+	st, err := selfplay.Run(ctx, job)
+	if err != nil {
+		return 0, err
+	}
+	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d)",
+		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw])
+	return st.MovesPerSecond(), nil
+}
+
+// selfplayJob is the job of n games of generation g played by model
+// generation best (0: rollouts).
+func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
+	set := l.cfg.SelfPlay
+	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, GamesDir: l.dir.Games(), Seed: seed}
+	if best > 0 {
+		net, err := l.network(best)
+		if err != nil {
+			return job, err
+		}
+		maxBatch := set.GamesInFlight * set.Search.BatchSize
+		job.NewEvaluator = func(i int) (mcts.Evaluator, error) {
+			return model.NewEvaluator(l.v, net, maxBatch, true, seed+uint64(i))
+		}
+	}
+	return job, nil
+}
+
+// train fits the candidate of generation g+1 on the newest games, from the
+// newest checkpoint (weights and optimizer state), and saves it. Losses go
+// to metrics/losses.csv before the checkpoint, replacing any rows of a
+// run killed before its checkpoint, so they are never counted twice.
+func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
+	path := l.dir.Model(g + 1)
+	if _, err := os.Stat(path); err == nil {
+		return l.lastLoss(g, "train"), l.lastLoss(g, "val"), nil
+	}
+	var net *model.Network
+	var from *model.Checkpoint
+	for k := g; k >= 1; k-- {
+		if _, err := os.Stat(l.dir.Model(k)); err == nil {
+			ck, err := model.LoadCheckpointFor(l.dir.Model(k), l.v)
+			if err != nil {
+				return 0, 0, err
+			}
+			from, net = ck, ck.Net.Clone()
+			break
+		}
+	}
+	if net == nil {
+		var err error
+		net, err = model.New(l.v.Name, model.NewArch(l.v, l.cfg.Model), rand.New(rand.NewPCG(l.cfg.Loop.Seed, 0x6e6574)))
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	tr, err := train.New(l.v, net, l.cfg.Train)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer tr.Close()
+	if from != nil {
+		if err := tr.Restore(from); err != nil {
+			return 0, 0, err
+		}
+	}
+	lc := l.cfg.Loop
+	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: lc.WindowGenerations,
+		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log},
+		lc.ValFraction)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer src.Close()
+	defer vsrc.Close()
+	var rows [][]any
+	trainLoss := math.NaN()
+	every := max(1, lc.Steps/10)
+	_, err = tr.Fit(ctx, src, lc.Steps, every, func(step int64, s train.Stats) {
+		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2})
+		trainLoss = s.Total
+		l.prog.Update("generation %d training: step %d, %s", g, step, s)
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	valLoss := math.NaN()
+	if lc.ValBatches > 0 && lc.ValFraction > 0 {
+		if s, err := tr.Validate(vsrc, lc.ValBatches); err == nil {
+			valLoss = s.Total
+			rows = append(rows, []any{g, tr.Steps(), "val", 0.0, s.Total, s.Policy, s.Outcome, s.L2})
+		} else {
+			l.prog.Done("generation %d: no validation loss: %v", g, err)
+		}
+	}
+	if err := l.replaceLossRows(g, rows); err != nil {
+		return 0, 0, err
+	}
+	if err := os.MkdirAll(l.dir.Models(), 0o755); err != nil {
+		return 0, 0, err
+	}
+	if err := tr.Checkpoint(g + 1).Save(path); err != nil {
+		return 0, 0, err
+	}
+	l.prog.Done("generation %d training: %d steps in all, loss %.4f, validation %.4f -> %s", g, tr.Steps(), trainLoss, valLoss, filepath.Base(path))
+	return trainLoss, valLoss, nil
+}
+
+// replaceLossRows puts rows in place of generation g's loss rows.
+func (l *Loop) replaceLossRows(g int, rows [][]any) error {
+	gen := fmt.Sprint(g)
+	kept := l.loss.rows[:0]
+	for _, r := range l.loss.rows {
+		if r[0] != gen {
+			kept = append(kept, r)
+		}
+	}
+	l.loss.rows = kept
+	for _, r := range rows {
+		if err := l.loss.add(r...); err != nil {
+			return err
+		}
+	}
+	if len(rows) == 0 {
+		return l.loss.add(g, 0, "none", 0.0, math.NaN(), math.NaN(), math.NaN(), math.NaN())
+	}
+	return nil
+}
+
+// lastLoss is generation g's last recorded loss of a split, or NaN.
+func (l *Loop) lastLoss(g int, split string) float64 {
+	gen := fmt.Sprint(g)
+	total := l.loss.column("total")
+	x := math.NaN()
+	for i, r := range l.loss.rows {
+		if r[0] == gen && r[2] == split {
+			x = total[i]
+		}
+	}
+	return x
+}
+
+// player is the arena player of model generation gen, searching with
+// the run's own search settings (Config.GateSearch).
+func (l *Loop) player(gen int) (arena.Player, error) {
+	e := arena.Evaluation{Playouts: l.cfg.SelfPlay.RolloutPlayouts, PlayoutPlies: l.cfg.SelfPlay.RolloutPlies}
+	if gen > 0 {
+		net, err := l.network(gen)
+		if err != nil {
+			return nil, err
+		}
+		e = arena.Evaluation{Net: net}
+	}
+	return arena.NewSearchPlayer(ModelName(gen), l.cfg.GateSearch(), e), nil
+}
+
+// gate plays the candidate against the best until the SPRT decides or
+// gate.max_games are played. Every finished game is journalled as it ends,
+// so a killed run loses none and replays none; the games go to one
+// Parquet file when the gate is over.
+func (l *Loop) gate(ctx context.Context, cand, best int) (arena.GateResult, error) {
+	gc := l.cfg.Gate
+	test := gc.SPRT()
+	res := arena.GateResult{}
+	res.Lower, res.Upper = test.Bounds()
+	a, err := l.player(cand)
+	if err != nil {
+		return res, err
+	}
+	b, err := l.player(best)
+	if err != nil {
+		return res, err
+	}
+	id := "gate-" + ModelName(cand)
+	recs, err := l.matchGames(ctx, id, arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: gc.OpeningPlies}, gc.MaxGames,
+		func(recs []arena.Record) bool {
+			res.Penta, res.Decision, res.LLR = tally(recs, a.Name(), test)
+			l.prog.Update("generation %d arena: %s vs %s: %d games, pairs %v, LLR %.2f in [%.2f, %.2f]",
+				cand-1, a.Name(), b.Name(), len(recs), res.Penta, res.LLR, res.Lower, res.Upper)
+			return res.Decision != arena.Continue
+		})
+	if err != nil {
+		return res, err
+	}
+	res.Penta, res.Decision, res.LLR = tally(recs, a.Name(), test)
+	res.Records = recs
+	return res, nil
+}
+
+// tally counts the candidate's finished pairs in recs and applies the test.
+func tally(recs []arena.Record, cand string, test arena.SPRT) (arena.Penta, arena.Decision, float64) {
+	t := arena.NewTally(cand)
+	for i := range recs {
+		t.Add(&recs[i])
+	}
+	d, llr := test.Decide(t.Penta)
+	return t.Penta, d, llr
+}
+
+// ladder plays model generation gen against every reference player, once
+// per generation that becomes best.
+func (l *Loop) ladder(ctx context.Context, gen int) error {
+	if l.cfg.Gate.LadderPairs == 0 {
+		return nil
+	}
+	me, err := l.player(gen)
+	if err != nil {
+		return err
+	}
+	for _, spec := range l.cfg.Gate.Ladder {
+		ref, err := referencePlayer(spec)
+		if err != nil {
+			return err
+		}
+		id := "ladder-" + ModelName(gen) + "-" + strings.ReplaceAll(spec, ":", "")
+		_, err = l.matchGames(ctx, id, arena.Match{Variant: l.v, A: me, B: ref, OpeningPlies: l.cfg.Gate.OpeningPlies},
+			2*l.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
+				l.prog.Update("ladder: %s vs %s: %d/%d games", me.Name(), spec, len(recs), 2*l.cfg.Gate.LadderPairs)
+				return false
+			})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// matchGames plays match m, named id, until maxGames games are finished or
+// enough says so, journalling each finished game in arena/id.jsonl. When
+// the match is over its games go to arena/id.parquet and the journal is
+// removed; when that file exists the match is not played again.
+func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGames int, enough func([]arena.Record) bool) ([]arena.Record, error) {
+	final := filepath.Join(l.dir.Arena(), id+arena.RecordExt)
+	if _, err := os.Stat(final); err == nil {
+		return arena.ReadRecords(final)
+	}
+	journal := filepath.Join(l.dir.Arena(), id+".jsonl")
+	recs, err := readJournal(journal)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) < maxGames && !enough(recs) {
+		if err := os.MkdirAll(l.dir.Arena(), 0o755); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		m.Pairs = (maxGames - len(recs) + 1) / 2
+		m.Seed = l.cfg.Loop.Seed ^ hashString(id) ^ uint64(len(recs))<<32
+		var werr error
+		_, err = m.Run(ctx, func(r *arena.Record) error {
+			line, err := json.Marshal(r)
+			if err == nil {
+				_, err = f.Write(append(line, '\n'))
+			}
+			if err == nil {
+				err = f.Sync()
+			}
+			if err != nil {
+				werr = fmt.Errorf("arena journal %s: %w", journal, err)
+				return werr
+			}
+			recs = append(recs, *r)
+			if len(recs) >= maxGames || enough(recs) {
+				return arena.ErrStop
+			}
+			return nil
+		})
+		if werr != nil {
+			return nil, werr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if _, err := arena.WriteRecords(l.dir.Arena(), id, recs); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(journal); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// readJournal reads the finished games of a match's journal; a torn last
+// line (a kill while writing it) is dropped.
+func readJournal(path string) ([]arena.Record, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []arena.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for sc.Scan() {
+		var r arena.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			break
+		}
+		recs = append(recs, r)
+	}
+	return recs, sc.Err()
+}
+
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
+
+// ratings fits Elo over every arena game of the run, writes the ladder to
+// arena/ratings.csv and the best's rating to metrics/elo.csv, and returns
+// the best's Elo.
+func (l *Loop) ratings(g int) (float64, error) {
+	recs, err := arena.ReadRecordDir(l.dir.Arena())
+	if err != nil {
+		return 0, err
+	}
+	best, err := l.dir.Best()
+	if errors.Is(err, ErrNoModel) {
+		best = 0
+	} else if err != nil {
+		return 0, err
+	}
+	if len(recs) == 0 {
+		return math.NaN(), nil
+	}
+	rs, err := arena.FitElo(recs, arena.DefaultEloSettings())
+	if err != nil {
+		return 0, err
+	}
+	eloBest := math.NaN()
+	for _, r := range rs {
+		player := r.Name
+		switch {
+		case r.Name == ModelName(best):
+			eloBest = r.Elo
+			player = "best"
+		case !slices.Contains(l.cfg.Gate.Ladder, r.Name) || r.Name == arena.RandomName:
+			continue // the anchor is 0 by definition; other models are in ratings.csv
+		}
+		if err := l.elo.add(g, l.hours(), player, r.Elo, r.Low, r.High, r.Games); err != nil {
+			return 0, err
+		}
+	}
+	return eloBest, arena.WriteRatingsCSV(filepath.Join(l.dir.Arena(), "ratings.csv"), rs)
+}
+
+// plots redraws metrics/elo.png and metrics/loss.png.
+func (l *Loop) plots() error {
+	// One line per player of metrics/elo.csv: the best model (rows named
+	// "best", or older rows named by its generation) and the yardsticks.
+	h, e := l.elo.column("hours"), l.elo.column("elo")
+	byPlayer := map[string]*line{}
+	var order []string
+	for i, r := range l.elo.rows {
+		name := r[2]
+		if strings.HasPrefix(name, "gen-") {
+			name = "best"
+		}
+		ln, ok := byPlayer[name]
+		if !ok {
+			ln = &line{name: name}
+			byPlayer[name] = ln
+			order = append(order, name)
+		}
+		ln.x, ln.y = append(ln.x, h[i]), append(ln.y, e[i])
+	}
+	var lines []line
+	for _, name := range order {
+		lines = append(lines, *byPlayer[name])
+	}
+	if err := plotLines(filepath.Join(l.dir.Metrics(), "elo.png"), "Elo over time ("+l.v.Name+", random = 0)",
+		"hours", "Elo", lines...); err != nil {
+		return err
+	}
+	var tr, va line
+	tr.name, va.name = "train", "validation"
+	steps, total := l.loss.column("step"), l.loss.column("total")
+	for i, r := range l.loss.rows {
+		switch r[2] {
+		case "train":
+			tr.x, tr.y = append(tr.x, steps[i]), append(tr.y, total[i])
+		case "val":
+			va.x, va.y = append(va.x, steps[i]), append(va.y, total[i])
+		}
+	}
+	return plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss", tr, va)
+}
