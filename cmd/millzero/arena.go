@@ -31,7 +31,7 @@ func runArena(args []string, out io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the openings and of the players' randomness")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
-	sims := fs.Int("sims", 400, "search visits per move of model: and rollout: players without @N")
+	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per move of model: and rollout: players without @N")
 	moveTime := fs.Duration("movetime", time.Second, "time per move of engine: players (and of search players when --search-time)")
 	searchTime := fs.Bool("search-time", false, "search players use --movetime per move instead of a fixed number of visits (visits then cap it)")
 	gauntlet := fs.Bool("gauntlet", false, "the first player meets each of the others (default: every pair meets)")

@@ -27,15 +27,12 @@ type playerConfig struct {
 	Seed    uint64 // seed of the search and the evaluator
 }
 
-// defaultSims is the search visits per move of the interactive commands.
-const defaultSims = 400
-
 // addPlayerFlags defines the flags of playerConfig on fs.
 func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 	fs.StringVar(&c.Model, "model", "", "checkpoint file of the model (default: random-rollout search)")
 	fs.StringVar(&c.Run, "run", "", "run directory: play its best generation")
 	fs.StringVar(&c.Variant, "variant", "", "variant name (default: the model's, or nine)")
-	fs.IntVar(&c.Sims, "sims", defaultSims, "search visits per model move")
+	fs.IntVar(&c.Sims, "sims", arena.DefaultSpecSettings().Simulations, "search visits per model move")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the search's randomness")
 }
 
