@@ -1,19 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"time"
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
-	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
 
@@ -118,78 +115,23 @@ func searchPlayer(src modelSource, sims int) *arena.SearchPlayer {
 	return arena.NewSearchPlayer(fmt.Sprintf("%s, %d visits per move", src.desc, sims), arena.ArenaSettings(sims), e)
 }
 
-// modelPlayer is the model at the board: a search that follows one game
-// and picks the most visited action. It is used by one goroutine at a time.
-type modelPlayer struct {
-	v    *engine.Variant
-	src  modelSource
-	sims int
-	game *arena.SearchGame
-}
-
-// newModelPlayer makes the player of variant v from source src.
-func newModelPlayer(v *engine.Variant, src modelSource, sims int, seed uint64) (*modelPlayer, error) {
+// newBot is the model at the board for a person's game: src's player
+// searching sims visits a move.
+func newBot(v *engine.Variant, src modelSource, sims int, seed uint64) (*play.Bot, error) {
 	if sims < 1 {
 		return nil, fmt.Errorf("sims %d: want 1 or more", sims)
 	}
-	game, err := searchPlayer(src, sims).NewSearchGame(v, seed)
-	if err != nil {
-		return nil, err
+	p := searchPlayer(src, sims)
+	return play.NewBot(v, p, p.Name(), seed)
+}
+
+// webConfig is what play --web serves: src's model, or rollouts in any
+// variant.
+func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seat int, addr string) play.WebConfig {
+	c := play.WebConfig{Addr: addr, Variant: v, Seat: seat, Variants: engine.Names(), VariantFor: src.variantFor,
+		NewBot: func(v *engine.Variant) (*play.Bot, error) { return newBot(v, src, pc.Sims, pc.Seed) }}
+	if src.ck != nil {
+		c.Variants = []string{v.Name}
 	}
-	return &modelPlayer{v: v, src: src, sims: sims, game: game}, nil
-}
-
-// describe says who the model is, for people.
-func (m *modelPlayer) describe() string {
-	return fmt.Sprintf("%s, %d visits per move", m.src.desc, m.sims)
-}
-
-// think searches the game's position (see arena.SearchGame.Think); sims 0
-// is the player's visits.
-func (m *modelPlayer) think(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (*mcts.Result, error) {
-	return m.game.Think(ctx, g, sims, moveTime)
-}
-
-// act searches and returns the most visited action with the result.
-func (m *modelPlayer) act(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (engine.Action, *mcts.Result, error) {
-	res, err := m.think(ctx, g, sims, moveTime)
-	if err != nil {
-		return 0, nil, err
-	}
-	return res.Best, res, nil
-}
-
-// choice is one root action of a search, for display.
-type choice struct {
-	Action string  `json:"action"` // in the variant's notation
-	Visits int     `json:"visits"` // root visits
-	Share  float64 `json:"share"`  // visits over all root visits
-	Prior  float64 `json:"prior"`  // the evaluator's prior
-}
-
-// topChoices is up to n root actions of res, most visited first, the
-// search's choice (res.Best) first of those with as many visits.
-func topChoices(v *engine.Variant, res *mcts.Result, n int) []choice {
-	idx := make([]int, len(res.Actions))
-	total := 0
-	for i := range idx {
-		idx[i] = i
-		total += int(res.Visits[i])
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		va, vb := res.Visits[idx[a]], res.Visits[idx[b]]
-		if va != vb {
-			return va > vb
-		}
-		return res.Actions[idx[a]] == res.Best // the search's choice first among equals
-	})
-	out := make([]choice, 0, min(n, len(idx)))
-	for _, i := range idx[:min(n, len(idx))] {
-		c := choice{Action: v.FormatAction(res.Actions[i]), Visits: int(res.Visits[i]), Prior: float64(res.Priors[i])}
-		if total > 0 {
-			c.Share = float64(res.Visits[i]) / float64(total)
-		}
-		out = append(out, c)
-	}
-	return out
+	return c
 }

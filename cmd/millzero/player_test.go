@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -73,28 +72,5 @@ func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 	}
 	if got := out.String(); !strings.Contains(got, "Model: checkpoint ") || !strings.Contains(got, "black plays ") {
 		t.Errorf("a game against the checkpoint:\n%s", got)
-	}
-}
-
-func TestTopChoices_MostVisitedFirstWithShares(t *testing.T) {
-	v, _ := engine.Load("three")
-	bot := rolloutPlayer(t, v, 10) // few visits: ties
-	res, err := bot.think(context.Background(), engine.NewGame(v), 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	top := topChoices(v, res, 3)
-	if len(top) != 3 || top[0].Action != v.FormatAction(res.Best) {
-		t.Fatalf("top %+v: want 3, the best (%s) first", top, v.FormatAction(res.Best))
-	}
-	sum := 0.0
-	for i, c := range topChoices(v, res, 100) {
-		sum += c.Share
-		if i > 0 && c.Visits > top[0].Visits {
-			t.Errorf("%+v is after the first but has more visits", c)
-		}
-	}
-	if len(topChoices(v, res, 100)) != 9 || sum < 0.999 || sum > 1.001 {
-		t.Errorf("all 9 choices share %v of the visits, want 1", sum)
 	}
 }
