@@ -68,7 +68,7 @@ func (r Dir) Best() (int, error) {
 
 // SetBest records gen as the best generation (the trainer does this).
 func (r Dir) SetBest(gen int) error {
-	return writeFileAtomic(r.BestFile(), []byte(strconv.Itoa(gen)+"\n"))
+	return saveFile(r.BestFile(), []byte(strconv.Itoa(gen)+"\n"))
 }
 
 // removeTemp deletes the temporary files a killed run left in the

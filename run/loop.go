@@ -83,7 +83,7 @@ func Open(runPath, cfgPath string, opts Options) (*Loop, error) {
 		cfg = storedCfg
 	} else if !os.IsNotExist(err) {
 		return nil, err
-	} else if err := writeFileAtomic(dir.Config(), text); err != nil {
+	} else if err := saveFile(dir.Config(), text); err != nil {
 		return nil, fmt.Errorf("run %s: %w", runPath, err)
 	}
 	v, err := cfg.LoadVariant()

@@ -74,7 +74,7 @@ func (s *series) add(values ...any) error {
 	if err := w.Error(); err != nil {
 		return fmt.Errorf("metrics %s: %w", s.path, err)
 	}
-	return writeFileAtomic(s.path, buf.Bytes())
+	return saveFile(s.path, buf.Bytes())
 }
 
 // column is the values of the named column, parsed as numbers (NaN where
@@ -92,9 +92,9 @@ func (s *series) column(name string) []float64 {
 	return out
 }
 
-// writeFileAtomic makes path's directory and writes data there with
+// saveFile makes path's directory and writes data there with
 // model.WriteFileAtomic: readers see the old file or the new one.
-func writeFileAtomic(path string, data []byte) error {
+func saveFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -151,5 +151,5 @@ func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return saveFile(path, buf.Bytes())
 }
