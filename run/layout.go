@@ -72,11 +72,11 @@ func (r Dir) SetBest(gen int) error {
 }
 
 // removeTemp deletes the temporary files a killed run left in the
-// directories only the loop writes (models, arena, metrics), and games'
-// temporary shards older than an hour (younger ones may be another
-// self-play process's, still being written).
+// directories only the trainer writes (the top level, models, arena,
+// metrics), and games' temporary shards older than an hour (younger ones
+// may be another self-play process's, still being written).
 func (r Dir) removeTemp() error {
-	for _, d := range []string{r.Models(), r.Arena(), r.Metrics()} {
+	for _, d := range []string{string(r), r.Models(), r.Arena(), r.Metrics()} {
 		entries, err := os.ReadDir(d)
 		if os.IsNotExist(err) {
 			continue

@@ -28,7 +28,9 @@ import (
 // Loop is `millzero train`: generation after generation of self-play,
 // training, and the arena, each step resumable from what is on disk.
 type Loop struct {
-	dir   Dir
+	wd    *workDir // the store and the local directory
+	loc   string   // the run's path or URL, for messages
+	dir   Dir      // the local directory: the run's own, or its cache
 	cfg   Config
 	v     *engine.Variant
 	prog  Progress
@@ -39,12 +41,20 @@ type Loop struct {
 	start time.Time
 	base  float64                // run hours before this invocation
 	nets  map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
+
+	noLocal bool // play no games: wait for the workers'
 }
 
 // Options are what a command gives the loop.
 type Options struct {
 	Progress Progress     // shows the loop's state; nil shows nothing
 	Log      *slog.Logger // warnings, such as a skipped shard; nil: slog.Default()
+	Cache    string       // the local cache of a run in an object store; "" is DefaultCache
+	Existing bool         // the run must exist, and this process only reads it and adds games (self-play, status)
+
+	// NoLocalSelfplay makes the trainer play no games itself: it waits
+	// for self-play workers' shards (millzero selfplay --follow).
+	NoLocalSelfplay bool
 }
 
 // Progress shows a long job's state to people.
@@ -59,46 +69,87 @@ type quiet struct{}
 func (quiet) Update(string, ...any) {}
 func (quiet) Done(string, ...any)   {}
 
-// Open opens (or creates) the run directory runPath ("" is runs/VARIANT).
-// A new run stores the resolved config (cfgPath over the default) as
-// run.yaml; an existing run uses its run.yaml, and a cfgPath that resolves
-// differently is an error.
-func Open(runPath, cfgPath string, opts Options) (*Loop, error) {
+// Open opens (or creates) the run at loc: a local path ("" is
+// runs/VARIANT) or an object-store URL (see OpenStore), which the loop
+// mirrors in a local cache (Options.Cache). A new run stores the resolved
+// config (cfgPath over the default) as run.yaml; an existing run uses its
+// run.yaml, and a cfgPath that resolves differently is an error.
+func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error) {
 	cfg, text, err := LoadConfig(cfgPath)
 	if err != nil {
 		return nil, err
 	}
-	if runPath == "" {
-		runPath = filepath.Join("runs", cfg.Variant)
+	if loc == "" {
+		loc = filepath.Join("runs", cfg.Variant)
 	}
-	dir := Dir(runPath)
-	if _, err := os.Stat(dir.Config()); err == nil {
+	st, err := OpenStore(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	l, err := openOn(ctx, st, loc, cfg, text, cfgPath != "", opts)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// openOn opens the run in store st, opened from loc.
+func openOn(ctx context.Context, st *Store, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
+	role := "train"
+	if opts.Existing {
+		role = "follow"
+	}
+	wd, err := newWorkDir(st, loc, opts.Cache, role)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, wd, loc, cfg, text, given, opts)
+}
+
+func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
+	dir := wd.dir
+	exists, err := wd.store.CheckRun(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case exists:
+		if err := wd.pull(ctx, "run.yaml"); err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
 		storedCfg, storedText, err := LoadConfig(dir.Config())
 		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", runPath, err)
+			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
-		if cfgPath != "" && !bytes.Equal(storedText, text) {
-			return nil, fmt.Errorf("run %s was started with another config (%s): leave out --config to resume it, or use a new --run", runPath, dir.Config())
+		if given && !bytes.Equal(storedText, text) {
+			return nil, fmt.Errorf("run %s was started with another config (its run.yaml): leave out --config to resume it, or use a new --run", loc)
 		}
 		cfg = storedCfg
-	} else if !os.IsNotExist(err) {
-		return nil, err
-	} else if err := saveFile(dir.Config(), text); err != nil {
-		return nil, fmt.Errorf("run %s: %w", runPath, err)
+	case opts.Existing:
+		return nil, fmt.Errorf("run %s: no run.yaml: start the run with millzero train first", loc)
+	default:
+		if err := saveFile(dir.Config(), text); err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+		if err := wd.push(ctx, "run.yaml"); err != nil {
+			return nil, err
+		}
 	}
 	v, err := cfg.LoadVariant()
 	if err != nil {
 		return nil, err
 	}
-	if err := dir.removeTemp(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", runPath, err)
-	}
-	l := &Loop{dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(), nets: map[int]*model.Network{}}
+	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
+		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay}
 	if l.prog == nil {
 		l.prog = quiet{}
 	}
 	if l.log == nil {
 		l.log = slog.Default()
+	}
+	if err := l.pullState(ctx, !opts.Existing); err != nil {
+		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	if l.gens, err = openSeries(filepath.Join(dir.Metrics(), "generations.csv"),
 		"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision", "llr", "pairs", "best", "best_elo"); err != nil {
@@ -118,6 +169,43 @@ func Open(runPath, cfgPath string, opts Options) (*Loop, error) {
 	return l, nil
 }
 
+// pullState brings the run's mutable state from the store into the cache:
+// the best pointer and the metrics tables, and for the trainer the
+// arena's records and ratings, and the checkpoints of the best and the
+// newest generation.
+func (l *Loop) pullState(ctx context.Context, trainer bool) error {
+	if l.wd.local {
+		return nil
+	}
+	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "arena/ratings.csv"} {
+		if err := l.wd.pull(ctx, name); err != nil {
+			return err
+		}
+	}
+	if !trainer {
+		return nil
+	}
+	if _, err := l.wd.pullAll(ctx, "arena/"); err != nil {
+		return err
+	}
+	models, err := l.wd.store.List(ctx, "models/gen-")
+	if err != nil {
+		return err
+	}
+	if n := len(models); n > 0 {
+		if err := l.wd.pull(ctx, models[n-1].Name); err != nil {
+			return err
+		}
+	}
+	if best, err := l.dir.Best(); err == nil && best > 0 {
+		return l.wd.pull(ctx, "models/"+ModelName(best)+".safetensors")
+	}
+	return nil
+}
+
+// Close releases the run's store.
+func (l *Loop) Close() error { return l.wd.store.Close() }
+
 // Config is the run's config; a command may change the budget
 // (loop.generations, loop.hours) and self-play's workers before Run.
 func (l *Loop) Config() *Config { return &l.cfg }
@@ -133,28 +221,67 @@ func (l *Loop) hours() float64 { return l.base + time.Since(l.start).Hours() }
 // Run plays generations until the budget is spent or ctx ends, and says
 // why it stopped.
 func (l *Loop) Run(ctx context.Context) (string, error) {
+	lease, err := AcquireLease(ctx, l.wd.store, "train", LeaseTTL)
+	if err != nil {
+		return "", err
+	}
+	defer lease.Release(context.WithoutCancel(ctx))
+	ctx = lease.Context()
+	if err := l.dir.removeTemp(); err != nil {
+		return "", fmt.Errorf("run %s: %w", l.loc, err)
+	}
+	// What a stopped trainer finished but did not upload (the best
+	// pointer and metrics are uploaded with each generation's end).
+	for _, prefix := range []string{"models/", "arena/", "games/"} {
+		if err := l.wd.pushAll(ctx, prefix); err != nil {
+			return "", fmt.Errorf("run %s: %w", l.loc, err)
+		}
+	}
 	if l.cfg.Loop.Hours > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(l.cfg.Loop.Hours*float64(time.Hour)))
 		defer cancel()
 	}
-	l.prog.Done("run %s: %s, network %v, %d games and %d steps a generation", l.dir, l.v.Name,
+	l.prog.Done("run %s: %s, network %v, %d games and %d steps a generation", l.loc, l.v.Name,
 		model.NewArch(l.v, l.cfg.Model), l.cfg.Loop.Games, l.cfg.Loop.Steps)
 	for {
 		g := len(l.gens.rows)
 		if n := l.cfg.Loop.Generations; n > 0 && g >= n {
-			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.dir), nil
+			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.loc), nil
 		}
 		err := l.generation(ctx, g)
 		switch {
 		case err == nil:
 			continue
+		case errors.Is(context.Cause(ctx), ErrLeaseLost):
+			err = context.Cause(ctx)
 		case errors.Is(err, context.DeadlineExceeded):
 			return fmt.Sprintf("the budget of %g hours is spent in generation %d; run the same command to go on", l.cfg.Loop.Hours, g), nil
 		case errors.Is(err, context.Canceled):
 			return fmt.Sprintf("interrupted in generation %d; run the same command to resume", g), nil
 		}
-		return "", fmt.Errorf("generation %d: %w", g, err)
+		err = fmt.Errorf("generation %d: %w", g, err)
+		l.recordError(context.WithoutCancel(ctx), err)
+		return "", err
+	}
+}
+
+// LeaseTTL is how long the trainer's lease lasts unless renewed.
+const LeaseTTL = time.Minute
+
+// lastErrorObject holds the trainer's last error, for millzero status.
+const lastErrorObject = "metrics/last-error.txt"
+
+// recordError writes err as the run's last error; a failure to write it
+// is only logged (err is what matters).
+func (l *Loop) recordError(ctx context.Context, err error) {
+	text := fmt.Sprintf("%s %v\n", time.Now().UTC().Format(time.RFC3339), err)
+	werr := saveFile(l.wd.path(lastErrorObject), []byte(text))
+	if werr == nil {
+		werr = l.wd.push(ctx, lastErrorObject)
+	}
+	if werr != nil {
+		l.log.Warn("record the last error", "err", werr)
 	}
 }
 
@@ -195,7 +322,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err != nil {
 		return err
 	}
-	games, err := selfplay.CountGames(dataset.GenerationDir(l.dir.Games(), g))
+	games, err := l.countGames(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -206,7 +333,28 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	}
 	l.prog.Done("generation %d: %s %s (LLR %.2f, pairs %v); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, p, ModelName(best), eloBest)
 	l.forget(best)
-	return l.plots()
+	if err := l.plots(); err != nil {
+		return err
+	}
+	// generations.csv last: it is the commit point of a generation.
+	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/elo.png", "metrics/loss.png", "metrics/generations.csv"} {
+		if _, err := os.Stat(l.wd.path(name)); os.IsNotExist(err) {
+			continue
+		}
+		if err := l.wd.push(ctx, name); err != nil {
+			return err
+		}
+	}
+	if !l.wd.local {
+		// The store keeps every shard; the trainer's cache only the
+		// window's (the next generation's window starts at g+2-W).
+		for k := 0; k <= g+1-l.cfg.Loop.WindowGenerations; k++ {
+			if err := os.RemoveAll(dataset.GenerationDir(l.dir.Games(), k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // network loads generation gen's network, once: the cache holds the
@@ -237,14 +385,16 @@ func (l *Loop) forget(keep int) {
 // generation best (0: rollouts). It returns the moves per second played
 // now (NaN when nothing was left to play).
 func (l *Loop) selfplay(ctx context.Context, g, best int) (float64, error) {
-	genDir := dataset.GenerationDir(l.dir.Games(), g)
-	have, err := selfplay.CountGames(genDir)
+	have, err := l.countGames(ctx, g)
 	if err != nil {
 		return 0, err
 	}
 	need := l.cfg.Loop.Games - have
 	if need <= 0 {
 		return math.NaN(), nil
+	}
+	if l.noLocal {
+		return math.NaN(), l.awaitGames(ctx, g, best)
 	}
 	job, err := l.selfplayJob(g, best, need, l.cfg.Loop.Seed^uint64(g)<<20^uint64(have))
 	if err != nil {
@@ -256,6 +406,9 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) (float64, error) {
 			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
 	st, err := selfplay.Run(ctx, job)
+	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
+		err = perr // the finished shards, also of an interrupted session
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -264,11 +417,46 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) (float64, error) {
 	return st.MovesPerSecond(), nil
 }
 
+// countGames is the number of games of generation g, from every self-play
+// process: the shards in the store, brought into the cache.
+func (l *Loop) countGames(ctx context.Context, g int) (int, error) {
+	if _, err := l.wd.pullAll(ctx, genPrefix(g)); err != nil {
+		return 0, err
+	}
+	return selfplay.CountGames(dataset.GenerationDir(l.dir.Games(), g))
+}
+
+// pollEvery is how often a trainer without local self-play looks for the
+// workers' shards.
+const pollEvery = 2 * time.Second
+
+// awaitGames waits until self-play workers have played generation g's
+// games.
+func (l *Loop) awaitGames(ctx context.Context, g, best int) error {
+	for {
+		have, err := l.countGames(ctx, g)
+		if err != nil {
+			return err
+		}
+		if have >= l.cfg.Loop.Games {
+			l.prog.Done("generation %d self-play (%s): %d games from the workers", g, ModelName(best), have)
+			return nil
+		}
+		l.prog.Update("generation %d: waiting for self-play workers (millzero selfplay --run %s --follow): %d/%d games",
+			g, l.loc, have, l.cfg.Loop.Games)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
 // selfplayJob is the job of n games of generation g played by model
 // generation best (0: rollouts).
 func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
 	set := l.cfg.SelfPlay
-	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, GamesDir: l.dir.Games(), Seed: seed}
+	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, Model: best, GamesDir: l.dir.Games(), Seed: seed}
 	if best > 0 {
 		net, err := l.network(best)
 		if err != nil {
@@ -321,6 +509,13 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		}
 	}
 	lc := l.cfg.Loop
+	for k := max(0, g-lc.WindowGenerations+1); k < g; k++ {
+		// The window's shards, with those the workers added late; older
+		// generations are not read.
+		if _, err := l.wd.pullAll(ctx, genPrefix(k)); err != nil {
+			return 0, 0, err
+		}
+	}
 	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: lc.WindowGenerations,
 		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log},
 		lc.ValFraction)
@@ -357,6 +552,11 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	}
 	if err := tr.Checkpoint(g + 1).Save(path); err != nil {
 		return 0, 0, err
+	}
+	for _, name := range []string{"metrics/losses.csv", "models/" + ModelName(g+1) + ".safetensors"} {
+		if err := l.wd.push(ctx, name); err != nil {
+			return 0, 0, err
+		}
 	}
 	l.prog.Done("generation %d training: %d steps in all, loss %.4f, validation %.4f -> %s", g, tr.Steps(), trainLoss, valLoss, filepath.Base(path))
 	return trainLoss, valLoss, nil
@@ -532,8 +732,14 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 			return nil, err
 		}
 	}
-	if _, err := arena.WriteRecords(l.dir.Arena(), id, recs); err != nil {
+	written, err := arena.WriteRecords(l.dir.Arena(), id, recs)
+	if err != nil {
 		return nil, err
+	}
+	if written != "" {
+		if err := l.wd.push(ctx, "arena/"+id+arena.RecordExt); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.Remove(journal); err != nil && !os.IsNotExist(err) {
 		return nil, err

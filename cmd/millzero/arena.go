@@ -57,6 +57,9 @@ func runArena(args []string, out io.Writer) error {
 	if *games > 0 {
 		*pairs = (*games + 1) / 2
 	}
+	if strings.Contains(*runPath, "://") {
+		return fmt.Errorf("--run %s: arena records go to a local run directory; a run in an object store records its arena games through its trainer", *runPath)
+	}
 	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,69 +9,48 @@ import (
 	"syscall"
 
 	"github.com/millzero/millzero/run"
-	"github.com/millzero/millzero/selfplay"
 )
 
 func runSelfplay(args []string, out io.Writer) error {
-	fs := newFlags("selfplay", "--run DIR [--games N] [--workers N]", []string{
+	fs := newFlags("selfplay", "--run DIR|URL [--games N | --follow] [--workers N] [--cache DIR]", []string{
 		"millzero selfplay --run runs/nine                # until Ctrl-C, with the run's best model",
 		"millzero selfplay --run runs/nine --games 500",
 		"millzero selfplay --run /shared/runs/nine --workers 8   # another machine adding games to a run",
+		"millzero selfplay --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --follow   # a worker until stopped",
 	}, out)
-	runPath := fs.String("run", "", "run directory (made by millzero train)")
+	runPath := fs.String("run", "", "run directory or store URL (made by millzero train)")
 	games := fs.Int("games", 0, "games to play; 0 plays until interrupted")
+	follow := fs.Bool("follow", false, "a worker until stopped: a best model that cannot be loaded yet is retried, not an error")
 	workers := fs.Int("workers", 0, "worker goroutines (0: the run's selfplay.workers, 0 there = one per core)")
+	cache := cacheFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 || *runPath == "" {
 		fs.Usage()
-		return fmt.Errorf("want --run DIR")
+		return fmt.Errorf("want --run DIR|URL")
 	}
 	if *games < 0 || *workers < 0 {
 		return fmt.Errorf("--games %d, --workers %d: want 0 or more", *games, *workers)
 	}
-	if _, err := os.Stat(run.Dir(*runPath).Config()); err != nil {
-		return fmt.Errorf("run %s: no run.yaml: start the run with millzero train first (%w)", *runPath, err)
-	}
-	l, err := run.Open(*runPath, "", loopOptions(out))
-	if err != nil {
-		return err
-	}
-	cfg := l.Config()
-	if *workers > 0 {
-		cfg.SelfPlay.Workers = *workers
+	if *follow && *games > 0 {
+		return fmt.Errorf("--follow plays until stopped: leave out --games %d", *games)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Play in rounds, so that the games follow the run: each round writes
-	// into the run's current generation with its current best model.
-	round := cfg.SelfPlay.GamesPerShard * max(1, cfg.SelfPlay.Workers)
-	var total selfplay.Stats
-	for *games == 0 || int(total.Games) < *games {
-		n := round
-		if *games > 0 {
-			n = min(n, *games-int(total.Games))
-		}
-		st, err := l.ExtraGames(ctx, n)
-		total.Games += st.Games
-		total.Positions += st.Positions
-		total.Moves += st.Moves
-		total.Plies += st.Plies
-		total.Draws += st.Draws
-		for i := range st.Wins {
-			total.Wins[i] += st.Wins[i]
-		}
-		total.Elapsed += st.Elapsed
-		if errors.Is(err, context.Canceled) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	opts := loopOptions(out, *cache)
+	opts.Existing = true
+	l, err := run.Open(ctx, *runPath, "", opts)
+	if err != nil {
+		return err
 	}
+	defer l.Close()
+	if *workers > 0 {
+		l.Config().SelfPlay.Workers = *workers
+	}
+	total, err := l.Selfplay(ctx, *games, *follow)
 	fmt.Fprintf(out, "selfplay: %d games, %d positions recorded (%.0f/s), %.0f moves/s, mean length %.0f, wins %v, draws %d\n",
 		total.Games, total.Positions, total.PositionsPerSecond(), total.MovesPerSecond(), total.MeanLength(), total.Wins[:l.Variant().Players], total.Draws)
-	return nil
+	return err
 }

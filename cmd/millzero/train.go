@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,14 +14,17 @@ import (
 )
 
 func runTrain(args []string, out io.Writer) error {
-	fs := newFlags("train", "[--config FILE] [--run DIR] [--generations N] [--hours H]", []string{
+	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--local-selfplay=false] [--cache DIR]", []string{
 		"millzero train                                  # Nine Men's Morris, embedded config, run in runs/nine",
 		"millzero train --run runs/nine                  # the same command again resumes where it stopped",
 		"millzero train --config three-test --run runs/three --generations 5",
 		"millzero train --config my.yaml --run runs/mine --hours 8",
+		"millzero train --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --local-selfplay=false   # workers play",
 	}, out)
 	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one (nine, nine-long, three-test); default: the embedded nine config")
-	runPath := fs.String("run", "", "run directory, created if new and resumed if not (default runs/VARIANT)")
+	runPath := fs.String("run", "", "run directory or store URL (s3://, gs://, azblob://, file://), created if new and resumed if not (default runs/VARIANT)")
+	local := fs.Bool("local-selfplay", true, "play the generation's games here too; false waits for millzero selfplay --follow workers")
+	cache := cacheFlag(fs)
 	gens := fs.Int("generations", -1, "stop after this many generations in all (overrides loop.generations; 0 = no limit; -1 keeps the config's)")
 	hours := fs.Float64("hours", -1, "stop after this many hours of this invocation (overrides loop.hours; 0 = no limit; -1 keeps the config's)")
 	rest, err := parseFlags(fs, args)
@@ -32,10 +36,13 @@ func runTrain(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	l, err := run.Open(*runPath, *cfgPath, loopOptions(out))
+	opts := loopOptions(out, *cache)
+	opts.NoLocalSelfplay = !*local
+	l, err := run.Open(ctx, *runPath, *cfgPath, opts)
 	if err != nil {
 		return err
 	}
+	defer l.Close()
 	if *gens >= 0 {
 		l.Config().Loop.Generations = *gens
 	}
@@ -51,7 +58,12 @@ func runTrain(args []string, out io.Writer) error {
 }
 
 // loopOptions shows the loop's progress on out, and its warnings.
-func loopOptions(out io.Writer) run.Options {
-	return run.Options{Progress: newProgress(out),
+func loopOptions(out io.Writer, cache string) run.Options {
+	return run.Options{Progress: newProgress(out), Cache: cache,
 		Log: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+}
+
+// cacheFlag defines --cache, the local copy of a run in an object store.
+func cacheFlag(fs *flag.FlagSet) *string {
+	return fs.String("cache", "", "with a store URL: the local cache directory (default $XDG_CACHE_HOME/millzero/HASH/ROLE)")
 }

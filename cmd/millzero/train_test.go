@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,8 +33,44 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// syncBuffer is a bytes.Buffer that a child process writes while the test
+// reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
+}
+
+// waitFor waits until out holds text (or 30 seconds pass): a child's
+// start up, before a signal it must handle.
+func waitFor(t *testing.T, out *syncBuffer, text string) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), text); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the child did not print %q:\n%s", text, out.String())
+		}
+	}
+}
+
 // child starts the command in a child process.
-func child(t *testing.T, out *bytes.Buffer, args ...string) *exec.Cmd {
+func child(t *testing.T, out *syncBuffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MILLZERO_TEST_MAIN=1")
@@ -161,8 +198,9 @@ func TestTrain_RunsToItsBudgetAndSaysWhy(t *testing.T) {
 func TestTrain_KilledAndResumed_LosesNothingAndCountsNothingTwice(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"train", "--config", "three-test", "--run", dir, "--generations", "3"}
-	var out bytes.Buffer
+	var out syncBuffer
 	cmd := child(t, &out, args...)
+	waitFor(t, &out, "run "+dir) // the loop has started, and handles SIGINT
 	time.Sleep(300 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {

@@ -1,0 +1,205 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gocloud.dev/blob/memblob"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/selfplay"
+)
+
+// sharedStore is an object store (not a local directory) that several
+// loops of one test share, as processes share a bucket.
+func sharedStore(t *testing.T) *Store {
+	t.Helper()
+	st := newStore("mem://test", memblob.OpenBucket(nil), "", "")
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// openTest opens the run in st with its own cache, like a process on its
+// own machine.
+func openTest(t *testing.T, st *Store, cfgName string, opts Options) *Loop {
+	t.Helper()
+	cfg, text, err := LoadConfig(cfgName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Cache = t.TempDir()
+	l, err := openOn(context.Background(), st, "mem://test", cfg, text, cfgName != "", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.cfg.SelfPlay.Workers = 1
+	return l
+}
+
+// storeShards lists the store's shards of generation g.
+func storeShards(t *testing.T, st *Store, g int) []string {
+	t.Helper()
+	objs, err := st.List(context.Background(), genPrefix(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		if strings.HasSuffix(o.Name, dataset.ShardExt) {
+			names = append(names, o.Name)
+		}
+	}
+	return names
+}
+
+func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two generations of three-test with two workers")
+	}
+	st := sharedStore(t)
+	trainer := openTest(t, st, "three-test", Options{NoLocalSelfplay: true})
+	trainer.cfg.Loop.Generations = 2
+	trainer.cfg.Loop.Games, trainer.cfg.Loop.Steps = 128, 100
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var wg sync.WaitGroup
+	workers := make([]*Loop, 2)
+	for i := range workers {
+		workers[i] = openTest(t, st, "", Options{Existing: true})
+		wg.Add(1)
+		go func(w *Loop) {
+			defer wg.Done()
+			if _, err := w.Selfplay(ctx, 0, true); err != nil {
+				t.Errorf("worker: %v", err)
+			}
+		}(workers[i])
+	}
+	why, err := trainer.Run(context.Background())
+	stop()
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(why, "budget of 2 generations") {
+		t.Fatalf("stopped: %s", why)
+	}
+	// The store holds what a run needs, uploaded by the trainer.
+	for _, name := range []string{"run.yaml", "models/best", "models/gen-000001.safetensors", "models/gen-000002.safetensors",
+		"metrics/generations.csv", "metrics/losses.csv", "arena/ratings.csv", "metrics/elo.png"} {
+		if ok, err := st.Exists(ctx, name); err != nil || !ok {
+			t.Errorf("store lacks %s (%v)", name, err)
+		}
+	}
+	if ok, _ := st.Exists(ctx, LeaseObject); ok {
+		t.Error("the lease was not released")
+	}
+	// Every game of a generation is the workers', each shard tagged with
+	// the model that played it: none in generation 0, the best after.
+	reader := openTest(t, st, "", Options{Existing: true})
+	for g := 0; g < 2; g++ {
+		shards := storeShards(t, st, g)
+		games := 0
+		for _, name := range shards {
+			if err := reader.wd.pull(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+			info, err := dataset.Inspect(reader.wd.path(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := strconv.Atoi(info.Metadata[selfplay.GamesKey])
+			games += n
+			model, err := strconv.Atoi(info.Metadata[selfplay.ModelKey])
+			if err != nil || model > g || (g == 0 && model != 0) {
+				t.Errorf("%s: played by model %q, want a generation up to %d", name, info.Metadata[selfplay.ModelKey], g)
+			}
+		}
+		if games < trainer.cfg.Loop.Games {
+			t.Errorf("generation %d: %d games in the store, want at least %d", g, games, trainer.cfg.Loop.Games)
+		}
+	}
+	rows := trainer.gens.rows
+	if len(rows) != 2 {
+		t.Fatalf("%d generation rows, want 2", len(rows))
+	}
+	// Status reads the same from the store.
+	status, err := reader.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status.Generations != 2 || len(status.PerGen) < 2 || status.PerGen[0].Games < trainer.cfg.Loop.Games || len(status.Workers) == 0 {
+		t.Errorf("status %+v", status)
+	}
+}
+
+func TestRoles_ASecondTrainerStopsAtOnceNamingTheHolder(t *testing.T) {
+	st := sharedStore(t)
+	first := openTest(t, st, "three-test", Options{})
+	lease, err := AcquireLease(context.Background(), st, "train", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lease.Release(context.Background())
+	start := time.Now()
+	_, err = first.Run(context.Background())
+	if !errors.Is(err, ErrLeaseHeld) || !strings.Contains(err.Error(), `"train"`) {
+		t.Fatalf("a second trainer: %v, want the lease's holder named", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("the second trainer took %s to stop", el)
+	}
+	if shards := storeShards(t, st, 0); len(shards) != 0 {
+		t.Errorf("the second trainer played %d shards", len(shards))
+	}
+}
+
+func TestRoles_AWorkerThatCannotLoadTheModelPlaysNothingAndRetries(t *testing.T) {
+	st := sharedStore(t)
+	openTest(t, st, "three-test", Options{}) // creates the run
+	// The best pointer names a generation whose checkpoint is missing.
+	if err := st.PutReplace(context.Background(), "models/best", []byte("3\n")); err != nil {
+		t.Fatal(err)
+	}
+	var out progressLog
+	w := openTest(t, st, "", Options{Existing: true, Progress: &out})
+	ctx, stop := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer stop()
+	total, err := w.Selfplay(ctx, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total.Games != 0 || len(storeShards(t, st, 0)) != 0 {
+		t.Errorf("%d games played, %d shards, with no model loaded", total.Games, len(storeShards(t, st, 0)))
+	}
+	if !strings.Contains(out.String(), "cannot load the best model gen-000003") || !strings.Contains(out.String(), "trying again") {
+		t.Errorf("the worker said %q", out.String())
+	}
+	// Without --follow it is an error.
+	if _, err := w.Selfplay(context.Background(), 1, false); err == nil || !strings.Contains(err.Error(), "gen-000003") {
+		t.Errorf("without follow: %v", err)
+	}
+}
+
+// progressLog keeps the lines shown.
+type progressLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (p *progressLog) Update(string, ...any) {}
+func (p *progressLog) Done(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lines = append(p.lines, fmt.Sprintf(format, args...))
+}
+func (p *progressLog) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
+}
