@@ -39,6 +39,7 @@ func commands() map[string]command {
 		"oracle":   {"play a 3x3 model against the exact solver from every opening", runOracle},
 		"arena":    {"play matches between players and print scores and Elo", runArena},
 		"selfplay": {"add self-play games to a run with its best model (more machines, more games)", runSelfplay},
+		"status":   {"a run's generations, games per generation and worker, best model, trainer and last error", runStatus},
 	}
 }
 
