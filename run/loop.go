@@ -1,10 +1,8 @@
 package run
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,11 +10,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
@@ -42,7 +37,8 @@ type Loop struct {
 	base  float64                // run hours before this invocation
 	nets  map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
 
-	noLocal bool // play no games: wait for the workers'
+	noLocal bool   // play no games: wait for the workers'
+	lease   *Lease // the trainer's; nil for a worker
 }
 
 // Options are what a command gives the loop.
@@ -108,11 +104,33 @@ func openOn(ctx context.Context, st *Store, loc string, cfg Config, text []byte,
 }
 
 func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
-	dir := wd.dir
 	exists, err := wd.store.CheckRun(ctx)
-	if err != nil {
-		return nil, err
+	var lease *Lease
+	if !opts.Existing {
+		// The trainer takes the lease before it reads or writes anything:
+		// a second trainer stops here, naming the first (also when the
+		// first's new run has only its lease yet, which CheckRun finds odd).
+		if lease, err = AcquireLease(ctx, wd.store, "train", LeaseTTL); err != nil {
+			return nil, err
+		}
 	}
+	l, err := openLeased(ctx, wd, loc, cfg, text, given, opts, exists, err)
+	if err != nil && lease != nil {
+		lease.Release(context.WithoutCancel(ctx))
+	}
+	if l != nil {
+		l.lease = lease
+	}
+	return l, err
+}
+
+// openLeased opens the run whose store holds a run when exists (CheckRun
+// answered exists, checkErr), the trainer under its lease.
+func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool, checkErr error) (*Loop, error) {
+	if checkErr != nil {
+		return nil, checkErr
+	}
+	dir := wd.dir
 	switch {
 	case exists:
 		if err := wd.pull(ctx, "run.yaml"); err != nil {
@@ -203,15 +221,20 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 	return nil
 }
 
-// Close releases the run's store.
-func (l *Loop) Close() error { return l.wd.store.Close() }
+// Close releases the trainer's lease and the run's store.
+func (l *Loop) Close() error {
+	if l.lease != nil {
+		if err := l.lease.Release(context.Background()); err != nil {
+			l.wd.store.Close()
+			return err
+		}
+	}
+	return l.wd.store.Close()
+}
 
 // Config is the run's config; a command may change the budget
 // (loop.generations, loop.hours) and self-play's workers before Run.
 func (l *Loop) Config() *Config { return &l.cfg }
-
-// Dir is the run's directory.
-func (l *Loop) Dir() Dir { return l.dir }
 
 // Variant is the run's variant.
 func (l *Loop) Variant() *engine.Variant { return l.v }
@@ -221,12 +244,14 @@ func (l *Loop) hours() float64 { return l.base + time.Since(l.start).Hours() }
 // Run plays generations until the budget is spent or ctx ends, and says
 // why it stopped.
 func (l *Loop) Run(ctx context.Context) (string, error) {
-	lease, err := AcquireLease(ctx, l.wd.store, "train", LeaseTTL)
-	if err != nil {
-		return "", err
+	if l.lease == nil {
+		return "", fmt.Errorf("run %s: opened to add games (Options.Existing), not to train", l.loc)
 	}
-	defer lease.Release(context.WithoutCancel(ctx))
-	ctx = lease.Context()
+	// Stop, with the lease's cause, when the lease is lost.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	lc := l.lease.Context()
+	defer context.AfterFunc(lc, func() { cancel(context.Cause(lc)) })()
 	if err := l.dir.removeTemp(); err != nil {
 		return "", fmt.Errorf("run %s: %w", l.loc, err)
 	}
@@ -594,267 +619,4 @@ func (l *Loop) lastLoss(g int, split string) float64 {
 		}
 	}
 	return x
-}
-
-// player is the arena player of model generation gen, searching with
-// the run's own search settings (Config.GateSearch).
-func (l *Loop) player(gen int) (arena.Player, error) {
-	e := arena.Evaluation{Playouts: l.cfg.SelfPlay.RolloutPlayouts, PlayoutPlies: l.cfg.SelfPlay.RolloutPlies}
-	if gen > 0 {
-		net, err := l.network(gen)
-		if err != nil {
-			return nil, err
-		}
-		e = arena.Evaluation{Net: net}
-	}
-	return arena.NewSearchPlayer(ModelName(gen), l.cfg.GateSearch(), e), nil
-}
-
-// gate plays the candidate against the best until the SPRT decides or
-// gate.max_games are played. Every finished game is journalled as it ends,
-// so a killed run loses none and replays none; the games go to one
-// Parquet file when the gate is over.
-func (l *Loop) gate(ctx context.Context, cand, best int) (arena.GateResult, error) {
-	gc := l.cfg.Gate
-	test := gc.SPRT()
-	res := arena.GateResult{}
-	res.Lower, res.Upper = test.Bounds()
-	a, err := l.player(cand)
-	if err != nil {
-		return res, err
-	}
-	b, err := l.player(best)
-	if err != nil {
-		return res, err
-	}
-	id := "gate-" + ModelName(cand)
-	recs, err := l.matchGames(ctx, id, arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: gc.OpeningPlies}, gc.MaxGames,
-		func(recs []arena.Record) bool {
-			res.Penta, res.Decision, res.LLR = tally(recs, a.Name(), test)
-			l.prog.Update("generation %d arena: %s vs %s: %d games, pairs %v, LLR %.2f in [%.2f, %.2f]",
-				cand-1, a.Name(), b.Name(), len(recs), res.Penta, res.LLR, res.Lower, res.Upper)
-			return res.Decision != arena.Continue
-		})
-	if err != nil {
-		return res, err
-	}
-	res.Penta, res.Decision, res.LLR = tally(recs, a.Name(), test)
-	res.Records = recs
-	return res, nil
-}
-
-// tally counts the candidate's finished pairs in recs and applies the test.
-func tally(recs []arena.Record, cand string, test arena.SPRT) (arena.Penta, arena.Decision, float64) {
-	t := arena.NewTally(cand)
-	for i := range recs {
-		t.Add(&recs[i])
-	}
-	d, llr := test.Decide(t.Penta)
-	return t.Penta, d, llr
-}
-
-// ladder plays model generation gen against every reference player, once
-// per generation that becomes best.
-func (l *Loop) ladder(ctx context.Context, gen int) error {
-	if l.cfg.Gate.LadderPairs == 0 {
-		return nil
-	}
-	me, err := l.player(gen)
-	if err != nil {
-		return err
-	}
-	for _, spec := range l.cfg.Gate.Ladder {
-		ref, err := referencePlayer(spec)
-		if err != nil {
-			return err
-		}
-		id := "ladder-" + ModelName(gen) + "-" + strings.ReplaceAll(spec, ":", "")
-		_, err = l.matchGames(ctx, id, arena.Match{Variant: l.v, A: me, B: ref, OpeningPlies: l.cfg.Gate.OpeningPlies},
-			2*l.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
-				l.prog.Update("ladder: %s vs %s: %d/%d games", me.Name(), spec, len(recs), 2*l.cfg.Gate.LadderPairs)
-				return false
-			})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// matchGames plays match m, named id, until maxGames games are finished or
-// enough says so, journalling each finished game in arena/id.jsonl. When
-// the match is over its games go to arena/id.parquet and the journal is
-// removed; when that file exists the match is not played again.
-func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGames int, enough func([]arena.Record) bool) ([]arena.Record, error) {
-	final := filepath.Join(l.dir.Arena(), id+arena.RecordExt)
-	if _, err := os.Stat(final); err == nil {
-		return arena.ReadRecords(final)
-	}
-	journal := filepath.Join(l.dir.Arena(), id+".jsonl")
-	recs, err := readJournal(journal)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) < maxGames && !enough(recs) {
-		if err := os.MkdirAll(l.dir.Arena(), 0o755); err != nil {
-			return nil, err
-		}
-		f, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		m.Pairs = (maxGames - len(recs) + 1) / 2
-		m.Seed = l.cfg.Loop.Seed ^ hashString(id) ^ uint64(len(recs))<<32
-		var werr error
-		_, err = m.Run(ctx, func(r *arena.Record) error {
-			line, err := json.Marshal(r)
-			if err == nil {
-				_, err = f.Write(append(line, '\n'))
-			}
-			if err == nil {
-				err = f.Sync()
-			}
-			if err != nil {
-				werr = fmt.Errorf("arena journal %s: %w", journal, err)
-				return werr
-			}
-			recs = append(recs, *r)
-			if len(recs) >= maxGames || enough(recs) {
-				return arena.ErrStop
-			}
-			return nil
-		})
-		if werr != nil {
-			return nil, werr
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	written, err := arena.WriteRecords(l.dir.Arena(), id, recs)
-	if err != nil {
-		return nil, err
-	}
-	if written != "" {
-		if err := l.wd.push(ctx, "arena/"+id+arena.RecordExt); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.Remove(journal); err != nil && !os.IsNotExist(err) {
-		return nil, err
-	}
-	return recs, nil
-}
-
-// readJournal reads the finished games of a match's journal; a torn last
-// line (a kill while writing it) is dropped.
-func readJournal(path string) ([]arena.Record, error) {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var recs []arena.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for sc.Scan() {
-		var r arena.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			break
-		}
-		recs = append(recs, r)
-	}
-	return recs, sc.Err()
-}
-
-func hashString(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * 1099511628211
-	}
-	return h
-}
-
-// ratings fits Elo over every arena game of the run, writes the ladder to
-// arena/ratings.csv and the best's rating to metrics/elo.csv, and returns
-// the best's Elo.
-func (l *Loop) ratings(g int) (float64, error) {
-	recs, err := arena.ReadRecordDir(l.dir.Arena())
-	if err != nil {
-		return 0, err
-	}
-	best, err := l.dir.Best()
-	if errors.Is(err, ErrNoModel) {
-		best = 0
-	} else if err != nil {
-		return 0, err
-	}
-	if len(recs) == 0 {
-		return math.NaN(), nil
-	}
-	rs, err := arena.FitElo(recs, arena.DefaultEloSettings())
-	if err != nil {
-		return 0, err
-	}
-	eloBest := math.NaN()
-	for _, r := range rs {
-		player := r.Name
-		switch {
-		case r.Name == ModelName(best):
-			eloBest = r.Elo
-			player = "best"
-		case !slices.Contains(l.cfg.Gate.Ladder, r.Name) || r.Name == arena.RandomName:
-			continue // the anchor is 0 by definition; other models are in ratings.csv
-		}
-		if err := l.elo.add(g, l.hours(), player, r.Elo, r.Low, r.High, r.Games); err != nil {
-			return 0, err
-		}
-	}
-	return eloBest, arena.WriteRatingsCSV(filepath.Join(l.dir.Arena(), "ratings.csv"), rs)
-}
-
-// plots redraws metrics/elo.png and metrics/loss.png.
-func (l *Loop) plots() error {
-	// One line per player of metrics/elo.csv: the best model (rows named
-	// "best", or older rows named by its generation) and the yardsticks.
-	h, e := l.elo.column("hours"), l.elo.column("elo")
-	byPlayer := map[string]*line{}
-	var order []string
-	for i, r := range l.elo.rows {
-		name := r[2]
-		if strings.HasPrefix(name, "gen-") {
-			name = "best"
-		}
-		ln, ok := byPlayer[name]
-		if !ok {
-			ln = &line{name: name}
-			byPlayer[name] = ln
-			order = append(order, name)
-		}
-		ln.x, ln.y = append(ln.x, h[i]), append(ln.y, e[i])
-	}
-	var lines []line
-	for _, name := range order {
-		lines = append(lines, *byPlayer[name])
-	}
-	if err := plotLines(filepath.Join(l.dir.Metrics(), "elo.png"), "Elo over time ("+l.v.Name+", random = 0)",
-		"hours", "Elo", lines...); err != nil {
-		return err
-	}
-	var tr, va line
-	tr.name, va.name = "train", "validation"
-	steps, total := l.loss.column("step"), l.loss.column("total")
-	for i, r := range l.loss.rows {
-		switch r[2] {
-		case "train":
-			tr.x, tr.y = append(tr.x, steps[i]), append(tr.y, total[i])
-		case "val":
-			va.x, va.y = append(va.x, steps[i]), append(va.y, total[i])
-		}
-	}
-	return plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss", tr, va)
 }

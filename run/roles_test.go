@@ -86,6 +86,9 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := trainer.lease.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(why, "budget of 2 generations") {
 		t.Fatalf("stopped: %s", why)
 	}
@@ -140,14 +143,13 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 
 func TestRoles_ASecondTrainerStopsAtOnceNamingTheHolder(t *testing.T) {
 	st := sharedStore(t)
-	first := openTest(t, st, "three-test", Options{})
-	lease, err := AcquireLease(context.Background(), st, "train", time.Minute)
+	openTest(t, st, "three-test", Options{}) // the first trainer holds the lease
+	cfg, text, err := LoadConfig("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lease.Release(context.Background())
 	start := time.Now()
-	_, err = first.Run(context.Background())
+	_, err = openOn(context.Background(), st, "mem://test", cfg, text, false, Options{Cache: t.TempDir()})
 	if !errors.Is(err, ErrLeaseHeld) || !strings.Contains(err.Error(), `"train"`) {
 		t.Fatalf("a second trainer: %v, want the lease's holder named", err)
 	}
@@ -156,6 +158,10 @@ func TestRoles_ASecondTrainerStopsAtOnceNamingTheHolder(t *testing.T) {
 	}
 	if shards := storeShards(t, st, 0); len(shards) != 0 {
 		t.Errorf("the second trainer played %d shards", len(shards))
+	}
+	// A worker opens the run beside the trainer.
+	if _, err := openOn(context.Background(), st, "mem://test", cfg, text, false, Options{Cache: t.TempDir(), Existing: true}); err != nil {
+		t.Errorf("a worker beside the trainer: %v", err)
 	}
 }
 

@@ -306,3 +306,22 @@ func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
 	}
 	t.Fatalf("after %d generations no model reaches the game-theoretic result in every game", cfg.Loop.Generations)
 }
+
+func TestTrain_ASecondTrainerOnTheRunExitsAtOnceNamingTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	var out syncBuffer
+	first := child(t, &out, "train", "--config", "three-test", "--run", dir, "--generations", "3")
+	defer func() {
+		first.Process.Signal(syscall.SIGINT)
+		first.Wait()
+	}()
+	waitFor(t, &out, "run "+dir)
+	start := time.Now()
+	code, _, errOut := runCmd("train", "--run", dir)
+	if code == 0 || !strings.Contains(errOut, `held by "train"`) || !strings.Contains(errOut, fmt.Sprintf("pid %d", first.Process.Pid)) {
+		t.Fatalf("second trainer: exit %d, %q; want an error naming the first", code, errOut)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("the second trainer took %s to stop", el)
+	}
+}
