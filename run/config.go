@@ -1,7 +1,10 @@
-// Package run is a training run: its directory layout, its resolved
-// config (every default defined once, in the embedded configs/runs/nine.yaml),
-// the generation loop of self-play, training and the arena, resume, and
-// its metrics and plots. Commands wire it to flags and terminals.
+// Package run is a training run: its store (a local directory, or a
+// bucket of an object store mirrored in a local cache), its layout, its
+// resolved config (every default defined once, in the embedded
+// configs/runs/nine.yaml), the trainer's lease, the generation loop of
+// self-play, training and the arena, resume, the self-play workers beside
+// it, its status, metrics and plots. Commands wire it to flags and
+// terminals.
 package run
 
 import (
