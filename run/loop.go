@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/millzero/millzero/dataset"
@@ -104,17 +105,21 @@ func openOn(ctx context.Context, st *Store, loc string, cfg Config, text []byte,
 }
 
 func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
-	exists, err := wd.store.CheckRun(ctx)
+	exists, checkErr := wd.store.CheckRun(ctx)
 	var lease *Lease
 	if !opts.Existing {
 		// The trainer takes the lease before it reads or writes anything:
 		// a second trainer stops here, naming the first (also when the
 		// first's new run has only its lease yet, which CheckRun finds odd).
+		var err error
 		if lease, err = AcquireLease(ctx, wd.store, "train", LeaseTTL); err != nil {
 			return nil, err
 		}
+		if checkErr != nil && onlyLease(ctx, wd.store) {
+			checkErr = nil // a new run whose first trainer stopped before its run.yaml
+		}
 	}
-	l, err := openLeased(ctx, wd, loc, cfg, text, given, opts, exists, err)
+	l, err := openLeased(ctx, wd, loc, cfg, text, given, opts, exists, checkErr)
 	if err != nil && lease != nil {
 		lease.Release(context.WithoutCancel(ctx))
 	}
@@ -122,6 +127,20 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 		l.lease = lease
 	}
 	return l, err
+}
+
+// onlyLease reports whether the store holds nothing but lease objects.
+func onlyLease(ctx context.Context, st *Store) bool {
+	objs, err := st.List(ctx, "")
+	if err != nil {
+		return false
+	}
+	for _, o := range objs {
+		if o.Name != LeaseObject && !strings.HasPrefix(o.Name, leaseTakeoverDir) {
+			return false
+		}
+	}
+	return true
 }
 
 // openLeased opens the run whose store holds a run when exists (CheckRun

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,4 +210,38 @@ func (p *progressLog) String() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return strings.Join(p.lines, "\n")
+}
+
+func TestRoles_ANewRunWhoseTrainerDiedBeforeItsConfigStartsAgain(t *testing.T) {
+	dir := t.TempDir()
+	// What a trainer killed between taking the lease and writing run.yaml
+	// leaves: an expired lease of a process that is gone.
+	stale := `{"holder":"train","host":"elsewhere","pid":1,"acquired":"2020-01-01T00:00:00Z","renewed":"2020-01-01T00:00:00Z","expires":"2020-01-01T00:01:00Z","token":"t"}`
+	if err := os.WriteFile(filepath.Join(dir, LeaseObject), []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(context.Background(), dir, "three-test", Options{})
+	if err != nil {
+		t.Fatalf("a new run with only a stale lease: %v", err)
+	}
+	l.Close()
+	if _, err := os.Stat(filepath.Join(dir, "run.yaml")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestRoles_ARunLocationHoldingSomethingElseIsRefusedBeforeAnyWork(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a run"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{}, {Existing: true}} {
+		_, err := Open(context.Background(), dir, "three-test", opts)
+		if err == nil || !strings.Contains(err.Error(), "something other than a run") {
+			t.Errorf("trainer %v: %v, want an error naming what is there", !opts.Existing, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, LeaseObject)); !os.IsNotExist(err) {
+		t.Errorf("the refused trainer left its lease: %v", err)
+	}
 }
