@@ -105,21 +105,21 @@ func openOn(ctx context.Context, st *Store, loc string, cfg Config, text []byte,
 }
 
 func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
-	exists, checkErr := wd.store.CheckRun(ctx)
+	exists, err := wd.store.CheckRun(ctx)
+	if err != nil && !onlyLease(ctx, wd.store) {
+		return nil, err
+	}
+	// Only a lease and no run.yaml: a new run whose trainer is starting,
+	// or died before it wrote run.yaml.
 	var lease *Lease
 	if !opts.Existing {
 		// The trainer takes the lease before it reads or writes anything:
-		// a second trainer stops here, naming the first (also when the
-		// first's new run has only its lease yet, which CheckRun finds odd).
-		var err error
+		// a second trainer stops here, naming the first.
 		if lease, err = AcquireLease(ctx, wd.store, "train", LeaseTTL); err != nil {
 			return nil, err
 		}
-		if checkErr != nil && onlyLease(ctx, wd.store) {
-			checkErr = nil // a new run whose first trainer stopped before its run.yaml
-		}
 	}
-	l, err := openLeased(ctx, wd, loc, cfg, text, given, opts, exists, checkErr)
+	l, err := openLeased(ctx, wd, loc, cfg, text, given, opts, exists)
 	if err != nil && lease != nil {
 		lease.Release(context.WithoutCancel(ctx))
 	}
@@ -143,12 +143,9 @@ func onlyLease(ctx context.Context, st *Store) bool {
 	return true
 }
 
-// openLeased opens the run whose store holds a run when exists (CheckRun
-// answered exists, checkErr), the trainer under its lease.
-func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool, checkErr error) (*Loop, error) {
-	if checkErr != nil {
-		return nil, checkErr
-	}
+// openLeased opens the run (one exists in the store when exists), the
+// trainer under its lease.
+func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
 	dir := wd.dir
 	switch {
 	case exists:
