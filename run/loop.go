@@ -129,14 +129,19 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 	return l, err
 }
 
-// onlyLease reports whether the store holds nothing but lease objects.
-func onlyLease(ctx context.Context, st *Store) bool {
+// onlyLease reports whether the store holds nothing but lease objects
+// and objects under the prefixes also.
+func onlyLease(ctx context.Context, st *Store, also ...string) bool {
 	objs, err := st.List(ctx, "")
 	if err != nil {
 		return false
 	}
 	for _, o := range objs {
-		if o.Name != LeaseObject && !strings.HasPrefix(o.Name, leaseTakeoverDir) {
+		ok := o.Name == LeaseObject || strings.HasPrefix(o.Name, leaseTakeoverDir)
+		for _, p := range also {
+			ok = ok || strings.HasPrefix(o.Name, p)
+		}
+		if !ok {
 			return false
 		}
 	}

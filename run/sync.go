@@ -181,3 +181,47 @@ func (w *workDir) pushAll(ctx context.Context, prefix string) error {
 
 // genPrefix is the store prefix of generation gen's shards.
 func genPrefix(gen int) string { return path.Join("games", ModelName(gen)) + "/" }
+
+// Records is a run's arena records for the arena command: a local
+// directory the matches write to (the run's own, or its cache's) and the
+// store they go up to. Each match's records are one write-once object
+// under a unique name, so any process may add them.
+type Records struct {
+	wd *workDir
+}
+
+// OpenRecords opens the arena records of the run at loc (a path or URL;
+// cache as in Options.Cache): a run, or a location that holds only arena
+// records (or nothing yet). A location holding something else is an
+// error, before any game is played.
+func OpenRecords(ctx context.Context, loc, cache string) (*Records, error) {
+	st, err := OpenStore(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.CheckRun(ctx); err != nil && !onlyLease(ctx, st, "arena/") {
+		st.Close()
+		return nil, err
+	}
+	wd, err := newWorkDir(st, loc, cache, "follow")
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &Records{wd: wd}, nil
+}
+
+// Dir is the local directory of the records.
+func (r *Records) Dir() string { return r.wd.dir.Arena() }
+
+// Pull brings every record of the run into Dir.
+func (r *Records) Pull(ctx context.Context) error {
+	_, err := r.wd.pullAll(ctx, "arena/")
+	return err
+}
+
+// Push puts the records written in Dir that the store lacks.
+func (r *Records) Push(ctx context.Context) error { return r.wd.pushAll(ctx, "arena/") }
+
+// Close releases the store.
+func (r *Records) Close() error { return r.wd.store.Close() }

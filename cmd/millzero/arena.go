@@ -15,7 +15,7 @@ import (
 	"github.com/millzero/millzero/run"
 )
 
-func runArena(args []string, out io.Writer) error {
+func runArena(args []string, out io.Writer) (err error) {
 	fs := newFlags("arena", "PLAYER PLAYER... [--variant V] [--games N | --pairs N] [--run DIR] [--seed S] [--gauntlet]",
 		[]string{
 			"millzero arena random alphabeta:2 alphabeta:4 --games 20",
@@ -26,7 +26,8 @@ func runArena(args []string, out io.Writer) error {
 	variant := fs.String("variant", "nine", "variant name (millzero variants lists them)")
 	games := fs.Int("games", 0, "games per match (rounded up to whole pairs); overrides --pairs")
 	pairs := fs.Int("pairs", 10, "pairs of games per match: each opening is played twice, seats swapped")
-	runPath := fs.String("run", "", "run directory: every game is stored as Parquet under RUN/arena (none without it)")
+	runPath := fs.String("run", "", "run directory or store URL: every game is stored as Parquet under RUN/arena (none without it)")
+	cache := cacheFlag(fs)
 	all := fs.Bool("all", false, "rate every game under RUN/arena, not only this invocation's")
 	seed := fs.Uint64("seed", 1, "seed of the openings and of the players' randomness")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
@@ -57,11 +58,30 @@ func runArena(args []string, out io.Writer) error {
 	if *games > 0 {
 		*pairs = (*games + 1) / 2
 	}
-	if strings.Contains(*runPath, "://") {
-		return fmt.Errorf("--run %s: arena records go to a local run directory; a run in an object store records its arena games through its trainer", *runPath)
-	}
 	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	dir := ""
+	if *runPath != "" {
+		rs, err := run.OpenRecords(ctx, *runPath, *cache)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		defer func() {
+			// What was played goes up, also after an interruption.
+			if perr := rs.Push(context.WithoutCancel(ctx)); perr != nil && err == nil {
+				err = fmt.Errorf("--run %s: %w", *runPath, perr)
+			}
+		}()
+		dir = rs.Dir()
+		if *all {
+			if err := rs.Pull(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	set := arena.DefaultSpecSettings()
 	set.Simulations = *sims
@@ -93,12 +113,6 @@ func runArena(args []string, out io.Writer) error {
 			matches = append(matches, pairing{players[i], players[j]})
 		}
 	}
-	dir := ""
-	if *runPath != "" {
-		dir = run.Dir(*runPath).Arena()
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 
 	total := len(matches) * 2 * *pairs
 	done := 0

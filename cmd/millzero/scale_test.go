@@ -92,6 +92,13 @@ func TestScaleOut_MinIO_TrainerAndFollowWorkersSurviveKills(t *testing.T) {
 	a.Start()
 	b.Start()
 	checkStoreRun(t, url, gens)
+	// An arena beside the run adds its records to the store.
+	code, out, errOut := runCmd("arena", "random", "alphabeta:1", "--variant", "three", "--games", "2", "--run", url,
+		"--cache", filepath.Join(t.TempDir(), "arena"), "--all")
+	if code != 0 || !strings.Contains(out, "rating all") {
+		t.Fatalf("arena --run URL: exit %d %s\n%s", code, errOut, out)
+	}
+	checkStoreRun(t, url, gens)
 }
 
 // checkStoreRun reads every object of the run at url back and checks that
