@@ -225,3 +225,50 @@ func (r *Records) Push(ctx context.Context) error { return r.wd.pushAll(ctx, "ar
 
 // Close releases the store.
 func (r *Records) Close() error { return r.wd.store.Close() }
+
+// Fetch is the local directory of the run at loc for the commands that
+// read a model from it (play, engine, export, oracle): a path is used as
+// it is; for a URL, the run's config, best pointer and the checkpoints of
+// its best and newest generations are brought into the cache (cache, or
+// the default) first.
+func Fetch(ctx context.Context, loc, cache string) (Dir, error) {
+	if !strings.Contains(loc, "://") {
+		return Dir(loc), nil
+	}
+	st, err := OpenStore(ctx, loc)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	exists, err := st.CheckRun(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !exists {
+		return "", fmt.Errorf("run %s: no run.yaml: start the run with millzero train first", loc)
+	}
+	wd, err := newWorkDir(st, loc, cache, "follow")
+	if err != nil {
+		return "", err
+	}
+	for _, name := range []string{"run.yaml", "models/best"} {
+		if err := wd.pull(ctx, name); err != nil {
+			return "", err
+		}
+	}
+	models, err := st.List(ctx, "models/gen-")
+	if err != nil {
+		return "", err
+	}
+	if n := len(models); n > 0 {
+		if err := wd.pull(ctx, models[n-1].Name); err != nil {
+			return "", err
+		}
+	}
+	if best, err := wd.dir.Best(); err == nil && best > 0 {
+		if err := wd.pull(ctx, "models/"+ModelName(best)+".safetensors"); err != nil {
+			return "", err
+		}
+	}
+	return wd.dir, nil
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -49,7 +50,11 @@ func runExport(args []string, out io.Writer) error {
 	}
 	path, why := *modelPath, "--model"
 	if *runPath != "" {
-		if path, why, err = exportCheckpoint(run.Dir(*runPath), *gen); err != nil {
+		dir, err := run.Fetch(context.Background(), *runPath, "")
+		if err != nil {
+			return err
+		}
+		if path, why, err = exportCheckpoint(dir, *gen); err != nil {
 			return err
 		}
 	}

@@ -33,7 +33,10 @@ func runOracle(args []string, out io.Writer) error {
 	if *sims < 1 {
 		return fmt.Errorf("--sims %d: want 1 or more", *sims)
 	}
-	dir := run.Dir(*runPath)
+	dir, err := run.Fetch(context.Background(), *runPath, "")
+	if err != nil {
+		return err
+	}
 	cfg, _, err := run.LoadConfig(dir.Config())
 	if err != nil {
 		return fmt.Errorf("run %s: %w", *runPath, err)

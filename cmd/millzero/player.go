@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,7 +49,10 @@ func loadSource(c playerConfig) (modelSource, error) {
 	case c.Model != "" && c.Run != "":
 		return modelSource{}, fmt.Errorf("give --model or --run, not both")
 	case c.Run != "":
-		r := run.Dir(c.Run)
+		r, err := run.Fetch(context.Background(), c.Run, "")
+		if err != nil {
+			return modelSource{}, err
+		}
 		if _, err := os.Stat(string(r)); err != nil {
 			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 		}

@@ -99,6 +99,13 @@ func TestScaleOut_MinIO_TrainerAndFollowWorkersSurviveKills(t *testing.T) {
 		t.Fatalf("arena --run URL: exit %d %s\n%s", code, errOut, out)
 	}
 	checkStoreRun(t, url, gens)
+	// The commands that read a model take the URL too.
+	onnxPath := filepath.Join(t.TempDir(), "three.onnx")
+	for _, args := range [][]string{{"export", "--run", url, "--out", onnxPath}, {"oracle", "--run", url}, {"status", "--run", url}} {
+		if code, out, errOut := runCmd(args...); code != 0 {
+			t.Errorf("%s --run URL: exit %d %s\n%s", args[0], code, errOut, out)
+		}
+	}
 }
 
 // checkStoreRun reads every object of the run at url back and checks that
