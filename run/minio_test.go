@@ -38,6 +38,18 @@ func TestMinIO_Store_WriteOnceReplaceListAndTransfer(t *testing.T) {
 	if ok, err := s.CheckRun(ctx); ok || err != nil {
 		t.Fatalf("new run: CheckRun = %v, %v", ok, err)
 	}
+	if err := s.CheckWriteOnce(ctx); err != nil {
+		t.Fatalf("MinIO honours If-None-Match: %v", err)
+	}
+	// With an endpoint and no region anywhere, the region defaults.
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	noRegion := "s3://runs/nine?endpoint=" + srv.Endpoint + "&use_path_style=true"
+	if s2, err := OpenStore(ctx, noRegion); err != nil {
+		t.Fatalf("OpenStore(%s) = %v; want the default region", noRegion, err)
+	} else {
+		s2.Close()
+	}
 	for _, name := range []string{"run.yaml", "games/gen-000001/w1.parquet", "games/gen-000001/w2.parquet", "games/gen-000002/w1.parquet"} {
 		if err := s.Put(ctx, name, strings.NewReader(name)); err != nil {
 			t.Fatal(err)

@@ -3,7 +3,9 @@ package run
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -263,6 +265,34 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 			s.loc, storeRunMarker, strings.Join(found, ", "))
 	}
 	return false, nil
+}
+
+// CheckWriteOnce checks that the store can be written and honours
+// write-once: it writes a probe object twice (the second write must fail)
+// and deletes it. A store that ignores conditional writes (an old S3
+// clone) would let two trainers both take the lease and let a shard be
+// overwritten, so the trainer and the workers call this before writing.
+// Readers (status) need not.
+func (s *Store) CheckWriteOnce(ctx context.Context) error {
+	var tok [8]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return err
+	}
+	name := ".probe-" + hex.EncodeToString(tok[:]) + ".tmp" // hidden from List
+	if err := s.Put(ctx, name, strings.NewReader("probe 1")); err != nil {
+		return fmt.Errorf("run store %s cannot be written: %w", s.loc, err)
+	}
+	defer s.Delete(context.WithoutCancel(ctx), name)
+	err := s.Put(ctx, name, strings.NewReader("probe 2"))
+	if err == nil {
+		return fmt.Errorf("run store %s ignores conditional writes (a second write of %s replaced it): "+
+			"two trainers could both take the lease and shards could be overwritten; use a store that "+
+			"supports If-None-Match (AWS S3, MinIO, GCS, Azure, a local directory)", s.loc, name)
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("run store %s: check write-once: %w", s.loc, err)
+	}
+	return nil
 }
 
 // Put writes the object name once: when name exists, Put fails with an

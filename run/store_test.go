@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 	"gocloud.dev/gcerrors"
 )
@@ -433,5 +434,41 @@ func TestStore_Put_CommittedButAnswerLost_RetrySucceeds(t *testing.T) {
 	}
 	if got, _ := s.Get(ctx, "other"); string(got) != "theirs" {
 		t.Fatalf("other = %q; want theirs", got)
+	}
+}
+
+func TestStore_CheckWriteOnce_PassesOnEveryDriverAndLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	for kind, s := range openTestStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			if err := s.CheckWriteOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if dir, ok := s.Local(); ok {
+				if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+					t.Fatalf("the probe left %d files", len(ents))
+				}
+			} else if objs, _, _ := s.bucket.ListPage(ctx, blob.FirstPageToken, 10, nil); len(objs) != 0 {
+				t.Fatalf("the probe left %d objects", len(objs))
+			}
+		})
+	}
+}
+
+func TestStore_CheckWriteOnce_StoreIgnoringConditionalWrites_IsRefused(t *testing.T) {
+	s, fb := newFaultStore(t)
+	fb.ignoreIfNotExist = true
+	err := s.CheckWriteOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "ignores conditional writes") || !strings.Contains(err.Error(), "fault://test") {
+		t.Fatalf("CheckWriteOnce = %v; want a refusal naming the store", err)
+	}
+}
+
+func TestStore_CheckWriteOnce_ReadOnlyStore_IsRefused(t *testing.T) {
+	s, fb := newFaultStore(t)
+	fb.inject("write", "", 1, gcerrors.PermissionDenied, false)
+	err := s.CheckWriteOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "cannot be written") {
+		t.Fatalf("CheckWriteOnce = %v; want cannot be written", err)
 	}
 }
