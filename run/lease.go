@@ -18,6 +18,12 @@ import (
 // LeaseObject is the name of the trainer's lease in a run.
 const LeaseObject = "lease.json"
 
+// DefaultLeaseTTL is a lease's time to live unless the caller has reason
+// for another: renewed every 20 s, and a trainer that crashed on another
+// host blocks its successor for at most a minute (on the same host, not at
+// all: a lease whose process is gone is taken over at once).
+const DefaultLeaseTTL = time.Minute
+
 // leaseTakeoverDir holds one write-once object per lease taken over after
 // it expired, named by the token of the expired lease: of two trainers that
 // find the same expired lease at once, only the one that creates this

@@ -181,8 +181,8 @@ func newStore(loc string, b *blob.Bucket, dir, prefix string) *Store {
 func (s *Store) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, storeProbeTimeout)
 	defer cancel()
-	_, err := s.bucket.List(nil).Next(pctx)
-	if err == nil || errors.Is(err, io.EOF) {
+	_, _, err := s.bucket.ListPage(pctx, blob.FirstPageToken, 1, nil)
+	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -204,7 +204,7 @@ func (s *Store) describe(pctx context.Context, err error) string {
 	case code == gcerrors.PermissionDenied || isCredentialError(err):
 		return "access denied: wrong or missing credentials, or no permission on the bucket (" + s.credentialHint() + ")"
 	}
-	return "the store does not answer a listing"
+	return "the store refused to list the run"
 }
 
 // credentialHint names where the store's scheme takes its credentials from.
