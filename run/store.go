@@ -299,8 +299,8 @@ func (s *Store) CheckWriteOnce(ctx context.Context) error {
 // error that matches fs.ErrExist and the object is left as it was. The
 // object appears complete or not at all (see storeLocal for a local
 // directory; the object stores commit a PUT atomically). Put reads r to
-// the end; when r is an io.ReadSeeker a retry rewinds it, otherwise Put
-// first reads it into memory.
+// the end; on an object store, when r is an io.ReadSeeker a retry rewinds
+// it, otherwise Put first reads it into memory (a local directory streams).
 //
 // The check is the store's own conditional write (If-None-Match on S3 and
 // Azure, a generation precondition on GCS, an in-memory check on mem://, a
@@ -312,21 +312,18 @@ func (s *Store) Put(ctx context.Context, name string, r io.Reader) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("put in %s: %w", s.loc, err)
 	}
-	src, err := replayable(r)
-	if err != nil {
-		return fmt.Errorf("put %s in %s: read the data: %w", name, s.loc, err)
-	}
-	if s.dir != "" {
-		if _, err := src.rewind(); err != nil {
-			return fmt.Errorf("put %s in %s: %w", name, s.loc, err)
-		}
-		if err := writeLocal(s.dir, name, src.r, true); err != nil {
+	if s.dir != "" { // no retries, so no copy of r
+		if err := writeLocal(s.dir, name, r, true); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return fmt.Errorf("put %s in %s: %w (objects are written once)", name, s.loc, fs.ErrExist)
 			}
 			return fmt.Errorf("put %s in %s: %w", name, s.loc, err)
 		}
 		return nil
+	}
+	src, err := replayable(r)
+	if err != nil {
+		return fmt.Errorf("put %s in %s: read the data: %w", name, s.loc, err)
 	}
 	return s.do(ctx, "put", name, func(attempt int) error {
 		rd, err := src.rewind()
