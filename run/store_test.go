@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -470,5 +471,42 @@ func TestStore_CheckWriteOnce_ReadOnlyStore_IsRefused(t *testing.T) {
 	err := s.CheckWriteOnce(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "cannot be written") {
 		t.Fatalf("CheckWriteOnce = %v; want cannot be written", err)
+	}
+}
+
+// httpError is an error with an HTTP status and an S3 error code, as the
+// AWS SDK's errors have.
+type httpError struct {
+	status int
+	code   string
+}
+
+func (e httpError) Error() string       { return fmt.Sprintf("HTTP %d %s", e.status, e.code) }
+func (e httpError) HTTPStatusCode() int { return e.status }
+func (e httpError) ErrorCode() string   { return e.code }
+
+func TestIsTransient_ClassifiesStoreErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"S3 503 SlowDown", fmt.Errorf("put: %w", httpError{503, "SlowDown"}), true},
+		{"S3 500 InternalError", httpError{500, "InternalError"}, true},
+		{"HTTP 429", httpError{429, ""}, true},
+		{"S3 409 ConditionalRequestConflict", httpError{409, "ConditionalRequestConflict"}, true},
+		{"connection reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{"unexpected EOF", fmt.Errorf("body: %w", io.ErrUnexpectedEOF), true},
+		{"S3 403 InvalidAccessKeyId", httpError{403, "InvalidAccessKeyId"}, false},
+		{"S3 403 SignatureDoesNotMatch", httpError{403, "SignatureDoesNotMatch"}, false},
+		{"S3 404 NoSuchKey", httpError{404, "NoSuchKey"}, false},
+		{"S3 400 bad request", httpError{400, "InvalidRequest"}, false},
+		{"the data's own read error", sourceError{errors.New("disk")}, false},
+		{"a local write error", localError{errors.New("no space")}, false},
+		{"a plain error", errors.New("what"), false},
+	} {
+		if got := isTransient(tc.err); got != tc.want {
+			t.Errorf("%s: isTransient = %v; want %v", tc.name, got, tc.want)
+		}
 	}
 }
