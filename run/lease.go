@@ -54,9 +54,10 @@ type LeaseInfo struct {
 // LeaseHeldError is AcquireLease's error when another trainer holds the
 // lease; it matches ErrLeaseHeld.
 type LeaseHeldError struct {
-	Loc  string    // the store
-	Info LeaseInfo // the lease found
-	Now  time.Time // when it was found
+	Loc    string    // the store
+	Object string    // where lease.json is (Store.Where)
+	Info   LeaseInfo // the lease found
+	Now    time.Time // when it was found
 }
 
 // Error names the holder, where it runs and when the lease expires, and how
@@ -64,10 +65,10 @@ type LeaseHeldError struct {
 func (e *LeaseHeldError) Error() string {
 	return fmt.Sprintf("run %s is held by %q (pid %d on host %s) until %s (in %v, renewed %s); "+
 		"only one trainer may run. If that process is gone, the lease lapses at that time, "+
-		"or delete %s from the run to clear it now",
+		"or delete %s to clear it now",
 		e.Loc, e.Info.Holder, e.Info.PID, e.Info.Host,
 		e.Info.Expires.UTC().Format(time.RFC3339), e.Info.Expires.Sub(e.Now).Round(time.Second),
-		e.Info.Renewed.UTC().Format(time.RFC3339), LeaseObject)
+		e.Info.Renewed.UTC().Format(time.RFC3339), e.Object)
 }
 
 // Is makes the error match ErrLeaseHeld.
@@ -141,13 +142,13 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 		}
 		now := time.Now()
 		if !leaseStale(cur, now, host) {
-			return nil, &LeaseHeldError{Loc: store.String(), Info: cur, Now: now}
+			return nil, &LeaseHeldError{Loc: store.String(), Object: store.Where(LeaseObject), Info: cur, Now: now}
 		}
 		// Take over: only one contender creates the takeover object.
 		err = store.Put(ctx, leaseTakeoverDir+cur.Token+".json", bytes.NewReader(data))
 		if errors.Is(err, fs.ErrExist) {
 			if next, rerr := ReadLease(ctx, store); rerr == nil && next.Token != cur.Token {
-				return nil, &LeaseHeldError{Loc: store.String(), Info: next, Now: time.Now()}
+				return nil, &LeaseHeldError{Loc: store.String(), Object: store.Where(LeaseObject), Info: next, Now: time.Now()}
 			}
 			return nil, fmt.Errorf("acquire lease on %s: another trainer is taking over the expired lease of %q (pid %d on %s) right now",
 				store, cur.Holder, cur.PID, cur.Host)

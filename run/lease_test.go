@@ -53,7 +53,7 @@ func TestLease_SecondTrainer_GetsAnErrorNamingHolderHostAndExpiry(t *testing.T) 
 			}
 			host, _ := os.Hostname()
 			info := first.Info()
-			for _, want := range []string{s.String(), `"train"`, host, info.Expires.UTC().Format(time.RFC3339), "delete lease.json"} {
+			for _, want := range []string{s.String(), `"train"`, host, info.Expires.UTC().Format(time.RFC3339), "delete " + s.Where(LeaseObject)} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not name %q", err, want)
 				}

@@ -223,6 +223,22 @@ func (s *Store) credentialHint() string {
 // String returns the location the store was opened with.
 func (s *Store) String() string { return s.loc }
 
+// Where returns where the object name is, for messages a person acts on:
+// the file's path in a local directory, the object's URL (without the
+// query) in an object store.
+func (s *Store) Where(name string) string {
+	if s.dir != "" {
+		return filepath.Join(s.dir, filepath.FromSlash(name))
+	}
+	u, err := url.Parse(s.loc)
+	if err != nil {
+		return s.loc + " " + name
+	}
+	u.RawQuery = ""
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + name
+	return u.String()
+}
+
 // Local returns the run's directory and true when the store is a local
 // directory (a path or file://), so the loop can work in it in place.
 func (s *Store) Local() (dir string, ok bool) { return s.dir, s.dir != "" }

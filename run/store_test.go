@@ -510,3 +510,22 @@ func TestIsTransient_ClassifiesStoreErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestStore_Where_NamesTheFileOrTheObjectURL(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ loc, want string }{
+		{dir, filepath.Join(dir, "lease.json")},
+		{"file://" + dir, filepath.Join(dir, "lease.json")},
+		{"s3://runs/nine?endpoint=http://127.0.0.1:9000&use_path_style=true", "s3://runs/nine/lease.json"},
+		{"s3://runs?endpoint=http://127.0.0.1:9000", "s3://runs/lease.json"},
+	} {
+		s, err := openStore(context.Background(), tc.loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Where("lease.json"); got != tc.want {
+			t.Errorf("%s: Where = %q; want %q", tc.loc, got, tc.want)
+		}
+		s.Close()
+	}
+}
