@@ -82,7 +82,9 @@ func (e *LeaseHeldError) Is(target error) bool { return target == ErrLeaseHeld }
 //
 // The guarantee rests on the store's conditional create (see Store.Put):
 // two trainers that start at once cannot both create lease.json, and two
-// that find the same expired lease cannot both create its takeover object.
+// that find the same expired lease cannot both create its takeover object
+// (lease-takeovers/TOKEN.json; one whose writer crashed before replacing
+// the lease is itself taken over once it would have expired).
 // Renewal reads lease.json and replaces it when it still holds this lease's
 // token; that read-then-replace is not atomic, but a takeover needs the lease
 // expired, and the holder's context is cancelled before its lease expires
@@ -142,22 +144,10 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 		}
 		now := time.Now()
 		if !leaseStale(cur, now, host) {
-			return nil, &LeaseHeldError{Loc: store.String(), Object: store.Where(LeaseObject), Info: cur, Now: now}
+			return nil, heldError(store, cur)
 		}
-		// Take over: only one contender creates the takeover object.
-		err = store.Put(ctx, leaseTakeoverDir+cur.Token+".json", bytes.NewReader(data))
-		if errors.Is(err, fs.ErrExist) {
-			if next, rerr := ReadLease(ctx, store); rerr == nil && next.Token != cur.Token {
-				return nil, &LeaseHeldError{Loc: store.String(), Object: store.Where(LeaseObject), Info: next, Now: time.Now()}
-			}
-			return nil, fmt.Errorf("acquire lease on %s: another trainer is taking over the expired lease of %q (pid %d on %s) right now",
-				store, cur.Holder, cur.PID, cur.Host)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("acquire lease: take over: %w", err)
-		}
-		if err := store.PutReplace(ctx, LeaseObject, data); err != nil {
-			return nil, fmt.Errorf("acquire lease: take over: %w", err)
+		if err := takeOver(ctx, store, cur, data); err != nil {
+			return nil, err
 		}
 		break
 	}
@@ -165,6 +155,71 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
 	go l.renewLoop()
 	return l, nil
+}
+
+// takeOverKeep is how long takeover objects are kept: far longer than a
+// contender takes between reading an expired lease and creating its
+// takeover object.
+const takeOverKeep = time.Hour
+
+// takeOver replaces the expired lease cur by ours (data) if this contender
+// creates cur's takeover object. A takeover object whose writer never
+// replaced the lease (it crashed between the two writes) is itself expired
+// once the lease it holds would have; then that lease's takeover object
+// decides, and so on.
+func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) error {
+	stale := cur
+	for range 8 {
+		marker := leaseTakeoverDir + stale.Token + ".json"
+		err := store.Put(ctx, marker, bytes.NewReader(data))
+		if err == nil {
+			if err := store.PutReplace(ctx, LeaseObject, data); err != nil {
+				return fmt.Errorf("acquire lease: take over: %w", err)
+			}
+			cleanTakeOvers(ctx, store)
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("acquire lease: take over: %w", err)
+		}
+		if now, err := ReadLease(ctx, store); err == nil && now.Token != cur.Token {
+			return heldError(store, now) // the other contender finished
+		}
+		mdata, err := store.Get(ctx, marker)
+		if err != nil {
+			return fmt.Errorf("acquire lease: take over: %w", err)
+		}
+		var m LeaseInfo
+		if err := json.Unmarshal(mdata, &m); err != nil || m.Token == "" {
+			return fmt.Errorf("acquire lease: %s is not a lease (%v); delete it if no trainer is running", store.Where(marker), err)
+		}
+		if !time.Now().After(m.Expires) {
+			return fmt.Errorf("acquire lease on %s: %q (pid %d on host %s) is taking over the expired lease of %q (pid %d on %s) right now",
+				store, m.Holder, m.PID, m.Host, cur.Holder, cur.PID, cur.Host)
+		}
+		stale = m
+	}
+	return fmt.Errorf("acquire lease on %s: too many abandoned takeovers in %s; delete it and %s if no trainer is running",
+		store, store.Where(leaseTakeoverDir), store.Where(LeaseObject))
+}
+
+// cleanTakeOvers deletes takeover objects older than takeOverKeep, best
+// effort (a leftover costs a few bytes).
+func cleanTakeOvers(ctx context.Context, store *Store) {
+	objs, err := store.List(ctx, leaseTakeoverDir)
+	if err != nil {
+		return
+	}
+	for _, o := range objs {
+		if time.Since(o.ModTime) > takeOverKeep {
+			store.Delete(ctx, o.Name)
+		}
+	}
+}
+
+// heldError is the error for a live lease held by someone else.
+func heldError(store *Store, info LeaseInfo) error {
+	return &LeaseHeldError{Loc: store.String(), Object: store.Where(LeaseObject), Info: info, Now: time.Now()}
 }
 
 // ReadLease reads the run's lease.json; a missing lease is an error matching
