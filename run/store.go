@@ -457,7 +457,10 @@ func (s *Store) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 		r, err = s.bucket.NewReader(ctx, name, nil)
 		return err
 	})
-	return r, err
+	if err != nil {
+		return nil, err // not a nil *blob.Reader in a non-nil interface
+	}
+	return r, nil
 }
 
 // Exists tells whether the object name exists.
