@@ -254,39 +254,57 @@ func TestOpenStore_UnreachableEndpoint_FailsFastNamingIt(t *testing.T) {
 }
 
 // BenchmarkMinIO_PutGet measures a write-once Put and a Get of one object on
-// MinIO over loopback: the store's cost per shard.
+// MinIO over loopback: the store's cost per shard (compare
+// BenchmarkLocal_PutGet).
 func BenchmarkMinIO_PutGet(b *testing.B) {
+	srv := miniotest.Start(b)
+	srv.CreateBucket(b, "runs")
+	s, err := OpenStore(context.Background(), srv.URL("runs", "bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	benchPutGet(b, s)
+}
+
+// BenchmarkLocal_PutGet measures a write-once Put and a Get of one object in
+// a local run directory.
+func BenchmarkLocal_PutGet(b *testing.B) {
+	s, err := OpenStore(context.Background(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	benchPutGet(b, s)
+}
+
+// benchPutGet runs the Put and Get benchmarks on s for a small object (a
+// pointer, a metrics row) and a 1 MiB one (a shard).
+func benchPutGet(b *testing.B, s *Store) {
+	ctx := context.Background()
 	for _, size := range []int{1 << 10, 1 << 20} {
-		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
-			srv := miniotest.Start(b)
-			srv.CreateBucket(b, "runs")
-			ctx := context.Background()
-			s, err := OpenStore(ctx, srv.URL("runs", "bench"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			data := make([]byte, size)
-			rand.Read(data)
-			b.Run("Put", func(b *testing.B) {
-				b.SetBytes(int64(size))
-				for i := 0; b.Loop(); i++ {
-					if err := s.Put(ctx, fmt.Sprintf("put/%d", i), bytes.NewReader(data)); err != nil {
-						b.Fatal(err)
-					}
+		data := make([]byte, size)
+		rand.Read(data)
+		b.Run(fmt.Sprintf("Put/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			dir := fmt.Sprintf("put-%d-%d/", size, time.Now().UnixNano()) // fresh names on every run
+			for i := 0; b.Loop(); i++ {
+				if err := s.Put(ctx, fmt.Sprintf("%s%d", dir, i), bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
 				}
-			})
-			if err := s.Put(ctx, "get", bytes.NewReader(data)); err != nil {
-				b.Fatal(err)
 			}
-			b.Run("Get", func(b *testing.B) {
-				b.SetBytes(int64(size))
-				for b.Loop() {
-					if _, err := s.Get(ctx, "get"); err != nil {
-						b.Fatal(err)
-					}
+		})
+		name := fmt.Sprintf("get-%d", size)
+		if err := s.Put(ctx, name, bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("Get/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if _, err := s.Get(ctx, name); err != nil {
+					b.Fatal(err)
 				}
-			})
+			}
 		})
 	}
 }
