@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -42,13 +43,14 @@ var ErrLeaseLost = errors.New("lease lost")
 // Times are the holder's clock; holders' clocks must agree to well within
 // the lease's time to live.
 type LeaseInfo struct {
-	Holder   string    `json:"holder"`   // what the holder calls itself, e.g. "train"
-	Host     string    `json:"host"`     // its host name
-	PID      int       `json:"pid"`      // its process id on Host
-	Acquired time.Time `json:"acquired"` // when it took the lease
-	Renewed  time.Time `json:"renewed"`  // when it last renewed it
-	Expires  time.Time `json:"expires"`  // when the lease lapses unless renewed
-	Token    string    `json:"token"`    // unique per acquisition
+	Holder   string    `json:"holder"`         // what the holder calls itself, e.g. "train"
+	Host     string    `json:"host"`           // its host name
+	PID      int       `json:"pid"`            // its process id on Host
+	Boot     string    `json:"boot,omitempty"` // Host's boot id (Linux), to tell two hosts of one name apart
+	Acquired time.Time `json:"acquired"`       // when it took the lease
+	Renewed  time.Time `json:"renewed"`        // when it last renewed it
+	Expires  time.Time `json:"expires"`        // when the lease lapses unless renewed
+	Token    string    `json:"token"`          // unique per acquisition
 }
 
 // LeaseHeldError is AcquireLease's error when another trainer holds the
@@ -121,7 +123,7 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 		return nil, fmt.Errorf("acquire lease on %s: %w", store, err)
 	}
 	now := time.Now()
-	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Acquired: now, Renewed: now,
+	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Boot: bootID(), Acquired: now, Renewed: now,
 		Expires: now.Add(ttl), Token: hex.EncodeToString(tok[:])}
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
@@ -143,7 +145,7 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 			return nil, fmt.Errorf("acquire lease: %w", err)
 		}
 		now := time.Now()
-		if !leaseStale(cur, now, host) {
+		if !leaseStale(cur, now, host, info.Boot) {
 			return nil, heldError(store, cur)
 		}
 		if err := takeOver(ctx, store, cur, data); err != nil {
@@ -240,12 +242,27 @@ func ReadLease(ctx context.Context, store *Store) (LeaseInfo, error) {
 }
 
 // leaseStale tells whether the lease cur may be taken over at now: it
-// expired, or its holder ran on this host and its process is gone.
-func leaseStale(cur LeaseInfo, now time.Time, host string) bool {
+// expired, or its holder ran on this host (same name and, when both are
+// known, same boot) and its process is gone.
+func leaseStale(cur LeaseInfo, now time.Time, host, boot string) bool {
 	if now.After(cur.Expires) {
 		return true
 	}
-	return cur.Host == host && cur.PID > 0 && cur.PID != os.Getpid() && !processAlive(cur.PID)
+	if cur.Host != host || (cur.Boot != "" && boot != "" && cur.Boot != boot) {
+		return false
+	}
+	return cur.PID > 0 && cur.PID != os.Getpid() && !processAlive(cur.PID)
+}
+
+// bootID returns the Linux kernel's boot id ("" elsewhere): two machines
+// that share a host name have different ones, and a rebooted machine a new
+// one.
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // processAlive tells whether a process with id pid exists on this host.

@@ -211,6 +211,16 @@ func TestLease_HolderOnThisHostWhoseProcessIsGone_IsTakenOverAtOnce(t *testing.T
 	}
 	l.Release(ctx)
 
+	// A host of the same name that is another machine (another boot id)
+	// keeps its lease: its process is not ours to look for.
+	if boot := bootID(); boot != "" {
+		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: "another-machine", PID: cmd.Process.Pid, Acquired: now, Renewed: now,
+			Expires: now.Add(time.Hour), Token: "twin"})
+		if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
+			t.Fatalf("AcquireLease over a same-named host's lease = %v; want ErrLeaseHeld", err)
+		}
+	}
+
 	// A live process on another host keeps its lease.
 	putLease(t, s, LeaseInfo{Holder: "train", Host: "elsewhere", PID: cmd.Process.Pid, Acquired: now, Renewed: now,
 		Expires: now.Add(time.Hour), Token: "remote"})
