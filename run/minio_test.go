@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -336,5 +338,18 @@ func TestMinIO_StoreOutage_OperationsAreRetriedUntilItIsBack(t *testing.T) {
 	objs, err := s.List(ctx, "games/")
 	if err != nil || len(objs) != 1 {
 		t.Fatalf("List = %v, %v; want the one shard", objs, err)
+	}
+}
+
+func TestOpenStore_EndpointThatIsNotS3_IsNamed(t *testing.T) {
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
+	t.Setenv("AWS_ACCESS_KEY_ID", "x")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "y")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	loc := miniotest.URL(web.URL, "runs", "nine")
+	_, err := OpenStore(context.Background(), loc)
+	if err == nil || !strings.Contains(err.Error(), loc) || !strings.Contains(err.Error(), "is it an S3 server?") {
+		t.Fatalf("OpenStore = %v; want the URL and a doubt that it is S3", err)
 	}
 }

@@ -200,6 +200,10 @@ func (s *Store) describe(pctx context.Context, err error) string {
 	case isUnreachable(err):
 		return "cannot reach the endpoint (is the server running, the endpoint right?)"
 	case code == gcerrors.NotFound:
+		var ec interface{ ErrorCode() string }
+		if errors.As(err, &ec) && ec.ErrorCode() != "NoSuchBucket" && strings.HasPrefix(s.loc, "s3:") {
+			return "the endpoint answered Not Found without naming the bucket (is it an S3 server?)"
+		}
 		return "the bucket does not exist (create it first)"
 	case code == gcerrors.PermissionDenied || isCredentialError(err):
 		return "access denied: wrong or missing credentials, or no permission on the bucket (" + s.credentialHint() + ")"
