@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -17,6 +18,12 @@ import (
 
 // LeaseObject is the name of the trainer's lease in a run.
 const LeaseObject = "lease.json"
+
+// DefaultLeaseTTL is a lease's time to live unless the caller has reason
+// for another: renewed every 20 s, and a trainer that crashed on another
+// host blocks its successor for at most a minute (on the same host, not at
+// all: a lease whose process is gone is taken over at once).
+const DefaultLeaseTTL = time.Minute
 
 // leaseTakeoverDir holds one write-once object per lease taken over after
 // it expired, named by the token of the expired lease: of two trainers that
@@ -36,21 +43,23 @@ var ErrLeaseLost = errors.New("lease lost")
 // Times are the holder's clock; holders' clocks must agree to well within
 // the lease's time to live.
 type LeaseInfo struct {
-	Holder   string    `json:"holder"`   // what the holder calls itself, e.g. "train"
-	Host     string    `json:"host"`     // its host name
-	PID      int       `json:"pid"`      // its process id on Host
-	Acquired time.Time `json:"acquired"` // when it took the lease
-	Renewed  time.Time `json:"renewed"`  // when it last renewed it
-	Expires  time.Time `json:"expires"`  // when the lease lapses unless renewed
-	Token    string    `json:"token"`    // unique per acquisition
+	Holder   string    `json:"holder"`         // what the holder calls itself, e.g. "train"
+	Host     string    `json:"host"`           // its host name
+	PID      int       `json:"pid"`            // its process id on Host
+	Boot     string    `json:"boot,omitempty"` // Host's boot id (Linux), to tell two hosts of one name apart
+	Acquired time.Time `json:"acquired"`       // when it took the lease
+	Renewed  time.Time `json:"renewed"`        // when it last renewed it
+	Expires  time.Time `json:"expires"`        // when the lease lapses unless renewed
+	Token    string    `json:"token"`          // unique per acquisition
 }
 
 // LeaseHeldError is AcquireLease's error when another trainer holds the
 // lease; it matches ErrLeaseHeld.
 type LeaseHeldError struct {
-	Loc  string    // the store
-	Info LeaseInfo // the lease found
-	Now  time.Time // when it was found
+	Loc    string    // the store
+	Object string    // where lease.json is (Store.Where)
+	Info   LeaseInfo // the lease found
+	Now    time.Time // when it was found
 }
 
 // Error names the holder, where it runs and when the lease expires, and how
@@ -58,10 +67,10 @@ type LeaseHeldError struct {
 func (e *LeaseHeldError) Error() string {
 	return fmt.Sprintf("run %s is held by %q (pid %d on host %s) until %s (in %v, renewed %s); "+
 		"only one trainer may run. If that process is gone, the lease lapses at that time, "+
-		"or delete %s from the run to clear it now",
+		"or delete %s to clear it now",
 		e.Loc, e.Info.Holder, e.Info.PID, e.Info.Host,
 		e.Info.Expires.UTC().Format(time.RFC3339), e.Info.Expires.Sub(e.Now).Round(time.Second),
-		e.Info.Renewed.UTC().Format(time.RFC3339), LeaseObject)
+		e.Info.Renewed.UTC().Format(time.RFC3339), e.Object)
 }
 
 // Is makes the error match ErrLeaseHeld.
@@ -75,7 +84,9 @@ func (e *LeaseHeldError) Is(target error) bool { return target == ErrLeaseHeld }
 //
 // The guarantee rests on the store's conditional create (see Store.Put):
 // two trainers that start at once cannot both create lease.json, and two
-// that find the same expired lease cannot both create its takeover object.
+// that find the same expired lease cannot both create its takeover object
+// (lease-takeovers/TOKEN.json; one whose writer crashed before replacing
+// the lease is itself taken over once it would have expired).
 // Renewal reads lease.json and replaces it when it still holds this lease's
 // token; that read-then-replace is not atomic, but a takeover needs the lease
 // expired, and the holder's context is cancelled before its lease expires
@@ -112,7 +123,7 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 		return nil, fmt.Errorf("acquire lease on %s: %w", store, err)
 	}
 	now := time.Now()
-	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Acquired: now, Renewed: now,
+	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Boot: bootID(), Acquired: now, Renewed: now,
 		Expires: now.Add(ttl), Token: hex.EncodeToString(tok[:])}
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
@@ -134,23 +145,11 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 			return nil, fmt.Errorf("acquire lease: %w", err)
 		}
 		now := time.Now()
-		if !leaseStale(cur, now, host) {
-			return nil, &LeaseHeldError{Loc: store.String(), Info: cur, Now: now}
+		if !leaseStale(cur, now, host, info.Boot) {
+			return nil, heldError(store, cur)
 		}
-		// Take over: only one contender creates the takeover object.
-		err = store.Put(ctx, leaseTakeoverDir+cur.Token+".json", bytes.NewReader(data))
-		if errors.Is(err, fs.ErrExist) {
-			if next, rerr := ReadLease(ctx, store); rerr == nil && next.Token != cur.Token {
-				return nil, &LeaseHeldError{Loc: store.String(), Info: next, Now: time.Now()}
-			}
-			return nil, fmt.Errorf("acquire lease on %s: another trainer is taking over the expired lease of %q (pid %d on %s) right now",
-				store, cur.Holder, cur.PID, cur.Host)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("acquire lease: take over: %w", err)
-		}
-		if err := store.PutReplace(ctx, LeaseObject, data); err != nil {
-			return nil, fmt.Errorf("acquire lease: take over: %w", err)
+		if err := takeOver(ctx, store, cur, data); err != nil {
+			return nil, err
 		}
 		break
 	}
@@ -158,6 +157,71 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
 	go l.renewLoop()
 	return l, nil
+}
+
+// takeOverKeep is how long takeover objects are kept: far longer than a
+// contender takes between reading an expired lease and creating its
+// takeover object.
+const takeOverKeep = time.Hour
+
+// takeOver replaces the expired lease cur by ours (data) if this contender
+// creates cur's takeover object. A takeover object whose writer never
+// replaced the lease (it crashed between the two writes) is itself expired
+// once the lease it holds would have; then that lease's takeover object
+// decides, and so on.
+func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) error {
+	stale := cur
+	for range 8 {
+		marker := leaseTakeoverDir + stale.Token + ".json"
+		err := store.Put(ctx, marker, bytes.NewReader(data))
+		if err == nil {
+			if err := store.PutReplace(ctx, LeaseObject, data); err != nil {
+				return fmt.Errorf("acquire lease: take over: %w", err)
+			}
+			cleanTakeOvers(ctx, store)
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("acquire lease: take over: %w", err)
+		}
+		if now, err := ReadLease(ctx, store); err == nil && now.Token != cur.Token {
+			return heldError(store, now) // the other contender finished
+		}
+		mdata, err := store.Get(ctx, marker)
+		if err != nil {
+			return fmt.Errorf("acquire lease: take over: %w", err)
+		}
+		var m LeaseInfo
+		if err := json.Unmarshal(mdata, &m); err != nil || m.Token == "" {
+			return fmt.Errorf("acquire lease: %s is not a lease (%v); delete it if no trainer is running", store.Where(marker), err)
+		}
+		if !time.Now().After(m.Expires) {
+			return fmt.Errorf("acquire lease on %s: %q (pid %d on host %s) is taking over the expired lease of %q (pid %d on %s) right now",
+				store, m.Holder, m.PID, m.Host, cur.Holder, cur.PID, cur.Host)
+		}
+		stale = m
+	}
+	return fmt.Errorf("acquire lease on %s: too many abandoned takeovers in %s; delete it and %s if no trainer is running",
+		store, store.Where(leaseTakeoverDir), store.Where(LeaseObject))
+}
+
+// cleanTakeOvers deletes takeover objects older than takeOverKeep, best
+// effort (a leftover costs a few bytes).
+func cleanTakeOvers(ctx context.Context, store *Store) {
+	objs, err := store.List(ctx, leaseTakeoverDir)
+	if err != nil {
+		return
+	}
+	for _, o := range objs {
+		if time.Since(o.ModTime) > takeOverKeep {
+			store.Delete(ctx, o.Name)
+		}
+	}
+}
+
+// heldError is the error for a live lease held by someone else.
+func heldError(store *Store, info LeaseInfo) error {
+	return &LeaseHeldError{Loc: store.String(), Object: store.Where(LeaseObject), Info: info, Now: time.Now()}
 }
 
 // ReadLease reads the run's lease.json; a missing lease is an error matching
@@ -178,12 +242,27 @@ func ReadLease(ctx context.Context, store *Store) (LeaseInfo, error) {
 }
 
 // leaseStale tells whether the lease cur may be taken over at now: it
-// expired, or its holder ran on this host and its process is gone.
-func leaseStale(cur LeaseInfo, now time.Time, host string) bool {
+// expired, or its holder ran on this host (same name and, when both are
+// known, same boot) and its process is gone.
+func leaseStale(cur LeaseInfo, now time.Time, host, boot string) bool {
 	if now.After(cur.Expires) {
 		return true
 	}
-	return cur.Host == host && cur.PID > 0 && cur.PID != os.Getpid() && !processAlive(cur.PID)
+	if cur.Host != host || (cur.Boot != "" && boot != "" && cur.Boot != boot) {
+		return false
+	}
+	return cur.PID > 0 && cur.PID != os.Getpid() && !processAlive(cur.PID)
+}
+
+// bootID returns the Linux kernel's boot id ("" elsewhere): two machines
+// that share a host name have different ones, and a rebooted machine a new
+// one.
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // processAlive tells whether a process with id pid exists on this host.

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,7 +54,7 @@ func TestLease_SecondTrainer_GetsAnErrorNamingHolderHostAndExpiry(t *testing.T) 
 			}
 			host, _ := os.Hostname()
 			info := first.Info()
-			for _, want := range []string{s.String(), `"train"`, host, info.Expires.UTC().Format(time.RFC3339), "delete lease.json"} {
+			for _, want := range []string{s.String(), `"train"`, host, info.Expires.UTC().Format(time.RFC3339), "delete " + s.Where(LeaseObject)} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not name %q", err, want)
 				}
@@ -210,6 +211,16 @@ func TestLease_HolderOnThisHostWhoseProcessIsGone_IsTakenOverAtOnce(t *testing.T
 	}
 	l.Release(ctx)
 
+	// A host of the same name that is another machine (another boot id)
+	// keeps its lease: its process is not ours to look for.
+	if boot := bootID(); boot != "" {
+		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: "another-machine", PID: cmd.Process.Pid, Acquired: now, Renewed: now,
+			Expires: now.Add(time.Hour), Token: "twin"})
+		if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
+			t.Fatalf("AcquireLease over a same-named host's lease = %v; want ErrLeaseHeld", err)
+		}
+	}
+
 	// A live process on another host keeps its lease.
 	putLease(t, s, LeaseInfo{Holder: "train", Host: "elsewhere", PID: cmd.Process.Pid, Acquired: now, Renewed: now,
 		Expires: now.Add(time.Hour), Token: "remote"})
@@ -310,5 +321,72 @@ func TestLease_NotALease_IsNamed(t *testing.T) {
 	_, err := AcquireLease(ctx, s, "train", time.Minute)
 	if err == nil || !strings.Contains(err.Error(), "is not a lease") {
 		t.Fatalf("AcquireLease = %v; want an error saying lease.json is not a lease", err)
+	}
+}
+
+// putTakeOver writes a takeover object for the lease with token stale, as
+// a contender would.
+func putTakeOver(t *testing.T, s *Store, stale string, info LeaseInfo) {
+	t.Helper()
+	data, err := json.Marshal(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(context.Background(), leaseTakeoverDir+stale+".json", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLease_TakeOverAbandonedMidway_IsTakenOverOnceItWouldHaveExpired(t *testing.T) {
+	ctx := context.Background()
+	for kind, s := range openTestStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			old := time.Now().Add(-time.Hour)
+			putLease(t, s, LeaseInfo{Holder: "train", Host: "a", PID: 1, Acquired: old, Renewed: old, Expires: old.Add(time.Minute), Token: "L0"})
+			// A contender created L0's takeover object and crashed before
+			// replacing the lease; its own lease expired since.
+			putTakeOver(t, s, "L0", LeaseInfo{Holder: "crashed", Host: "b", PID: 2, Acquired: old, Renewed: old, Expires: old.Add(2 * time.Minute), Token: "M1"})
+			l, err := AcquireLease(ctx, s, "train", time.Minute)
+			if err != nil {
+				t.Fatalf("AcquireLease = %v; want a takeover", err)
+			}
+			defer l.Release(ctx)
+			if ok, _ := s.Exists(ctx, leaseTakeoverDir+"M1.json"); !ok {
+				t.Fatal("the takeover went through without M1's takeover object")
+			}
+		})
+	}
+}
+
+func TestLease_TakeOverInProgress_IsNamed(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStores(t)["mem"]
+	old, now := time.Now().Add(-time.Hour), time.Now()
+	putLease(t, s, LeaseInfo{Holder: "train", Host: "a", PID: 1, Acquired: old, Renewed: old, Expires: old.Add(time.Minute), Token: "L0"})
+	putTakeOver(t, s, "L0", LeaseInfo{Holder: "quicker", Host: "b", PID: 2, Acquired: now, Renewed: now, Expires: now.Add(time.Minute), Token: "M1"})
+	_, err := AcquireLease(ctx, s, "train", time.Minute)
+	if err == nil || !strings.Contains(err.Error(), `"quicker"`) || !strings.Contains(err.Error(), "taking over") {
+		t.Fatalf("AcquireLease = %v; want an error naming the trainer taking over", err)
+	}
+}
+
+func TestLease_TakeOver_DeletesOldTakeOverObjects(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStores(t)["path"]
+	dir, _ := s.Local()
+	old := time.Now().Add(-3 * time.Hour)
+	putTakeOver(t, s, "ancient", LeaseInfo{Holder: "x", Token: "A", Expires: old})
+	if err := os.Chtimes(filepath.Join(dir, leaseTakeoverDir, "ancient.json"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	putLease(t, s, LeaseInfo{Holder: "train", Host: "a", PID: 1, Acquired: old, Renewed: old, Expires: old.Add(time.Minute), Token: "L0"})
+	l, err := AcquireLease(ctx, s, "train", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	objs, err := s.List(ctx, leaseTakeoverDir)
+	if err != nil || len(objs) != 1 || objs[0].Name != leaseTakeoverDir+"L0.json" {
+		t.Fatalf("takeover objects = %v, %v; want only the new one", objs, err)
 	}
 }

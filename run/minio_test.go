@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +39,18 @@ func TestMinIO_Store_WriteOnceReplaceListAndTransfer(t *testing.T) {
 	srv, s := openMinIOStore(t, "nine")
 	if ok, err := s.CheckRun(ctx); ok || err != nil {
 		t.Fatalf("new run: CheckRun = %v, %v", ok, err)
+	}
+	if err := s.CheckWriteOnce(ctx); err != nil {
+		t.Fatalf("MinIO honours If-None-Match: %v", err)
+	}
+	// With an endpoint and no region anywhere, the region defaults.
+	t.Setenv("AWS_REGION", "")
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	noRegion := "s3://runs/nine?endpoint=" + srv.Endpoint + "&use_path_style=true"
+	if s2, err := OpenStore(ctx, noRegion); err != nil {
+		t.Fatalf("OpenStore(%s) = %v; want the default region", noRegion, err)
+	} else {
+		s2.Close()
 	}
 	for _, name := range []string{"run.yaml", "games/gen-000001/w1.parquet", "games/gen-000001/w2.parquet", "games/gen-000002/w1.parquet"} {
 		if err := s.Put(ctx, name, strings.NewReader(name)); err != nil {
@@ -242,39 +256,100 @@ func TestOpenStore_UnreachableEndpoint_FailsFastNamingIt(t *testing.T) {
 }
 
 // BenchmarkMinIO_PutGet measures a write-once Put and a Get of one object on
-// MinIO over loopback: the store's cost per shard.
+// MinIO over loopback: the store's cost per shard (compare
+// BenchmarkLocal_PutGet).
 func BenchmarkMinIO_PutGet(b *testing.B) {
+	srv := miniotest.Start(b)
+	srv.CreateBucket(b, "runs")
+	s, err := OpenStore(context.Background(), srv.URL("runs", "bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	benchPutGet(b, s)
+}
+
+// BenchmarkLocal_PutGet measures a write-once Put and a Get of one object in
+// a local run directory.
+func BenchmarkLocal_PutGet(b *testing.B) {
+	s, err := OpenStore(context.Background(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	benchPutGet(b, s)
+}
+
+// benchPutGet runs the Put and Get benchmarks on s for a small object (a
+// pointer, a metrics row) and a 1 MiB one (a shard).
+func benchPutGet(b *testing.B, s *Store) {
+	ctx := context.Background()
 	for _, size := range []int{1 << 10, 1 << 20} {
-		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
-			srv := miniotest.Start(b)
-			srv.CreateBucket(b, "runs")
-			ctx := context.Background()
-			s, err := OpenStore(ctx, srv.URL("runs", "bench"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			data := make([]byte, size)
-			rand.Read(data)
-			b.Run("Put", func(b *testing.B) {
-				b.SetBytes(int64(size))
-				for i := 0; b.Loop(); i++ {
-					if err := s.Put(ctx, fmt.Sprintf("put/%d", i), bytes.NewReader(data)); err != nil {
-						b.Fatal(err)
-					}
+		data := make([]byte, size)
+		rand.Read(data)
+		b.Run(fmt.Sprintf("Put/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			dir := fmt.Sprintf("put-%d-%d/", size, time.Now().UnixNano()) // fresh names on every run
+			for i := 0; b.Loop(); i++ {
+				if err := s.Put(ctx, fmt.Sprintf("%s%d", dir, i), bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
 				}
-			})
-			if err := s.Put(ctx, "get", bytes.NewReader(data)); err != nil {
-				b.Fatal(err)
 			}
-			b.Run("Get", func(b *testing.B) {
-				b.SetBytes(int64(size))
-				for b.Loop() {
-					if _, err := s.Get(ctx, "get"); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
 		})
+		name := fmt.Sprintf("get-%d", size)
+		if err := s.Put(ctx, name, bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("Get/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if _, err := s.Get(ctx, name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestMinIO_StoreOutage_OperationsAreRetriedUntilItIsBack(t *testing.T) {
+	ctx := context.Background()
+	srv, s := openMinIOStore(t, "outage")
+	if err := s.Put(ctx, "run.yaml", strings.NewReader("x")); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	back := make(chan error, 1)
+	go func() {
+		time.Sleep(time.Second)
+		back <- srv.Restart()
+	}()
+	start := time.Now()
+	if err := s.Put(ctx, "games/gen-000001/w1.parquet", strings.NewReader("games")); err != nil {
+		t.Fatalf("Put across a restart of the store = %v", err)
+	}
+	t.Logf("Put went through %v after the store stopped", time.Since(start).Round(time.Millisecond))
+	if err := <-back; err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, "games/gen-000001/w1.parquet"); err != nil || string(got) != "games" {
+		t.Fatalf("Get = %q, %v", got, err)
+	}
+	// The retry found nothing of its own: the store holds exactly one copy.
+	objs, err := s.List(ctx, "games/")
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("List = %v, %v; want the one shard", objs, err)
+	}
+}
+
+func TestOpenStore_EndpointThatIsNotS3_IsNamed(t *testing.T) {
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
+	t.Setenv("AWS_ACCESS_KEY_ID", "x")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "y")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	loc := miniotest.URL(web.URL, "runs", "nine")
+	_, err := OpenStore(context.Background(), loc)
+	if err == nil || !strings.Contains(err.Error(), loc) || !strings.Contains(err.Error(), "is it an S3 server?") {
+		t.Fatalf("OpenStore = %v; want the URL and a doubt that it is S3", err)
 	}
 }

@@ -3,7 +3,9 @@ package run
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -179,8 +181,8 @@ func newStore(loc string, b *blob.Bucket, dir, prefix string) *Store {
 func (s *Store) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, storeProbeTimeout)
 	defer cancel()
-	_, err := s.bucket.List(nil).Next(pctx)
-	if err == nil || errors.Is(err, io.EOF) {
+	_, _, err := s.bucket.ListPage(pctx, blob.FirstPageToken, 1, nil)
+	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -198,11 +200,15 @@ func (s *Store) describe(pctx context.Context, err error) string {
 	case isUnreachable(err):
 		return "cannot reach the endpoint (is the server running, the endpoint right?)"
 	case code == gcerrors.NotFound:
+		var ec interface{ ErrorCode() string }
+		if errors.As(err, &ec) && ec.ErrorCode() != "NoSuchBucket" && strings.HasPrefix(s.loc, "s3:") {
+			return "the endpoint answered Not Found without naming the bucket (is it an S3 server?)"
+		}
 		return "the bucket does not exist (create it first)"
 	case code == gcerrors.PermissionDenied || isCredentialError(err):
 		return "access denied: wrong or missing credentials, or no permission on the bucket (" + s.credentialHint() + ")"
 	}
-	return "the store does not answer a listing"
+	return "the store refused to list the run"
 }
 
 // credentialHint names where the store's scheme takes its credentials from.
@@ -220,6 +226,22 @@ func (s *Store) credentialHint() string {
 
 // String returns the location the store was opened with.
 func (s *Store) String() string { return s.loc }
+
+// Where returns where the object name is, for messages a person acts on:
+// the file's path in a local directory, the object's URL (without the
+// query) in an object store.
+func (s *Store) Where(name string) string {
+	if s.dir != "" {
+		return filepath.Join(s.dir, filepath.FromSlash(name))
+	}
+	u, err := url.Parse(s.loc)
+	if err != nil {
+		return s.loc + " " + name
+	}
+	u.RawQuery = ""
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + name
+	return u.String()
+}
 
 // Local returns the run's directory and true when the store is a local
 // directory (a path or file://), so the loop can work in it in place.
@@ -265,12 +287,40 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// CheckWriteOnce checks that the store can be written and honours
+// write-once: it writes a probe object twice (the second write must fail)
+// and deletes it. A store that ignores conditional writes (an old S3
+// clone) would let two trainers both take the lease and let a shard be
+// overwritten, so the trainer and the workers call this before writing.
+// Readers (status) need not.
+func (s *Store) CheckWriteOnce(ctx context.Context) error {
+	var tok [8]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return err
+	}
+	name := ".probe-" + hex.EncodeToString(tok[:]) + ".tmp" // hidden from List
+	if err := s.Put(ctx, name, strings.NewReader("probe 1")); err != nil {
+		return fmt.Errorf("run store %s cannot be written: %w", s.loc, err)
+	}
+	defer s.Delete(context.WithoutCancel(ctx), name)
+	err := s.Put(ctx, name, strings.NewReader("probe 2"))
+	if err == nil {
+		return fmt.Errorf("run store %s ignores conditional writes (a second write of %s replaced it): "+
+			"two trainers could both take the lease and shards could be overwritten; use a store that "+
+			"supports If-None-Match (AWS S3, MinIO, GCS, Azure, a local directory)", s.loc, name)
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("run store %s: check write-once: %w", s.loc, err)
+	}
+	return nil
+}
+
 // Put writes the object name once: when name exists, Put fails with an
 // error that matches fs.ErrExist and the object is left as it was. The
 // object appears complete or not at all (see storeLocal for a local
 // directory; the object stores commit a PUT atomically). Put reads r to
-// the end; when r is an io.ReadSeeker a retry rewinds it, otherwise Put
-// first reads it into memory.
+// the end; on an object store, when r is an io.ReadSeeker a retry rewinds
+// it, otherwise Put first reads it into memory (a local directory streams).
 //
 // The check is the store's own conditional write (If-None-Match on S3 and
 // Azure, a generation precondition on GCS, an in-memory check on mem://, a
@@ -282,21 +332,18 @@ func (s *Store) Put(ctx context.Context, name string, r io.Reader) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("put in %s: %w", s.loc, err)
 	}
-	src, err := replayable(r)
-	if err != nil {
-		return fmt.Errorf("put %s in %s: read the data: %w", name, s.loc, err)
-	}
-	if s.dir != "" {
-		if _, err := src.rewind(); err != nil {
-			return fmt.Errorf("put %s in %s: %w", name, s.loc, err)
-		}
-		if err := writeLocal(s.dir, name, src.r, true); err != nil {
+	if s.dir != "" { // no retries, so no copy of r
+		if err := writeLocal(s.dir, name, r, true); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return fmt.Errorf("put %s in %s: %w (objects are written once)", name, s.loc, fs.ErrExist)
 			}
 			return fmt.Errorf("put %s in %s: %w", name, s.loc, err)
 		}
 		return nil
+	}
+	src, err := replayable(r)
+	if err != nil {
+		return fmt.Errorf("put %s in %s: read the data: %w", name, s.loc, err)
 	}
 	return s.do(ctx, "put", name, func(attempt int) error {
 		rd, err := src.rewind()
@@ -414,7 +461,10 @@ func (s *Store) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 		r, err = s.bucket.NewReader(ctx, name, nil)
 		return err
 	})
-	return r, err
+	if err != nil {
+		return nil, err // not a nil *blob.Reader in a non-nil interface
+	}
+	return r, nil
 }
 
 // Exists tells whether the object name exists.

@@ -21,7 +21,10 @@ type faultBucket struct {
 
 	mu     sync.Mutex
 	faults []*fault
-	calls  map[string]int // op -> number of calls
+	// ignoreIfNotExist makes writes replace existing objects, as an S3
+	// clone without conditional writes does.
+	ignoreIfNotExist bool
+	calls            map[string]int // op -> number of calls
 }
 
 // fault fails the next n calls of op on key ("" any key) with code; with
@@ -155,7 +158,10 @@ func (f *faultBucket) NewTypedWriter(ctx context.Context, key, contentType strin
 	if err := f.check("write", key, false); err != nil {
 		return nil, err
 	}
-	w, err := f.inner.NewWriter(ctx, key, &blob.WriterOptions{ContentType: contentType, IfNotExist: opts.IfNotExist})
+	f.mu.Lock()
+	ifNotExist := opts.IfNotExist && !f.ignoreIfNotExist
+	f.mu.Unlock()
+	w, err := f.inner.NewWriter(ctx, key, &blob.WriterOptions{ContentType: contentType, IfNotExist: ifNotExist})
 	if err != nil {
 		return nil, err
 	}

@@ -118,7 +118,8 @@ func isTransient(err error) bool {
 	if errors.As(err, &ec) {
 		switch ec.ErrorCode() {
 		case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout", "Throttling",
-			"ThrottlingException", "RequestTimeTooSkewed", "XMinioServerNotInitialized":
+			"ThrottlingException", "RequestTimeTooSkewed", "XMinioServerNotInitialized",
+			"ConditionalRequestConflict": // S3: a concurrent conditional write; retry
 			return true
 		}
 	}

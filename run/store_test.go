@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 	"gocloud.dev/gcerrors"
 )
@@ -433,5 +435,97 @@ func TestStore_Put_CommittedButAnswerLost_RetrySucceeds(t *testing.T) {
 	}
 	if got, _ := s.Get(ctx, "other"); string(got) != "theirs" {
 		t.Fatalf("other = %q; want theirs", got)
+	}
+}
+
+func TestStore_CheckWriteOnce_PassesOnEveryDriverAndLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	for kind, s := range openTestStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			if err := s.CheckWriteOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if dir, ok := s.Local(); ok {
+				if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+					t.Fatalf("the probe left %d files", len(ents))
+				}
+			} else if objs, _, _ := s.bucket.ListPage(ctx, blob.FirstPageToken, 10, nil); len(objs) != 0 {
+				t.Fatalf("the probe left %d objects", len(objs))
+			}
+		})
+	}
+}
+
+func TestStore_CheckWriteOnce_StoreIgnoringConditionalWrites_IsRefused(t *testing.T) {
+	s, fb := newFaultStore(t)
+	fb.ignoreIfNotExist = true
+	err := s.CheckWriteOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "ignores conditional writes") || !strings.Contains(err.Error(), "fault://test") {
+		t.Fatalf("CheckWriteOnce = %v; want a refusal naming the store", err)
+	}
+}
+
+func TestStore_CheckWriteOnce_ReadOnlyStore_IsRefused(t *testing.T) {
+	s, fb := newFaultStore(t)
+	fb.inject("write", "", 1, gcerrors.PermissionDenied, false)
+	err := s.CheckWriteOnce(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "cannot be written") {
+		t.Fatalf("CheckWriteOnce = %v; want cannot be written", err)
+	}
+}
+
+// httpError is an error with an HTTP status and an S3 error code, as the
+// AWS SDK's errors have.
+type httpError struct {
+	status int
+	code   string
+}
+
+func (e httpError) Error() string       { return fmt.Sprintf("HTTP %d %s", e.status, e.code) }
+func (e httpError) HTTPStatusCode() int { return e.status }
+func (e httpError) ErrorCode() string   { return e.code }
+
+func TestIsTransient_ClassifiesStoreErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"S3 503 SlowDown", fmt.Errorf("put: %w", httpError{503, "SlowDown"}), true},
+		{"S3 500 InternalError", httpError{500, "InternalError"}, true},
+		{"HTTP 429", httpError{429, ""}, true},
+		{"S3 409 ConditionalRequestConflict", httpError{409, "ConditionalRequestConflict"}, true},
+		{"connection reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{"unexpected EOF", fmt.Errorf("body: %w", io.ErrUnexpectedEOF), true},
+		{"S3 403 InvalidAccessKeyId", httpError{403, "InvalidAccessKeyId"}, false},
+		{"S3 403 SignatureDoesNotMatch", httpError{403, "SignatureDoesNotMatch"}, false},
+		{"S3 404 NoSuchKey", httpError{404, "NoSuchKey"}, false},
+		{"S3 400 bad request", httpError{400, "InvalidRequest"}, false},
+		{"the data's own read error", sourceError{errors.New("disk")}, false},
+		{"a local write error", localError{errors.New("no space")}, false},
+		{"a plain error", errors.New("what"), false},
+	} {
+		if got := isTransient(tc.err); got != tc.want {
+			t.Errorf("%s: isTransient = %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestStore_Where_NamesTheFileOrTheObjectURL(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ loc, want string }{
+		{dir, filepath.Join(dir, "lease.json")},
+		{"file://" + dir, filepath.Join(dir, "lease.json")},
+		{"s3://runs/nine?endpoint=http://127.0.0.1:9000&use_path_style=true", "s3://runs/nine/lease.json"},
+		{"s3://runs?endpoint=http://127.0.0.1:9000", "s3://runs/lease.json"},
+	} {
+		s, err := openStore(context.Background(), tc.loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Where("lease.json"); got != tc.want {
+			t.Errorf("%s: Where = %q; want %q", tc.loc, got, tc.want)
+		}
+		s.Close()
 	}
 }

@@ -46,10 +46,12 @@ type Server struct {
 	Dir      string // its data directory
 	Log      string // its output file
 
-	cmd  *exec.Cmd
-	done chan struct{}
+	bin, addr, certs string
+
 	mu   sync.Mutex
-	err  error // of the exited process
+	cmd  *exec.Cmd
+	done chan struct{} // closed when cmd exited
+	err  error         // of the exited process
 }
 
 // Find returns the minio binary: on PATH, or in $(go env GOBIN) or
@@ -134,36 +136,56 @@ func start(bin, dir string) (*Server, error) {
 		Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port),
 		Dir:      filepath.Join(dir, "data"),
 		Log:      filepath.Join(dir, "minio.log"),
-		done:     make(chan struct{}),
+		bin:      bin,
+		addr:     fmt.Sprintf("127.0.0.1:%d", port),
+		certs:    filepath.Join(dir, "certs"),
 	}
-	logf, err := os.Create(s.Log)
-	if err != nil {
+	if err := s.launch(); err != nil {
 		return nil, err
 	}
-	s.cmd = exec.Command(bin, "server", "--quiet", "--address", fmt.Sprintf("127.0.0.1:%d", port),
-		"--certs-dir", filepath.Join(dir, "certs"), s.Dir)
-	s.cmd.Env = append(os.Environ(),
+	return s, nil
+}
+
+// launch starts the server process and waits until it is ready.
+func (s *Server) launch() error {
+	logf, err := os.OpenFile(s.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(s.bin, "server", "--quiet", "--address", s.addr, "--certs-dir", s.certs, s.Dir)
+	cmd.Env = append(os.Environ(),
 		"MINIO_ROOT_USER="+AccessKey, "MINIO_ROOT_PASSWORD="+SecretKey,
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CI_CD=1")
-	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	if err := s.cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
 		logf.Close()
-		return nil, err
+		return err
 	}
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.cmd, s.done, s.err = cmd, done, nil
+	s.mu.Unlock()
 	go func() {
-		err := s.cmd.Wait()
+		err := cmd.Wait()
 		logf.Close()
 		s.mu.Lock()
 		s.err = err
 		s.mu.Unlock()
-		close(s.done)
+		close(done)
 	}()
-	if err := s.waitReady(); err != nil {
+	if err := s.waitReady(done); err != nil {
 		s.Stop()
 		out, _ := os.ReadFile(s.Log)
-		return nil, fmt.Errorf("%w; its output:\n%s", err, out)
+		return fmt.Errorf("%w; its output:\n%s", err, out)
 	}
-	return s, nil
+	return nil
+}
+
+// Restart stops the server and starts it again on the same address with
+// the same data: what a store outage looks like to its clients.
+func (s *Server) Restart() error {
+	s.Stop()
+	return s.launch()
 }
 
 // freePort returns a loopback TCP port that was free a moment ago.
@@ -178,7 +200,7 @@ func freePort() (int, error) {
 
 // waitReady polls MinIO's readiness endpoint until it answers 200, the
 // process exits or readyTimeout passes.
-func (s *Server) waitReady() error {
+func (s *Server) waitReady(done chan struct{}) error {
 	deadline := time.Now().Add(readyTimeout)
 	client := &http.Client{Timeout: time.Second}
 	for {
@@ -190,7 +212,7 @@ func (s *Server) waitReady() error {
 			}
 		}
 		select {
-		case <-s.done:
+		case <-done:
 			return fmt.Errorf("minio exited while starting: %v", s.exitErr())
 		case <-time.After(100 * time.Millisecond):
 		}
@@ -210,17 +232,20 @@ func (s *Server) exitErr() error {
 // Stop stops the server (SIGTERM, then SIGKILL after 10 s). It may be called
 // more than once.
 func (s *Server) Stop() {
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.mu.Unlock()
 	select {
-	case <-s.done:
+	case <-done:
 		return
 	default:
 	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-s.done:
+	case <-done:
 	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-		<-s.done
+		cmd.Process.Kill()
+		<-done
 	}
 }
 
