@@ -167,7 +167,8 @@ const takeOverKeep = time.Hour
 // takeOver replaces the expired lease cur by ours (data) if this contender
 // creates cur's takeover object. A takeover object whose writer never
 // replaced the lease (it crashed between the two writes) is itself expired
-// once the lease it holds would have; then that lease's takeover object
+// once the lease it holds would have (at once when its process is gone
+// from this host); then that lease's takeover object
 // decides, and so on.
 func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) error {
 	stale := cur
@@ -195,7 +196,10 @@ func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) err
 		if err := json.Unmarshal(mdata, &m); err != nil || m.Token == "" {
 			return fmt.Errorf("acquire lease: %s is not a lease (%v); delete it if no trainer is running", store.Where(marker), err)
 		}
-		if !time.Now().After(m.Expires) {
+		// A contender that crashed between its two writes is stale by the
+		// lease's own rule: expired, or its process gone from this host.
+		host, _ := os.Hostname()
+		if !leaseStale(m, time.Now(), host, bootID()) {
 			return fmt.Errorf("acquire lease on %s: %q (pid %d on host %s) is taking over the expired lease of %q (pid %d on %s) right now",
 				store, m.Holder, m.PID, m.Host, cur.Holder, cur.PID, cur.Host)
 		}

@@ -115,7 +115,7 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 	if !opts.Existing {
 		// The trainer takes the lease before it reads or writes anything:
 		// a second trainer stops here, naming the first.
-		if lease, err = AcquireLease(ctx, wd.store, "train", LeaseTTL); err != nil {
+		if lease, err = AcquireLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
 			return nil, err
 		}
 	}
@@ -311,9 +311,6 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 		return "", err
 	}
 }
-
-// LeaseTTL is how long the trainer's lease lasts unless renewed.
-const LeaseTTL = time.Minute
 
 // lastErrorObject holds the trainer's last error, for millzero status.
 const lastErrorObject = "metrics/last-error.txt"

@@ -245,3 +245,31 @@ func TestRoles_ARunLocationHoldingSomethingElseIsRefusedBeforeAnyWork(t *testing
 		t.Errorf("the refused trainer left its lease: %v", err)
 	}
 }
+
+// A trainer killed in the middle of taking over a crashed trainer's lease
+// (after its takeover object, before the new lease) leaves both behind;
+// the next trainer on the host goes on at once: both processes are gone.
+func TestRoles_ATrainerKilledWhileTakingOverDoesNotBlockTheNext(t *testing.T) {
+	dir := t.TempDir()
+	host, _ := os.Hostname()
+	lease := func(pid int, token string) string {
+		now := time.Now().UTC()
+		return fmt.Sprintf(`{"holder":"train","host":%q,"pid":%d,"boot":%q,"acquired":%q,"renewed":%q,"expires":%q,"token":%q}`,
+			host, pid, bootID(), now.Format(time.RFC3339), now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), token)
+	}
+	const gone1, gone2 = 1 << 30, 1<<30 + 1 // no such processes
+	if err := os.WriteFile(filepath.Join(dir, LeaseObject), []byte(lease(gone1, "first")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, leaseTakeoverDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, leaseTakeoverDir, "first.json"), []byte(lease(gone2, "second")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(context.Background(), dir, "three-test", Options{})
+	if err != nil {
+		t.Fatalf("after a killed takeover: %v", err)
+	}
+	l.Close()
+}
