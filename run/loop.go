@@ -115,6 +115,9 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 	if !opts.Existing {
 		// The trainer takes the lease before it reads or writes anything:
 		// a second trainer stops here, naming the first.
+		if err := wd.store.CheckWriteOnce(ctx); err != nil {
+			return nil, err
+		}
 		if lease, err = AcquireLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
 			return nil, err
 		}

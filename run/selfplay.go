@@ -30,6 +30,9 @@ const retryEvery = 10 * time.Second
 // played meanwhile, so no shard holds games of a model the worker did not
 // load. Without follow it is an error.
 func (l *Loop) Selfplay(ctx context.Context, games int, follow bool) (selfplay.Stats, error) {
+	if err := l.wd.store.CheckWriteOnce(ctx); err != nil {
+		return selfplay.Stats{}, err
+	}
 	round := l.cfg.SelfPlay.GamesPerShard * max(1, l.cfg.SelfPlay.Workers)
 	var total selfplay.Stats
 	for games == 0 || int(total.Games) < games {
