@@ -3,18 +3,21 @@ package arena
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
+	"github.com/millzero/millzero/model"
 )
 
 // SearchPlayer plays by the PUCT search of package mcts with an evaluator:
 // a checkpoint's network (model.Evaluator), or rollouts for a player that
 // needs no network. Each game gets its own search tree and evaluator.
+// NewSearchPlayer builds one; every command and the loop use it.
 type SearchPlayer struct {
 	Label    string        // the name in tables and records, e.g. "model:gen-000007"
-	Settings mcts.Settings // the search's settings; Simulations is the visits per move (or the cap, with MoveTime). See ArenaSettings
+	Settings mcts.Settings // the search's settings; Simulations is the visits per move (or the cap, with MoveTime). See MatchSettings
 	MoveTime time.Duration // when above 0, search each move for this long instead of a fixed number of visits
 
 	// NewEvaluator makes the evaluator of one game (model.Evaluator is for
@@ -23,24 +26,65 @@ type SearchPlayer struct {
 	NewEvaluator func(v *engine.Variant, seed uint64) (mcts.Evaluator, error)
 }
 
-// ArenaSettings are the search settings of a match: mcts.DefaultSettings
-// with simulations visits per move, no root noise and the most visited
-// action always (temperature 0), since the openings already vary the games.
-func ArenaSettings(simulations int) mcts.Settings {
-	s := mcts.DefaultSettings()
+// Evaluation is what a search player evaluates leaves with.
+type Evaluation struct {
+	Net            *model.Network // the network; nil evaluates with random playouts
+	RandomSymmetry bool           // evaluate each position under a random symmetry of the board (a network only)
+	Playouts       int            // without a network: random playouts per position (0: 1)
+	PlayoutPlies   int            // without a network: a longer playout counts as a draw (0: the variant's ply cap)
+}
+
+// NewSearchPlayer is a search player named label that searches with set
+// and evaluates by e: the one constructor of the model (and rollout)
+// players of the arena, the gate, the ladder, play and engine.
+func NewSearchPlayer(label string, set mcts.Settings, e Evaluation) *SearchPlayer {
+	p := &SearchPlayer{Label: label, Settings: set}
+	if e.Net != nil {
+		net, batch := e.Net, set.BatchSize
+		p.NewEvaluator = func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
+			return model.NewEvaluator(v, net, batch, e.RandomSymmetry, seed)
+		}
+		return p
+	}
+	p.NewEvaluator = func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
+		playouts, plies := max(e.Playouts, 1), e.PlayoutPlies
+		if plies <= 0 {
+			plies = v.MaxPlies
+		}
+		return mcts.NewRolloutEvaluator(v, playouts, plies, seed)
+	}
+	return p
+}
+
+// MatchSettings are the search settings of a match from a run's (or the
+// default) search settings s: simulations visits per move, no root noise
+// and the most visited action always (temperature 0), since the openings
+// already vary the games.
+func MatchSettings(s mcts.Settings, simulations int) mcts.Settings {
 	s.Simulations = simulations
 	s.DirichletFraction = 0
 	s.Temperature = 0
 	s.TemperaturePlies = 0
-	s.ReuseTree = true
+	s.FinalTemperature = 0
 	return s
+}
+
+// ArenaSettings are MatchSettings of mcts.DefaultSettings: the search of
+// players that belong to no run.
+func ArenaSettings(simulations int) mcts.Settings {
+	return MatchSettings(mcts.DefaultSettings(), simulations)
 }
 
 // Name is the Label.
 func (p *SearchPlayer) Name() string { return p.Label }
 
-// NewGame makes the search and evaluator of one game.
+// NewGame makes the search and evaluator of one game: a *SearchGame.
 func (p *SearchPlayer) NewGame(v *engine.Variant, seed uint64) (GamePlayer, error) {
+	return p.NewSearchGame(v, seed)
+}
+
+// NewSearchGame makes the search and evaluator of one game.
+func (p *SearchPlayer) NewSearchGame(v *engine.Variant, seed uint64) (*SearchGame, error) {
 	if p.NewEvaluator == nil {
 		return nil, fmt.Errorf("%s: no evaluator", p.Label)
 	}
@@ -55,12 +99,12 @@ func (p *SearchPlayer) NewGame(v *engine.Variant, seed uint64) (GamePlayer, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: evaluator: %w", p.Label, err)
 	}
-	return &searchGame{p: p, s: s, eval: eval}, nil
+	return &SearchGame{p: p, s: s, eval: eval}, nil
 }
 
-// searchGame is one game's search; the tree follows the game, reusing the
+// SearchGame is one game's search; the tree follows the game, reusing the
 // subtree of each action played when the settings say so.
-type searchGame struct {
+type SearchGame struct {
 	p    *SearchPlayer
 	s    *mcts.Search
 	eval mcts.Evaluator
@@ -68,7 +112,7 @@ type searchGame struct {
 
 // Act searches the game's position and plays the most visited action (or
 // by the settings' temperature).
-func (x *searchGame) Act(ctx context.Context, g *engine.Game) (engine.Action, error) {
+func (x *SearchGame) Act(ctx context.Context, g *engine.Game) (engine.Action, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -93,4 +137,43 @@ func (x *searchGame) Act(ctx context.Context, g *engine.Game) (engine.Action, er
 	return a, nil
 }
 
-func (x *searchGame) Close() error { return nil }
+// MaxTreeNodes bounds the tree of a search limited only by time (a node
+// is mcts.NodeBytes, 36 bytes: about 150 MB).
+const MaxTreeNodes = 1 << 22
+
+// Think searches the game's position under limits and returns the search's
+// result, which the next search overwrites. With moveTime 0 it searches
+// visits visits (the settings' Simulations when visits is 0); with moveTime
+// above 0 it searches until the time is up, or visits visits when visits is
+// above 0, or the tree reaches MaxTreeNodes, whichever comes first. It stops
+// after the step in which ctx is done, with what it found.
+func (x *SearchGame) Think(ctx context.Context, g *engine.Game, visits int, moveTime time.Duration) (*mcts.Result, error) {
+	if r, why := g.Outcome(); r != engine.Ongoing {
+		return nil, fmt.Errorf("the game is over (%s)", why)
+	}
+	x.s.Follow(g)
+	var deadline time.Time
+	switch {
+	case moveTime > 0:
+		deadline = time.Now().Add(moveTime)
+		if visits <= 0 {
+			visits = math.MaxInt32
+		}
+	case visits <= 0:
+		visits = x.p.Settings.Simulations
+	}
+	if err := x.s.RunFor(ctx, x.eval, visits, deadline, MaxTreeNodes); err != nil {
+		return nil, err
+	}
+	res := x.s.Result()
+	if len(res.Actions) == 0 {
+		return nil, fmt.Errorf("the search found no action")
+	}
+	return res, nil
+}
+
+// Nodes is the number of nodes in the game's search tree.
+func (x *SearchGame) Nodes() int { return x.s.Nodes() }
+
+// Close releases nothing: the tree and evaluator are garbage.
+func (x *SearchGame) Close() error { return nil }

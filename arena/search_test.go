@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func TestSearchPlayer_FollowsTheGameAndKeepsTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if root := gp.(*searchGame).s.Root(); root.Hash != g.Pos.Hash || root.Ply != g.Pos.Ply {
+		if root := gp.(*SearchGame).s.Root(); root.Hash != g.Pos.Hash || root.Ply != g.Pos.Ply {
 			t.Errorf("move %d: the search's root is not the game's position", i)
 		}
 		if el := time.Since(start); el > time.Second {
@@ -70,5 +71,74 @@ func TestSearchPlayer_BadSettingsAreErrors(t *testing.T) {
 	none := &SearchPlayer{Label: "x", Settings: ArenaSettings(10)}
 	if _, err := none.NewGame(v, 0); err == nil {
 		t.Errorf("no evaluator: no error")
+	}
+}
+
+// thinker is a rollout search game of sims visits a move.
+func thinker(t *testing.T, v *engine.Variant, sims int) *SearchGame {
+	t.Helper()
+	g, err := NewSearchPlayer("rollout", ArenaSettings(sims), Evaluation{}).NewSearchGame(v, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestSearchGame_FollowsTheGameAndStartsAfreshAfterUndo(t *testing.T) {
+	v, _ := engine.Load("nine")
+	bot := thinker(t, v, 64)
+	g := engine.NewGame(v)
+	res, err := bot.Think(context.Background(), g, 0, 0)
+	if err != nil || res.Visited < 64 {
+		t.Fatalf("first move: %v, %d visits", err, res.Visited)
+	}
+	g.Play(res.Best)
+	g.Play(g.V.Legal(&g.Pos, nil)[0])
+	bot.s.Follow(g)
+	if root := bot.s.Root(); root != g.Pos {
+		t.Fatal("after two actions the root is not the game's position")
+	}
+	if kept := bot.s.Result().Visited; kept == 0 {
+		t.Error("the subtree of the actions played was not kept")
+	}
+	g.Undo()
+	g.Undo()
+	g.PlayString("a7")
+	bot.s.Follow(g)
+	if root := bot.s.Root(); root != g.Pos || bot.s.Result().Visited != 0 {
+		t.Errorf("after undo and another action: root is the game's %v, %d visits; want the game's position, fresh",
+			root == g.Pos, bot.s.Result().Visited)
+	}
+	if _, err := bot.Think(context.Background(), g, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSearchGame_MoveTimeSearchesUntilTheTimeIsUp(t *testing.T) {
+	v, _ := engine.Load("nine")
+	bot := thinker(t, v, 16)
+	g := engine.NewGame(v)
+	start := time.Now()
+	res, err := bot.Think(context.Background(), g, 0, 50*time.Millisecond)
+	el := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without a cap the visits are not the player's 16; the time is kept
+	// to within a step of 32 visits (well under a second here).
+	if res.Visited <= 16 || el < 50*time.Millisecond || el > time.Second {
+		t.Errorf("%d visits in %s: want more than 16, in about 50ms", res.Visited, el)
+	}
+	bot = thinker(t, v, 16) // a fresh tree: the start's is reused
+	res, err = bot.Think(context.Background(), engine.NewGame(v), 40, time.Minute)
+	if err != nil || res.Visited < 40 || res.Visited > 40+32 {
+		t.Errorf("capped at 40 visits: %d, %v", res.Visited, err)
+	}
+	over := engine.NewGame(v)
+	for _, m := range strings.Fields("a7 d6 d7 f4 g7") {
+		over.PlayString(m)
+	}
+	if _, err := bot.Think(context.Background(), over, 0, 0); err != nil {
+		t.Errorf("a removal to choose: %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/engine"
-	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 )
 
@@ -69,10 +68,9 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 		if spec != "rollout" && !strings.HasPrefix(spec, "rollout@") {
 			return nil, fmt.Errorf("player %q: want rollout or rollout@N", spec)
 		}
-		return &SearchPlayer{Label: fmt.Sprintf("rollout@%d", n), Settings: ArenaSettings(n), MoveTime: set.MoveTime,
-			NewEvaluator: func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
-				return mcts.NewRolloutEvaluator(v, 1, v.MaxPlies, seed)
-			}}, nil
+		p := NewSearchPlayer(fmt.Sprintf("rollout@%d", n), ArenaSettings(n), Evaluation{})
+		p.MoveTime = set.MoveTime
+		return p, nil
 	case kind == "model":
 		path, n, err := sims(arg)
 		if err != nil {
@@ -85,19 +83,10 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 		if err != nil {
 			return nil, fmt.Errorf("player %q: %w", spec, err)
 		}
-		p := NewModelPlayer(fmt.Sprintf("model:%s@%d", strings.TrimSuffix(filepath.Base(path), ".safetensors"), n), ck.Net, n)
+		p := NewSearchPlayer(fmt.Sprintf("model:%s@%d", strings.TrimSuffix(filepath.Base(path), ".safetensors"), n),
+			ArenaSettings(n), Evaluation{Net: ck.Net, RandomSymmetry: true})
 		p.MoveTime = set.MoveTime
 		return p, nil
 	}
 	return nil, fmt.Errorf("player %q: unknown; the players are:\n%s", spec, SpecHelp)
-}
-
-// NewModelPlayer is the search player of network net with the arena's
-// settings at sims visits a move, named label.
-func NewModelPlayer(label string, net *model.Network, sims int) *SearchPlayer {
-	st := ArenaSettings(sims)
-	return &SearchPlayer{Label: label, Settings: st,
-		NewEvaluator: func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
-			return model.NewEvaluator(v, net, st.BatchSize, true, seed)
-		}}
 }

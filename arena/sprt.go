@@ -184,19 +184,11 @@ func Gate(ctx context.Context, m Match, t SPRT, maxGames int, onGame func(*Recor
 	m.Pairs = maxGames / 2
 	res := GateResult{}
 	res.Lower, res.Upper = t.Bounds()
-	half := map[int32]float64{} // the candidate's score in the first finished game of each pair
+	tally := NewTally(m.A.Name())
 	recs, err := m.Run(ctx, func(r *Record) error {
-		seat := 0
-		if r.Player1 == m.A.Name() {
-			seat = 1
-		}
-		s := r.Score(seat)
-		if first, ok := half[r.Pair]; ok {
-			delete(half, r.Pair)
-			res.Penta.Add(first + s)
+		if tally.Add(r) {
+			res.Penta = tally.Penta
 			res.Decision, res.LLR = t.Decide(res.Penta)
-		} else {
-			half[r.Pair] = s
 		}
 		if onGame != nil {
 			onGame(r, res)
@@ -208,4 +200,39 @@ func Gate(ctx context.Context, m Match, t SPRT, maxGames int, onGame func(*Recor
 	})
 	res.Records = recs
 	return res, err
+}
+
+// Tally counts a gate's finished pairs from the candidate's side: a pair
+// counts once both its games are in, whatever order they finish in. Gate
+// uses it as games end; a resumed gate feeds it the games it kept.
+type Tally struct {
+	Penta Penta // the finished pairs, by the candidate's score over the pair
+
+	cand string
+	half map[tallyKey]float64 // the candidate's score in the first finished game of each open pair
+}
+
+type tallyKey struct {
+	match string
+	pair  int32
+}
+
+// NewTally counts pairs for the player named cand.
+func NewTally(cand string) *Tally { return &Tally{cand: cand, half: map[tallyKey]float64{}} }
+
+// Add counts a finished game and reports whether it completed a pair.
+func (t *Tally) Add(r *Record) bool {
+	seat := 0
+	if r.Player1 == t.cand {
+		seat = 1
+	}
+	k := tallyKey{r.Match, r.Pair}
+	first, ok := t.half[k]
+	if !ok {
+		t.half[k] = r.Score(seat)
+		return false
+	}
+	delete(t.half, k)
+	t.Penta.Add(first + r.Score(seat))
+	return true
 }

@@ -14,6 +14,10 @@ import (
 // the shard, so a resumed run counts what it has without reading rows.
 const GamesKey = "games"
 
+// ModelKey is the shard metadata key that holds the generation of the
+// model that played the shard's games (0: rollouts, no model).
+const ModelKey = "model_generation"
+
 // CountGames is the number of games in the complete shards of a
 // generation directory. Unreadable shards are an error naming the file:
 // the caller decides whether to go on.
@@ -31,7 +35,7 @@ func CountGames(genDir string) (int, error) {
 			continue
 		}
 		path := filepath.Join(genDir, e.Name())
-		n, err := shardGames(path)
+		n, err := ShardGames(path)
 		if err != nil {
 			return 0, fmt.Errorf("count games: shard %s: %w", path, err)
 		}
@@ -40,7 +44,9 @@ func CountGames(genDir string) (int, error) {
 	return total, nil
 }
 
-func shardGames(path string) (int, error) {
+// ShardGames is the number of games in the shard at path, from its
+// metadata.
+func ShardGames(path string) (int, error) {
 	info, err := dataset.Inspect(path)
 	if err != nil {
 		return 0, err

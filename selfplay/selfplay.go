@@ -24,7 +24,8 @@ type Job struct {
 	Variant    *engine.Variant
 	Settings   Settings
 	Games      int    // games to finish; 0 plays until ctx is cancelled
-	Generation int    // the model generation playing; shards go to GenerationDir(GamesDir, Generation)
+	Generation int    // the run's generation the games are for; shards go to GenerationDir(GamesDir, Generation)
+	Model      int    // the model generation playing (0: none, rollouts); shards record it under ModelKey
 	GamesDir   string // the run's games directory
 	Seed       uint64 // seeds the searches and move choice (game ids are random regardless)
 
@@ -379,6 +380,7 @@ func (w *worker) flush() error {
 	sw, err := dataset.NewShardWriter(dir, map[string]string{
 		GamesKey:     strconv.Itoa(w.games),
 		"generation": strconv.Itoa(w.job.Generation),
+		ModelKey:     strconv.Itoa(w.job.Model),
 	})
 	if err != nil {
 		return fmt.Errorf("selfplay: %w", err)

@@ -12,9 +12,10 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/run"
 )
 
-func runArena(args []string, out io.Writer) error {
+func runArena(args []string, out io.Writer) (err error) {
 	fs := newFlags("arena", "PLAYER PLAYER... [--variant V] [--games N | --pairs N] [--run DIR] [--seed S] [--gauntlet]",
 		[]string{
 			"millzero arena random alphabeta:2 alphabeta:4 --games 20",
@@ -25,12 +26,13 @@ func runArena(args []string, out io.Writer) error {
 	variant := fs.String("variant", "nine", "variant name (millzero variants lists them)")
 	games := fs.Int("games", 0, "games per match (rounded up to whole pairs); overrides --pairs")
 	pairs := fs.Int("pairs", 10, "pairs of games per match: each opening is played twice, seats swapped")
-	run := fs.String("run", "", "run directory: every game is stored as Parquet under RUN/arena (none without it)")
+	runPath := fs.String("run", "", "run directory or store URL: every game is stored as Parquet under RUN/arena (none without it)")
+	cache := cacheFlag(fs)
 	all := fs.Bool("all", false, "rate every game under RUN/arena, not only this invocation's")
 	seed := fs.Uint64("seed", 1, "seed of the openings and of the players' randomness")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
-	sims := fs.Int("sims", 400, "search visits per move of model: and rollout: players without @N")
+	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per move of model: and rollout: players without @N")
 	moveTime := fs.Duration("movetime", time.Second, "time per move of engine: players (and of search players when --search-time)")
 	searchTime := fs.Bool("search-time", false, "search players use --movetime per move instead of a fixed number of visits (visits then cap it)")
 	gauntlet := fs.Bool("gauntlet", false, "the first player meets each of the others (default: every pair meets)")
@@ -56,8 +58,30 @@ func runArena(args []string, out io.Writer) error {
 	if *games > 0 {
 		*pairs = (*games + 1) / 2
 	}
-	if *all && *run == "" {
+	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	dir := ""
+	if *runPath != "" {
+		rs, err := run.OpenRecords(ctx, *runPath, *cache)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		defer func() {
+			// What was played goes up, also after an interruption.
+			if perr := rs.Push(context.WithoutCancel(ctx)); perr != nil && err == nil {
+				err = fmt.Errorf("--run %s: %w", *runPath, perr)
+			}
+		}()
+		dir = rs.Dir()
+		if *all {
+			if err := rs.Pull(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	set := arena.DefaultSpecSettings()
 	set.Simulations = *sims
@@ -89,12 +113,6 @@ func runArena(args []string, out io.Writer) error {
 			matches = append(matches, pairing{players[i], players[j]})
 		}
 	}
-	dir := ""
-	if *run != "" {
-		dir = runDir(*run).arena()
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 
 	total := len(matches) * 2 * *pairs
 	done := 0

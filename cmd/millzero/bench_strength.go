@@ -27,7 +27,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	var pc playerConfig
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
-	sims := fs.Int("sims", defaultSims, "search visits per model move (fresh tree settings of the arena)")
+	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
 	depths := fs.String("depths", "2,4,6", "alpha-beta depths met, comma separated")
 	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
@@ -70,7 +70,8 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if v.Players != 2 {
 		return fmt.Errorf("variant %s has %d players: the alpha-beta yardsticks are for two", v.Name, v.Players)
 	}
-	player := arena.NewModelPlayer(fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), src.ck.Net, *sims)
+	player := arena.NewSearchPlayer(fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), arena.ArenaSettings(*sims),
+		arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
 		OpeningPlies: *openings, Seed: *seed, Workers: *workers}
 
@@ -81,10 +82,10 @@ func runBenchStrength(args []string, out io.Writer) error {
 	prog, done, start := newProgress(os.Stderr), 0, time.Now()
 	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {
 		done++
-		prog.update("strength: %s game %d of %d, %d of %d in all, %.0fs", opponents[opp].Name(),
+		prog.Update("strength: %s game %d of %d, %d of %d in all, %.0fs", opponents[opp].Name(),
 			done-opp*2**pairs, 2**pairs, done, 2**pairs*len(opponents), time.Since(start).Seconds())
 	})
-	prog.done("strength: %d games in %.0fs", done, time.Since(start).Seconds())
+	prog.Done("strength: %d games in %.0fs", done, time.Since(start).Seconds())
 	if len(rows) > 0 {
 		if *asJSON {
 			enc := json.NewEncoder(out)

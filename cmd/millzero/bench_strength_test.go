@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/run"
 )
 
 func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
-	dir := runDir(t.TempDir())
+	dir := run.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 3)
-	code, out, errOut := runCmd("bench", "strength", "--model", dir.model(3), "--sims", "4", "--depths", "1,2", "--pairs", "2", "--json")
+	code, out, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--sims", "4", "--depths", "1,2", "--pairs", "2", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -20,7 +20,7 @@ const testEngineEnv = "MILLZERO_TEST_ENGINE_ARGS"
 
 func init() {
 	if args, ok := os.LookupEnv(testEngineEnv); ok {
-		os.Exit(run(append([]string{"engine"}, strings.Fields(args)...), os.Stdout, os.Stderr))
+		os.Exit(dispatch(append([]string{"engine"}, strings.Fields(args)...), os.Stdout, os.Stderr))
 	}
 }
 

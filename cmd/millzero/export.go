@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
+	"github.com/millzero/millzero/run"
 )
 
 func runExport(args []string, out io.Writer) error {
@@ -23,7 +25,7 @@ func runExport(args []string, out io.Writer) error {
 			"millzero export --run runs/nine --generation 12 --out nine-12.onnx",
 			"millzero export --model runs/nine/models/gen-000012.safetensors --out nine-12.onnx",
 		}, out)
-	run := fs.String("run", "", "run directory: export its best generation (models/best), else its newest checkpoint")
+	runPath := fs.String("run", "", "run directory: export its best generation (models/best), else its newest checkpoint")
 	gen := fs.Int("generation", -1, "with --run: export generation N's checkpoint (-1: the best, else the newest)")
 	modelPath := fs.String("model", "", "checkpoint file to export (instead of --run)")
 	outPath := fs.String("out", "", "the ONNX file to write (replaced atomically)")
@@ -37,9 +39,9 @@ func runExport(args []string, out io.Writer) error {
 		return fmt.Errorf("unexpected argument %q: every input is a flag", rest[0])
 	case *outPath == "":
 		return fmt.Errorf("--out FILE.onnx is required")
-	case *run != "" && *modelPath != "":
+	case *runPath != "" && *modelPath != "":
 		return fmt.Errorf("give --run or --model, not both")
-	case *run == "" && *modelPath == "":
+	case *runPath == "" && *modelPath == "":
 		return fmt.Errorf("give --run DIR or --model FILE.safetensors: the checkpoint to export")
 	case *modelPath != "" && *gen >= 0:
 		return fmt.Errorf("--generation picks a checkpoint of --run; --model names the file itself")
@@ -47,8 +49,12 @@ func runExport(args []string, out io.Writer) error {
 		return fmt.Errorf("--generation %d: want 0 or more", *gen)
 	}
 	path, why := *modelPath, "--model"
-	if *run != "" {
-		if path, why, err = exportCheckpoint(runDir(*run), *gen); err != nil {
+	if *runPath != "" {
+		dir, err := run.Fetch(context.Background(), *runPath, "")
+		if err != nil {
+			return err
+		}
+		if path, why, err = exportCheckpoint(dir, *gen); err != nil {
 			return err
 		}
 	}
@@ -95,13 +101,13 @@ var checkpointName = regexp.MustCompile(`^gen-(\d{6,})\.safetensors$`)
 // exportCheckpoint is the checkpoint of run r to export and why that one:
 // generation gen if gen >= 0, else the best generation if it has a
 // checkpoint, else the newest checkpoint.
-func exportCheckpoint(r runDir, gen int) (path, why string, err error) {
+func exportCheckpoint(r run.Dir, gen int) (path, why string, err error) {
 	if st, err := os.Stat(string(r)); err != nil {
 		return "", "", fmt.Errorf("--run %s: %w", r, err)
 	} else if !st.IsDir() {
 		return "", "", fmt.Errorf("--run %s: not a directory", r)
 	}
-	entries, err := os.ReadDir(r.models())
+	entries, err := os.ReadDir(r.Models())
 	if err != nil && !os.IsNotExist(err) {
 		return "", "", fmt.Errorf("--run %s: %w", r, err)
 	}
@@ -123,25 +129,25 @@ func exportCheckpoint(r runDir, gen int) (path, why string, err error) {
 		}
 	}
 	if gen >= 0 {
-		path = r.model(gen)
+		path = r.Model(gen)
 		if _, err := os.Stat(path); err != nil {
 			return "", "", fmt.Errorf("--run %s --generation %d: no checkpoint %s (checkpoints: %s)", r, gen, path, have)
 		}
 		return path, "--generation", nil
 	}
-	best, err := r.best()
+	best, err := r.Best()
 	switch {
 	case err == nil:
-		if _, err := os.Stat(r.model(best)); err == nil {
-			return r.model(best), "the run's best", nil
+		if _, err := os.Stat(r.Model(best)); err == nil {
+			return r.Model(best), "the run's best", nil
 		}
-	case !errors.Is(err, errNoModel):
+	case !errors.Is(err, run.ErrNoModel):
 		return "", "", fmt.Errorf("--run %s: %w", r, err)
 	}
 	if len(gens) == 0 {
-		return "", "", fmt.Errorf("--run %s: no checkpoint in %s to export (generation 0 plays without a model)", r, r.models())
+		return "", "", fmt.Errorf("--run %s: no checkpoint in %s to export (generation 0 plays without a model)", r, r.Models())
 	}
-	return r.model(gens[len(gens)-1]), "the run's newest checkpoint; its best generation has none", nil
+	return r.Model(gens[len(gens)-1]), "the run's newest checkpoint; its best generation has none", nil
 }
 
 // buildVersion is the build's module version and VCS revision, for the

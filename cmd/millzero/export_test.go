@@ -11,11 +11,12 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
+	"github.com/millzero/millzero/run"
 )
 
 // saveGen writes a small random network of variant name as generation gen
 // of run dir and returns its checkpoint.
-func saveGen(t *testing.T, dir runDir, name string, gen int) *model.Checkpoint {
+func saveGen(t *testing.T, dir run.Dir, name string, gen int) *model.Checkpoint {
 	t.Helper()
 	v, err := engine.Load(name)
 	if err != nil {
@@ -26,10 +27,10 @@ func saveGen(t *testing.T, dir runDir, name string, gen int) *model.Checkpoint {
 		t.Fatal(err)
 	}
 	ck := &model.Checkpoint{Net: n, Generation: gen, Steps: int64(100 * gen)}
-	if err := os.MkdirAll(dir.models(), 0o755); err != nil {
+	if err := os.MkdirAll(dir.Models(), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := ck.Save(dir.model(gen)); err != nil {
+	if err := ck.Save(dir.Model(gen)); err != nil {
 		t.Fatal(err)
 	}
 	return ck
@@ -57,7 +58,7 @@ func wantExport(t *testing.T, file string, ck *model.Checkpoint) {
 }
 
 func TestExport_PicksBestElseNewestElseTheGenerationAsked(t *testing.T) {
-	dir := runDir(t.TempDir())
+	dir := run.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 1)
 	two := saveGen(t, dir, "nine", 2)
 	three := saveGen(t, dir, "nine", 3)
@@ -74,7 +75,7 @@ func TestExport_PicksBestElseNewestElseTheGenerationAsked(t *testing.T) {
 	}
 
 	// models/best names generation 2.
-	if err := dir.setBest(2); err != nil {
+	if err := dir.SetBest(2); err != nil {
 		t.Fatal(err)
 	}
 	if code, stdout, errOut = runCmd("export", "--run", string(dir), "--out", out); code != 0 {
@@ -90,8 +91,8 @@ func TestExport_PicksBestElseNewestElseTheGenerationAsked(t *testing.T) {
 	if code, _, errOut = runCmd("export", "--run", string(dir), "--generation", "1", "--out", one); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	wantExport(t, one, saveGen(t, runDir(t.TempDir()), "nine", 1))
-	if err := dir.setBest(0); err != nil {
+	wantExport(t, one, saveGen(t, run.Dir(t.TempDir()), "nine", 1))
+	if err := dir.SetBest(0); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, errOut = runCmd("export", "--run", string(dir), "--out", out); code != 0 {
@@ -101,10 +102,10 @@ func TestExport_PicksBestElseNewestElseTheGenerationAsked(t *testing.T) {
 }
 
 func TestExport_ModelFileOfAnyVariant(t *testing.T) {
-	dir := runDir(t.TempDir())
+	dir := run.Dir(t.TempDir())
 	ck := saveGen(t, dir, "moulin-rouge-3", 4)
 	out := filepath.Join(t.TempDir(), "mr3.onnx")
-	code, stdout, errOut := runCmd("export", "--model", dir.model(4), "--out", out)
+	code, stdout, errOut := runCmd("export", "--model", dir.Model(4), "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -115,14 +116,14 @@ func TestExport_ModelFileOfAnyVariant(t *testing.T) {
 }
 
 func TestExport_BadInputIsAClearError(t *testing.T) {
-	dir := runDir(t.TempDir())
+	dir := run.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 1)
-	empty := runDir(t.TempDir())
+	empty := run.Dir(t.TempDir())
 	out := filepath.Join(t.TempDir(), "x.onnx")
 
 	// A checkpoint whose architecture is another variant's.
 	misfit := filepath.Join(t.TempDir(), "misfit.safetensors")
-	ck := saveGen(t, runDir(t.TempDir()), "three", 1)
+	ck := saveGen(t, run.Dir(t.TempDir()), "three", 1)
 	ck.Net.Variant = "nine"
 	if err := ck.Save(misfit); err != nil {
 		t.Fatal(err)
@@ -130,15 +131,15 @@ func TestExport_BadInputIsAClearError(t *testing.T) {
 	// A checkpoint whose input weight has the wrong shape for its
 	// architecture (the same number of values, transposed).
 	transposed := filepath.Join(t.TempDir(), "transposed.safetensors")
-	ck = saveGen(t, runDir(t.TempDir()), "nine", 1)
+	ck = saveGen(t, run.Dir(t.TempDir()), "nine", 1)
 	s := ck.Net.Params[0].Shape
 	ck.Net.Params[0].Shape = []int{s[1], s[0]}
 	if err := ck.Save(transposed); err != nil {
 		t.Fatal(err)
 	}
-	badBest := runDir(t.TempDir())
+	badBest := run.Dir(t.TempDir())
 	saveGen(t, badBest, "nine", 1)
-	if err := os.WriteFile(badBest.bestFile(), []byte("seven\n"), 0o644); err != nil {
+	if err := os.WriteFile(badBest.BestFile(), []byte("seven\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(t.TempDir(), "nope")
@@ -147,7 +148,7 @@ func TestExport_BadInputIsAClearError(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--run", missing, "--out", out}, []string{"--run " + missing, "no such file"}},
-		{[]string{"--run", string(empty), "--out", out}, []string{"no checkpoint in " + empty.models()}},
+		{[]string{"--run", string(empty), "--out", out}, []string{"no checkpoint in " + empty.Models()}},
 		{[]string{"--run", string(dir), "--generation", "7", "--out", out}, []string{"--generation 7", "gen-000007.safetensors", "checkpoints: [1]"}},
 		{[]string{"--run", string(badBest), "--out", out}, []string{`"seven" is not a generation`}},
 		{[]string{"--model", misfit, "--out", out}, []string{misfit, "does not fit variant nine"}},

@@ -39,15 +39,18 @@ func commands() map[string]command {
 		"oracle":    {"play a 3x3 model against the exact solver from every opening", runOracle},
 		"arena":     {"play matches between players and print scores and Elo", runArena},
 		"selfplay":  {"add self-play games to a run with its best model (more machines, more games)", runSelfplay},
+		"status":    {"a run's generations, games per generation and worker, best model, trainer and last error", runStatus},
 		"tablebase": {"build and probe endgame tables (every material up to N pieces, exact)", runTablebase},
 	}
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, out, errOut io.Writer) int {
+// dispatch runs the command args[0] with the rest of args and returns the
+// exit status.
+func dispatch(args []string, out, errOut io.Writer) int {
 	cmds := commands()
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(out, cmds)

@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
-	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/run"
 )
 
 func runOracle(args []string, out io.Writer) error {
@@ -36,12 +33,15 @@ func runOracle(args []string, out io.Writer) error {
 	if *sims < 1 {
 		return fmt.Errorf("--sims %d: want 1 or more", *sims)
 	}
-	dir := runDir(*runPath)
-	cfg, _, err := loadRunConfig(dir.config())
+	dir, err := run.Fetch(context.Background(), *runPath, "")
+	if err != nil {
+		return err
+	}
+	cfg, _, err := run.LoadConfig(dir.Config())
 	if err != nil {
 		return fmt.Errorf("run %s: %w", *runPath, err)
 	}
-	v, err := cfg.variant()
+	v, err := cfg.LoadVariant()
 	if err != nil {
 		return err
 	}
@@ -53,16 +53,16 @@ func runOracle(args []string, out io.Writer) error {
 	} else {
 		g := *gen
 		if g < 0 {
-			if g, err = dir.best(); err != nil {
+			if g, err = dir.Best(); err != nil {
 				return fmt.Errorf("run %s: %w (give --generation)", *runPath, err)
 			}
 		}
 		var ck *model.Checkpoint
-		ck, err = model.LoadCheckpointFor(dir.model(g), v)
+		ck, err = model.LoadCheckpointFor(dir.Model(g), v)
 		if ck != nil {
 			net = ck.Net
 		}
-		label = modelName(g)
+		label = run.ModelName(g)
 	}
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func runOracle(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	games, err := againstPerfect(context.Background(), table, networkPlayer(label, net, *sims))
+	games, err := arena.AgainstPerfect(context.Background(), table, networkPlayer(label, net, *sims))
 	if err != nil {
 		return err
 	}
@@ -97,80 +97,5 @@ func networkPlayer(label string, net *model.Network, sims int) arena.Player {
 	set := arena.ArenaSettings(sims)
 	set.ReuseTree = false
 	set.BatchSize = 1
-	return &arena.SearchPlayer{Label: label, Settings: set,
-		NewEvaluator: func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
-			return model.NewEvaluator(v, net, 1, false, seed)
-		}}
-}
-
-// oracleGame is one game of a player against the perfect player.
-type oracleGame struct {
-	Opening   string        // the first action, played before the players take over ("start": none)
-	Seat      int           // the tested player's seat
-	Want, Got engine.Result // the game-theoretic result after the opening, and the game's
-	Moves     string
-}
-
-// againstPerfect plays p against perfect play from the start and from every
-// one-ply opening, on both seats.
-func againstPerfect(ctx context.Context, t *solve.Table, p arena.Player) ([]oracleGame, error) {
-	v := t.Variant()
-	start := v.Start()
-	openings := append([]engine.Action{0}, v.Legal(&start, nil)...)
-	var out []oracleGame
-	var buf [engine.MaxActions]engine.Action
-	for i, first := range openings {
-		for seat := 0; seat < 2; seat++ {
-			g := engine.NewGame(v)
-			name := "start"
-			if i > 0 {
-				name = v.FormatAction(first)
-				if err := g.Play(first); err != nil {
-					return nil, err
-				}
-			}
-			want, err := t.Value(&g.Pos)
-			if err != nil {
-				return nil, err
-			}
-			gp, err := p.NewGame(v, uint64(i*2+seat))
-			if err != nil {
-				return nil, err
-			}
-			for {
-				r, _ := g.Outcome()
-				if r != engine.Ongoing {
-					break
-				}
-				var a engine.Action
-				if int(g.Pos.Side) == seat {
-					a, err = gp.Act(ctx, g)
-				} else {
-					var best []engine.Action
-					best, err = t.Best(&g.Pos, buf[:0])
-					if err == nil && len(best) == 0 {
-						err = errors.New("perfect player has no action")
-					}
-					if err == nil {
-						a = best[0]
-					}
-				}
-				if err == nil {
-					err = g.Play(a)
-				}
-				if err != nil {
-					gp.Close()
-					return nil, err
-				}
-			}
-			gp.Close()
-			got, _ := g.Outcome()
-			moves := make([]string, len(g.Actions))
-			for k, a := range g.Actions {
-				moves[k] = v.FormatAction(a)
-			}
-			out = append(out, oracleGame{Opening: name, Seat: seat, Want: want.Result, Got: got, Moves: strings.Join(moves, " ")})
-		}
-	}
-	return out, nil
+	return arena.NewSearchPlayer(label, set, arena.Evaluation{Net: net})
 }

@@ -8,11 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/play"
 )
 
 func runPlay(args []string, out io.Writer) error {
@@ -49,7 +50,7 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	seat, err := parseSeat(v, *seatFlag)
+	seat, err := play.ParseSeat(v, *seatFlag)
 	if err != nil {
 		return fmt.Errorf("--seat: %w", err)
 	}
@@ -59,9 +60,9 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if *web {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return serveWeb(ctx, webConfig{Addr: *addr, Player: pc, Source: src, Variant: v, Seat: seat}, out, nil)
+		return play.ServeWeb(ctx, webConfig(pc, src, v, seat, *addr), out, nil)
 	}
-	bot, err := newModelPlayer(v, src, pc.Sims, pc.Seed)
+	bot, err := newBot(v, src, pc.Sims, pc.Seed)
 	if err != nil {
 		return err
 	}
@@ -72,19 +73,19 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 // every action, the person's actions typed in the variant's notation.
 type textGame struct {
 	v     *engine.Variant
-	g     *seatGame
+	g     *play.Game
 	human int // the person's seat; the model plays every other one
-	bot   *modelPlayer
+	bot   *play.Bot
 	in    *bufio.Scanner
 	out   io.Writer
 	legal []engine.Action
 	told  bool // the result of the finished game has been printed
 }
 
-func newTextGame(v *engine.Variant, human int, bot *modelPlayer, in io.Reader, out io.Writer) *textGame {
+func newTextGame(v *engine.Variant, human int, bot *play.Bot, in io.Reader, out io.Writer) *textGame {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 4096), 1<<16)
-	return &textGame{v: v, g: newSeatGame(v), human: human, bot: bot, in: sc, out: out,
+	return &textGame{v: v, g: play.NewGame(v), human: human, bot: bot, in: sc, out: out,
 		legal: make([]engine.Action, 0, engine.MaxActions)}
 }
 
@@ -104,7 +105,7 @@ func (t *textGame) run() error {
 		}
 	}
 	fmt.Fprintf(t.out, "millzero play: %s. You are %s; the model plays %s.\n", t.v.Name, seatLabel(t.v, t.human), strings.Join(others, ", "))
-	fmt.Fprintf(t.out, "Model: %s.\n", t.bot.describe())
+	fmt.Fprintf(t.out, "Model: %s.\n", t.bot.Desc)
 	fmt.Fprint(t.out, textHelp)
 	t.show()
 	for {
@@ -116,7 +117,7 @@ func (t *textGame) run() error {
 			continue
 		}
 		if r != engine.Ongoing && !t.told {
-			fmt.Fprintf(t.out, "Game over: %s.\n", resultText(t.v, &t.g.Pos, r, why))
+			fmt.Fprintf(t.out, "Game over: %s.\n", arena.ResultText(t.v, &t.g.Pos, r, why))
 			fmt.Fprintln(t.out, "Type undo to take back your last action, new to play again, or quit.")
 			t.told = true
 		}
@@ -144,7 +145,7 @@ func (t *textGame) run() error {
 		case "undo":
 			t.undo()
 		case "new":
-			t.g = newSeatGame(t.v)
+			t.g = play.NewGame(t.v)
 			t.told = false
 			fmt.Fprintln(t.out, "New game.")
 			t.show()
@@ -157,7 +158,7 @@ func (t *textGame) run() error {
 // humanMove plays the person's action, or says why it cannot be played.
 func (t *textGame) humanMove(text string) {
 	if r, why := t.g.Outcome(); r != engine.Ongoing {
-		fmt.Fprintf(t.out, "The game is over (%s): type undo, new or quit.\n", resultText(t.v, &t.g.Pos, r, why))
+		fmt.Fprintf(t.out, "The game is over (%s): type undo, new or quit.\n", arena.ResultText(t.v, &t.g.Pos, r, why))
 		return
 	}
 	a, err := t.v.ParseAction(&t.g.Pos, text)
@@ -176,16 +177,16 @@ func (t *textGame) humanMove(text string) {
 // modelMove searches and plays the model's action for the side to move.
 func (t *textGame) modelMove() error {
 	seat := int(t.g.Pos.Side)
-	a, res, err := t.bot.act(context.Background(), t.g.Game, 0, 0)
+	a, res, err := t.bot.Act(context.Background(), t.g.Game, 0, 0)
 	if err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	var alt []string
-	for _, c := range topChoices(t.v, res, 4)[1:] {
+	for _, c := range play.TopChoices(t.v, res, 4)[1:] {
 		alt = append(alt, fmt.Sprintf("%s %.0f%%", c.Action, 100*c.Share))
 	}
-	fmt.Fprintf(t.out, "%s plays %s  (%d visits, expected score for %s %.2f", seatName(t.v, seat), t.v.FormatAction(a),
-		res.Visited, seatName(t.v, seat), res.Value[seat])
+	fmt.Fprintf(t.out, "%s plays %s  (%d visits, expected score for %s %.2f", arena.SeatName(t.v, seat), t.v.FormatAction(a),
+		res.Visited, arena.SeatName(t.v, seat), res.Value[seat])
 	if len(alt) > 0 {
 		fmt.Fprintf(t.out, "; also considered %s", strings.Join(alt, ", "))
 	}
@@ -196,19 +197,19 @@ func (t *textGame) modelMove() error {
 
 // play makes legal action a and draws the board.
 func (t *textGame) play(a engine.Action) {
-	t.g.play(a) // a is legal: it came from ParseAction or the search
+	t.g.PlayAction(a) // a is legal: it came from ParseAction or the search
 	t.show()
 }
 
 // undo takes back the person's last action and the model's replies.
 func (t *textGame) undo() {
-	taken := t.g.undoSeat(t.human)
+	taken := t.g.UndoSeat(t.human)
 	if len(taken) == 0 {
 		fmt.Fprintln(t.out, "Nothing to undo: you have not played yet.")
 		return
 	}
 	t.told = false
-	fmt.Fprintf(t.out, "Took back %s.\n", t.g.format(taken))
+	fmt.Fprintf(t.out, "Took back %s.\n", t.g.Format(taken))
 	t.show()
 }
 
@@ -218,13 +219,13 @@ func (t *textGame) hint() {
 		fmt.Fprintln(t.out, "The game is over: no hint.")
 		return
 	}
-	res, err := t.bot.think(context.Background(), t.g.Game, 0, 0)
+	res, err := t.bot.Think(context.Background(), t.g.Game, 0, 0)
 	if err != nil {
 		fmt.Fprintf(t.out, "No hint: %v.\n", err)
 		return
 	}
 	var top []string
-	for _, c := range topChoices(t.v, res, 5) {
+	for _, c := range play.TopChoices(t.v, res, 5) {
 		top = append(top, fmt.Sprintf("%s %.0f%%", c.Action, 100*c.Share))
 	}
 	fmt.Fprintf(t.out, "Hint: %s  (%d visits: %s; your expected score %.2f)\n", t.v.FormatAction(res.Best), res.Visited,
@@ -250,7 +251,7 @@ func (t *textGame) listLegal() {
 func (t *textGame) show() {
 	fmt.Fprintln(t.out)
 	if n := len(t.g.Actions); n > 0 {
-		fmt.Fprintf(t.out, "Action %d: %s %s\n", n, seatName(t.v, t.g.movers[n-1]), t.v.FormatAction(t.g.Actions[n-1]))
+		fmt.Fprintf(t.out, "Action %d: %s %s\n", n, arena.SeatName(t.v, t.g.Movers[n-1]), t.v.FormatAction(t.g.Actions[n-1]))
 	}
 	fmt.Fprint(t.out, t.v.Diagram(&t.g.Pos))
 	if t.v.Board.Rotating {
@@ -280,53 +281,4 @@ func pointKey(v *engine.Variant, p *engine.Position) string {
 		sb.WriteString("   " + strings.TrimRight(string(r), " ") + "\n")
 	}
 	return sb.String()
-}
-
-// seatGame is a game that remembers the seat that played each action (the
-// side to move does not alternate: a mill's removal is the same seat's).
-type seatGame struct {
-	*engine.Game
-	movers []int // the seat that played each action
-}
-
-func newSeatGame(v *engine.Variant) *seatGame { return &seatGame{Game: engine.NewGame(v)} }
-
-// play makes action a, or says why it is not legal.
-func (g *seatGame) play(a engine.Action) error {
-	seat := int(g.Pos.Side)
-	if err := g.Play(a); err != nil {
-		return err
-	}
-	g.movers = append(g.movers, seat)
-	return nil
-}
-
-// undoSeat takes back seat's last action and every action after it, and
-// returns them in the order they were played; none when seat has not
-// played.
-func (g *seatGame) undoSeat(seat int) []engine.Action {
-	last := -1
-	for i, s := range g.movers {
-		if s == seat {
-			last = i
-		}
-	}
-	if last < 0 {
-		return nil
-	}
-	taken := slices.Clone(g.Actions[last:])
-	for len(g.Actions) > last {
-		g.Undo()
-		g.movers = g.movers[:len(g.movers)-1]
-	}
-	return taken
-}
-
-// format writes actions in the variant's notation, space separated.
-func (g *seatGame) format(actions []engine.Action) string {
-	names := make([]string, len(actions))
-	for i, a := range actions {
-		names[i] = g.V.FormatAction(a)
-	}
-	return strings.Join(names, " ")
 }

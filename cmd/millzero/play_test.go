@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/play"
 )
 
 // scriptReader feeds a session one line at a time, asking next for each
@@ -33,9 +35,9 @@ func (r *scriptReader) Read(p []byte) (int, error) {
 }
 
 // rolloutPlayer is the model player without a model, searching sims visits.
-func rolloutPlayer(t *testing.T, v *engine.Variant, sims int) *modelPlayer {
+func rolloutPlayer(t *testing.T, v *engine.Variant, sims int) *play.Bot {
 	t.Helper()
-	bot, err := newModelPlayer(v, modelSource{desc: "random-rollout search (test)"}, sims, 7)
+	bot, err := newBot(v, modelSource{desc: "random-rollout search (test)"}, sims, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +127,7 @@ func TestPlay_ScriptedGameOfThreeEndsWithTheResult(t *testing.T) {
 	if r == engine.Ongoing {
 		t.Fatal("the game is not over")
 	}
-	if want := "Game over: " + resultText(v, &tg.g.Pos, r, why) + "."; !strings.Contains(got, want) {
+	if want := "Game over: " + arena.ResultText(v, &tg.g.Pos, r, why) + "."; !strings.Contains(got, want) {
 		t.Errorf("output lacks the result %q", want)
 	}
 	if t.Failed() || os.Getenv("SHOW") != "" {
@@ -161,7 +163,7 @@ func TestPlay_ModelPlaysEveryOtherSeatOfThree(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, got)
 		}
 	}
-	for k, s := range tg.g.movers {
+	for k, s := range tg.g.Movers {
 		want := []int{0, 1, 2}[k%3]
 		if s != want {
 			t.Errorf("action %d played by seat %d, want %d (no removals expected this early)", k, s+1, want+1)

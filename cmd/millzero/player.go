@@ -5,16 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
-	"time"
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
-	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/play"
+	"github.com/millzero/millzero/run"
 )
 
 // playerConfig says which model plays and how hard it searches; the play,
@@ -27,15 +25,12 @@ type playerConfig struct {
 	Seed    uint64 // seed of the search and the evaluator
 }
 
-// defaultSims is the search visits per move of the interactive commands.
-const defaultSims = 400
-
 // addPlayerFlags defines the flags of playerConfig on fs.
 func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 	fs.StringVar(&c.Model, "model", "", "checkpoint file of the model (default: random-rollout search)")
 	fs.StringVar(&c.Run, "run", "", "run directory: play its best generation")
 	fs.StringVar(&c.Variant, "variant", "", "variant name (default: the model's, or nine)")
-	fs.IntVar(&c.Sims, "sims", defaultSims, "search visits per model move")
+	fs.IntVar(&c.Sims, "sims", arena.DefaultSpecSettings().Simulations, "search visits per model move")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the search's randomness")
 }
 
@@ -54,15 +49,18 @@ func loadSource(c playerConfig) (modelSource, error) {
 	case c.Model != "" && c.Run != "":
 		return modelSource{}, fmt.Errorf("give --model or --run, not both")
 	case c.Run != "":
-		r := runDir(c.Run)
+		r, err := run.Fetch(context.Background(), c.Run, "")
+		if err != nil {
+			return modelSource{}, err
+		}
 		if _, err := os.Stat(string(r)); err != nil {
 			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 		}
-		gen, err := r.best()
-		if errors.Is(err, errNoModel) {
+		gen, err := r.Best()
+		if errors.Is(err, run.ErrNoModel) {
 			src := modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
-			if _, err := os.Stat(r.config()); err == nil {
-				rc, _, err := loadRunConfig(r.config())
+			if _, err := os.Stat(r.Config()); err == nil {
+				rc, _, err := run.LoadConfig(r.Config())
 				if err != nil {
 					return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 				}
@@ -73,7 +71,7 @@ func loadSource(c playerConfig) (modelSource, error) {
 		if err != nil {
 			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 		}
-		path = r.model(gen)
+		path = r.Model(gen)
 		if _, err := os.Stat(path); gen == 0 && os.IsNotExist(err) {
 			return modelSource{desc: fmt.Sprintf("random-rollout search (run %s is at generation 0, which has no model)", c.Run)}, nil
 		}
@@ -111,119 +109,33 @@ func (m modelSource) variantFor(name string) (*engine.Variant, error) {
 	return v, nil
 }
 
-// modelPlayer is the model at the board: a search with the checkpoint's
-// network (or random rollouts) that follows one game and picks the most
-// visited action. It is used by one goroutine at a time.
-type modelPlayer struct {
-	v      *engine.Variant
-	src    modelSource
-	sims   int
-	search *mcts.Search
-	eval   mcts.Evaluator
+// searchPlayer is the arena player of src: its network (or random
+// rollouts) searching sims visits a move; the engine command serves it.
+func searchPlayer(src modelSource, sims int) *arena.SearchPlayer {
+	e := arena.Evaluation{RandomSymmetry: true}
+	if src.ck != nil {
+		e.Net = src.ck.Net
+	}
+	return arena.NewSearchPlayer(fmt.Sprintf("%s, %d visits per move", src.desc, sims), arena.ArenaSettings(sims), e)
 }
 
-// newModelPlayer makes the player of variant v from source src.
-func newModelPlayer(v *engine.Variant, src modelSource, sims int, seed uint64) (*modelPlayer, error) {
+// newBot is the model at the board for a person's game: src's player
+// searching sims visits a move.
+func newBot(v *engine.Variant, src modelSource, sims int, seed uint64) (*play.Bot, error) {
 	if sims < 1 {
 		return nil, fmt.Errorf("sims %d: want 1 or more", sims)
 	}
-	set := arena.ArenaSettings(sims)
-	s, err := mcts.NewSearch(v, set, seed)
-	if err != nil {
-		return nil, err
-	}
-	var eval mcts.Evaluator
+	p := searchPlayer(src, sims)
+	return play.NewBot(v, p, p.Name(), seed)
+}
+
+// webConfig is what play --web serves: src's model, or rollouts in any
+// variant.
+func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seat int, addr string) play.WebConfig {
+	c := play.WebConfig{Addr: addr, Variant: v, Seat: seat, Variants: engine.Names(), VariantFor: src.variantFor,
+		NewBot: func(v *engine.Variant) (*play.Bot, error) { return newBot(v, src, pc.Sims, pc.Seed) }}
 	if src.ck != nil {
-		eval, err = model.NewEvaluator(v, src.ck.Net, set.BatchSize, true, seed)
-	} else {
-		eval, err = mcts.NewRolloutEvaluator(v, 1, v.MaxPlies, seed)
+		c.Variants = []string{v.Name}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &modelPlayer{v: v, src: src, sims: sims, search: s, eval: eval}, nil
-}
-
-// describe says who the model is, for people.
-func (m *modelPlayer) describe() string {
-	return fmt.Sprintf("%s, %d visits per move", m.src.desc, m.sims)
-}
-
-// maxTreeNodes bounds the tree of a search limited only by time (a node
-// is mcts.NodeBytes, 36 bytes: about 150 MB).
-const maxTreeNodes = 1 << 22
-
-// think searches the game's position and returns the search's result,
-// which the next think overwrites. With moveTime 0 it searches sims
-// visits (the player's when sims is 0); with moveTime above 0 it searches
-// until the time is up, or sims visits when sims is above 0, or the tree
-// reaches maxTreeNodes, whichever comes first. It searches in steps of 32
-// visits (at least one), and stops after the step in which ctx is done,
-// with what it found.
-func (m *modelPlayer) think(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (*mcts.Result, error) {
-	if r, why := g.Outcome(); r != engine.Ongoing {
-		return nil, fmt.Errorf("the game is over (%s)", why)
-	}
-	m.search.Follow(g)
-	var deadline time.Time
-	switch {
-	case moveTime > 0:
-		deadline = time.Now().Add(moveTime)
-		if sims <= 0 {
-			sims = math.MaxInt32
-		}
-	case sims <= 0:
-		sims = m.sims
-	}
-	if err := m.search.RunFor(ctx, m.eval, sims, deadline, maxTreeNodes); err != nil {
-		return nil, err
-	}
-	return m.search.Result(), nil
-}
-
-// act searches and returns the most visited action with the result.
-func (m *modelPlayer) act(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (engine.Action, *mcts.Result, error) {
-	res, err := m.think(ctx, g, sims, moveTime)
-	if err != nil {
-		return 0, nil, err
-	}
-	if len(res.Actions) == 0 {
-		return 0, nil, fmt.Errorf("the search found no action")
-	}
-	return res.Best, res, nil
-}
-
-// choice is one root action of a search, for display.
-type choice struct {
-	Action string  `json:"action"` // in the variant's notation
-	Visits int     `json:"visits"` // root visits
-	Share  float64 `json:"share"`  // visits over all root visits
-	Prior  float64 `json:"prior"`  // the evaluator's prior
-}
-
-// topChoices is up to n root actions of res, most visited first, the
-// search's choice (res.Best) first of those with as many visits.
-func topChoices(v *engine.Variant, res *mcts.Result, n int) []choice {
-	idx := make([]int, len(res.Actions))
-	total := 0
-	for i := range idx {
-		idx[i] = i
-		total += int(res.Visits[i])
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		va, vb := res.Visits[idx[a]], res.Visits[idx[b]]
-		if va != vb {
-			return va > vb
-		}
-		return res.Actions[idx[a]] == res.Best // the search's choice first among equals
-	})
-	out := make([]choice, 0, min(n, len(idx)))
-	for _, i := range idx[:min(n, len(idx))] {
-		c := choice{Action: v.FormatAction(res.Actions[i]), Visits: int(res.Visits[i]), Prior: float64(res.Priors[i])}
-		if total > 0 {
-			c.Share = float64(res.Visits[i]) / float64(total)
-		}
-		out = append(out, c)
-	}
-	return out
+	return c
 }

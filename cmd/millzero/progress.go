@@ -31,8 +31,8 @@ func newProgress(out io.Writer) *progress {
 	return &progress{out: out, tty: tty, every: 10 * time.Second, last: time.Now()}
 }
 
-// update shows the job's current state.
-func (p *progress) update(format string, args ...any) {
+// Update shows the job's current state.
+func (p *progress) Update(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	line := fmt.Sprintf(format, args...)
@@ -52,8 +52,8 @@ func (p *progress) update(format string, args ...any) {
 	}
 }
 
-// done ends the current state with a line that stays.
-func (p *progress) done(format string, args ...any) {
+// Done ends the current state with a line that stays.
+func (p *progress) Done(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.pending {

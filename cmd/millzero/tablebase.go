@@ -95,10 +95,10 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 		Progress: func(p tablebase.Progress) {
 			switch p.Phase {
 			case "init":
-				prog.update("%s %s: moves %3.0f%% (%d of %d positions), %d resolved, %s",
+				prog.Update("%s %s: moves %3.0f%% (%d of %d positions), %d resolved, %s",
 					v.Name, p.Material, 100*float64(p.Done)/float64(max(1, p.Total)), p.Done, p.Total, p.Resolved, p.Elapsed.Round(time.Second))
 			default:
-				prog.update("%s %s: distance %d of at most %d, %d resolved, %s",
+				prog.Update("%s %s: distance %d of at most %d, %d resolved, %s",
 					v.Name, p.Material, p.Level+1, p.Total, p.Resolved, p.Elapsed.Round(time.Second))
 			}
 		},
@@ -113,7 +113,7 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 			if reused {
 				what = "reused"
 			}
-			prog.done("%s %s: %s %s (%.1f MB) at %s", v.Name, m, what, path, float64(size)/1e6, time.Since(start).Round(100*time.Millisecond))
+			prog.Done("%s %s: %s %s (%.1f MB) at %s", v.Name, m, what, path, float64(size)/1e6, time.Since(start).Round(100*time.Millisecond))
 		},
 	})
 	if err != nil {

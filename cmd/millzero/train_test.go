@@ -10,16 +10,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/selfplay"
 )
 
@@ -27,13 +28,49 @@ import (
 // MILLZERO_TEST_MAIN=1 the test binary is millzero.
 func TestMain(m *testing.M) {
 	if os.Getenv("MILLZERO_TEST_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
 
+// syncBuffer is a bytes.Buffer that a child process writes while the test
+// reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
+}
+
+// waitFor waits until out holds text (or 30 seconds pass): a child's
+// start up, before a signal it must handle.
+func waitFor(t *testing.T, out *syncBuffer, text string) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), text); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the child did not print %q:\n%s", text, out.String())
+		}
+	}
+}
+
 // child starts the command in a child process.
-func child(t *testing.T, out *bytes.Buffer, args ...string) *exec.Cmd {
+func child(t *testing.T, out *syncBuffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MILLZERO_TEST_MAIN=1")
@@ -63,7 +100,7 @@ func readCSV(t *testing.T, path string) [][]string {
 // written.
 func checkRun(t *testing.T, dir string, gens int) {
 	t.Helper()
-	cfg, _, err := loadRunConfig("three-test")
+	cfg, _, err := run.LoadConfig("three-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +198,9 @@ func TestTrain_RunsToItsBudgetAndSaysWhy(t *testing.T) {
 func TestTrain_KilledAndResumed_LosesNothingAndCountsNothingTwice(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"train", "--config", "three-test", "--run", dir, "--generations", "3"}
-	var out bytes.Buffer
+	var out syncBuffer
 	cmd := child(t, &out, args...)
+	waitFor(t, &out, "run "+dir) // the loop has started, and handles SIGINT
 	time.Sleep(300 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
@@ -216,25 +254,6 @@ func TestTrain_BadConfigNamesTheKey(t *testing.T) {
 	}
 }
 
-func TestTrain_EveryEmbeddedConfigIsValid(t *testing.T) {
-	c, _, err := loadRunConfig("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Variant != "nine" {
-		t.Fatalf("default variant %q", c.Variant)
-	}
-	entries, err := configs.Runs.ReadDir("runs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if _, _, err := loadRunConfig(strings.TrimSuffix(e.Name(), ".yaml")); err != nil {
-			t.Errorf("%s: %v", e.Name(), err)
-		}
-	}
-}
-
 // The proof that the loop learns, at test size: Three Men's Morris from
 // nothing until the newest model, searching 16 simulations a move, reaches
 // the game-theoretic result against the exact solver on both seats, from
@@ -242,17 +261,17 @@ func TestTrain_EveryEmbeddedConfigIsValid(t *testing.T) {
 // with the same search does not.
 func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
 	dir := t.TempDir()
-	cfg, _, err := loadRunConfig("three-test")
+	cfg, _, err := run.LoadConfig("three-test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, _ := cfg.variant()
+	v, _ := cfg.LoadVariant()
 	table, err := solve.Solve(v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	score := func(label string, net *model.Network) int {
-		games, err := againstPerfect(context.Background(), table, networkPlayer(label, net, 16))
+		games, err := arena.AgainstPerfect(context.Background(), table, networkPlayer(label, net, 16))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,34 +296,32 @@ func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
 		if code, out, errOut := runCmd("train", "--config", "three-test", "--run", dir, "--generations", fmt.Sprint(gen)); code != 0 {
 			t.Fatalf("train: exit %d: %s\n%s", code, errOut, out)
 		}
-		ck, err := model.LoadCheckpointFor(runDir(dir).model(gen), v)
+		ck, err := model.LoadCheckpointFor(run.Dir(dir).Model(gen), v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if score(modelName(gen), ck.Net) == total {
+		if score(run.ModelName(gen), ck.Net) == total {
 			return
 		}
 	}
 	t.Fatalf("after %d generations no model reaches the game-theoretic result in every game", cfg.Loop.Generations)
 }
 
-func TestGateDecision_UndecidedLeaningIsAnOption(t *testing.T) {
-	cases := []struct {
-		d       arena.Decision
-		llr     float64
-		leaning bool
-		want    string
-	}{
-		{arena.AcceptH1, 3, false, "accepted"},
-		{arena.AcceptH0, -3, true, "rejected"},
-		{arena.Continue, 0.5, false, "rejected"},
-		{arena.Continue, 0.5, true, "accepted-leaning"},
-		{arena.Continue, -0.5, true, "rejected"},
+func TestTrain_ASecondTrainerOnTheRunExitsAtOnceNamingTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	var out syncBuffer
+	first := child(t, &out, "train", "--config", "three-test", "--run", dir, "--generations", "3")
+	defer func() {
+		first.Process.Signal(syscall.SIGINT)
+		first.Wait()
+	}()
+	waitFor(t, &out, "run "+dir)
+	start := time.Now()
+	code, _, errOut := runCmd("train", "--run", dir)
+	if code == 0 || !strings.Contains(errOut, `held by "train"`) || !strings.Contains(errOut, fmt.Sprintf("pid %d", first.Process.Pid)) {
+		t.Fatalf("second trainer: exit %d, %q; want an error naming the first", code, errOut)
 	}
-	for _, c := range cases {
-		got := gateDecision(arena.GateResult{Decision: c.d, LLR: c.llr}, gateConfig{AcceptLean: c.leaning})
-		if got != c.want {
-			t.Errorf("decision %v, LLR %v, accept_leaning %v: %q, want %q", c.d, c.llr, c.leaning, got, c.want)
-		}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("the second trainer took %s to stop", el)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package play
 
 import (
 	"context"
@@ -13,25 +13,31 @@ import (
 	"sync"
 	"time"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
 )
 
 //go:embed web
 var webFiles embed.FS
 
-// webConfig is what `play --web` serves.
-type webConfig struct {
-	Addr    string          // listen address; port 0 picks a free one
-	Player  playerConfig    // the model's visits and seed
-	Source  modelSource     // the model, or none (rollouts)
-	Variant *engine.Variant // the first game's variant
-	Seat    int             // the person's seat in the first game
+// WebConfig is what `play --web` serves.
+type WebConfig struct {
+	Addr     string          // listen address; port 0 picks a free one
+	Variant  *engine.Variant // the first game's variant
+	Seat     int             // the person's seat in the first game
+	Variants []string        // the variants a new game may be
+
+	// NewBot makes the model's player of a variant.
+	NewBot func(v *engine.Variant) (*Bot, error)
+	// VariantFor loads a variant a new game asks for by name, or says why
+	// the model cannot play it.
+	VariantFor func(name string) (*engine.Variant, error)
 }
 
-// serveWeb serves the game page and its JSON API until ctx is done. It
+// ServeWeb serves the game page and its JSON API until ctx is done. It
 // prints the URL to out, and passes it to ready when ready is not nil.
-func serveWeb(ctx context.Context, cfg webConfig, out io.Writer, ready func(url string)) error {
-	srv, err := newWebServer(cfg)
+func ServeWeb(ctx context.Context, cfg WebConfig, out io.Writer, ready func(url string)) error {
+	srv, err := NewWebServer(cfg)
 	if err != nil {
 		return err
 	}
@@ -41,8 +47,8 @@ func serveWeb(ctx context.Context, cfg webConfig, out io.Writer, ready func(url 
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(out, "millzero play: %s against %s.\nOpen %s in a browser (interrupt to stop).\n",
-		cfg.Variant.Name, srv.bot.describe(), url)
-	hs := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
+		cfg.Variant.Name, srv.bot.Desc, url)
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	if ready != nil {
@@ -64,20 +70,21 @@ func serveWeb(ctx context.Context, cfg webConfig, out io.Writer, ready func(url 
 	return nil
 }
 
-// webServer holds the one game the page plays. Requests are served one at
+// WebServer holds the one game the page plays. Requests are served one at
 // a time; the model answers within the request that gave it the move.
-type webServer struct {
-	cfg   webConfig
+type WebServer struct {
+	cfg   WebConfig
 	mu    sync.Mutex
-	g     *seatGame
+	g     *Game
 	human int
-	bot   *modelPlayer
+	bot   *Bot
 	last  *searchInfo // the model's last search, for the stats
 	legal []engine.Action
 }
 
-func newWebServer(cfg webConfig) (*webServer, error) {
-	s := &webServer{cfg: cfg, legal: make([]engine.Action, 0, engine.MaxActions)}
+// NewWebServer starts the first game of cfg.
+func NewWebServer(cfg WebConfig) (*WebServer, error) {
+	s := &WebServer{cfg: cfg, legal: make([]engine.Action, 0, engine.MaxActions)}
 	if err := s.newGame(cfg.Variant, cfg.Seat); err != nil {
 		return nil, err
 	}
@@ -86,38 +93,39 @@ func newWebServer(cfg webConfig) (*webServer, error) {
 
 // newGame starts a game of v with the person at seat, and lets the model
 // open if the person does not.
-func (s *webServer) newGame(v *engine.Variant, seat int) error {
-	if s.bot == nil || s.bot.v != v {
-		bot, err := newModelPlayer(v, s.cfg.Source, s.cfg.Player.Sims, s.cfg.Player.Seed)
+func (s *WebServer) newGame(v *engine.Variant, seat int) error {
+	if s.bot == nil || s.bot.V != v {
+		bot, err := s.cfg.NewBot(v)
 		if err != nil {
 			return err
 		}
 		s.bot = bot
 	}
-	s.g, s.human, s.last = newSeatGame(v), seat, nil
+	s.g, s.human, s.last = NewGame(v), seat, nil
 	return s.modelReplies(context.Background())
 }
 
 // modelReplies plays the model's actions until the person is to move or
 // the game is over.
-func (s *webServer) modelReplies(ctx context.Context) error {
+func (s *WebServer) modelReplies(ctx context.Context) error {
 	for {
 		if r, _ := s.g.Outcome(); r != engine.Ongoing || int(s.g.Pos.Side) == s.human {
 			return nil
 		}
 		seat := int(s.g.Pos.Side)
-		a, res, err := s.bot.act(ctx, s.g.Game, 0, 0)
+		a, res, err := s.bot.Act(ctx, s.g.Game, 0, 0)
 		if err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
-		s.last = newSearchInfo(s.g.V, seat, a, res.Visited, res.Value, topChoices(s.g.V, res, 8), s.bot.search.Nodes())
-		if err := s.g.play(a); err != nil {
+		s.last = newSearchInfo(s.g.V, seat, a, res.Visited, res.Value, TopChoices(s.g.V, res, 8), s.bot.Nodes())
+		if err := s.g.PlayAction(a); err != nil {
 			return fmt.Errorf("model: %w", err)
 		}
 	}
 }
 
-func (s *webServer) handler() http.Handler {
+// Handler serves the page and its JSON API.
+func (s *WebServer) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(webFiles, "web")
 	mux.Handle("/", http.FileServerFS(static))
@@ -170,13 +178,13 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-func (s *webServer) handleState(w http.ResponseWriter, r *http.Request) {
+func (s *WebServer) handleState(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	writeJSON(w, http.StatusOK, s.state())
 }
 
-func (s *webServer) handleAction(w http.ResponseWriter, r *http.Request) {
+func (s *WebServer) handleAction(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Action string `json:"action"` // in the variant's notation
 	}
@@ -187,7 +195,7 @@ func (s *webServer) handleAction(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if res, why := s.g.Outcome(); res != engine.Ongoing {
-		writeJSON(w, http.StatusConflict, apiError{Error: "the game is over: " + resultText(s.g.V, &s.g.Pos, res, why)})
+		writeJSON(w, http.StatusConflict, apiError{Error: "the game is over: " + arena.ResultText(s.g.V, &s.g.Pos, res, why)})
 		return
 	}
 	if int(s.g.Pos.Side) != s.human {
@@ -199,7 +207,7 @@ func (s *webServer) handleAction(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error(), Legal: s.legalNames()})
 		return
 	}
-	if err := s.g.play(a); err != nil {
+	if err := s.g.PlayAction(a); err != nil {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
 		return
 	}
@@ -210,10 +218,10 @@ func (s *webServer) handleAction(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.state())
 }
 
-func (s *webServer) handleUndo(w http.ResponseWriter, r *http.Request) {
+func (s *WebServer) handleUndo(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.g.undoSeat(s.human)) == 0 {
+	if len(s.g.UndoSeat(s.human)) == 0 {
 		writeJSON(w, http.StatusConflict, apiError{Error: "nothing to undo: you have not played yet"})
 		return
 	}
@@ -221,7 +229,7 @@ func (s *webServer) handleUndo(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.state())
 }
 
-func (s *webServer) handleNew(w http.ResponseWriter, r *http.Request) {
+func (s *WebServer) handleNew(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Variant string `json:"variant"` // "" keeps the current one
 		Seat    string `json:"seat"`    // white, black or 1..N; "" keeps the current seat if the variant has it
@@ -235,7 +243,7 @@ func (s *webServer) handleNew(w http.ResponseWriter, r *http.Request) {
 	v := s.g.V
 	if req.Variant != "" && req.Variant != v.Name {
 		var err error
-		if v, err = s.cfg.Source.variantFor(req.Variant); err != nil {
+		if v, err = s.cfg.VariantFor(req.Variant); err != nil {
 			writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
 			return
 		}
@@ -243,7 +251,7 @@ func (s *webServer) handleNew(w http.ResponseWriter, r *http.Request) {
 	seat := min(s.human, v.Players-1)
 	if req.Seat != "" {
 		var err error
-		if seat, err = parseSeat(v, req.Seat); err != nil {
+		if seat, err = ParseSeat(v, req.Seat); err != nil {
 			writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
 			return
 		}
@@ -255,22 +263,22 @@ func (s *webServer) handleNew(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.state())
 }
 
-func (s *webServer) handleHint(w http.ResponseWriter, r *http.Request) {
+func (s *WebServer) handleHint(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if res, _ := s.g.Outcome(); res != engine.Ongoing || int(s.g.Pos.Side) != s.human {
 		writeJSON(w, http.StatusConflict, apiError{Error: "no hint: it is not your turn"})
 		return
 	}
-	res, err := s.bot.think(r.Context(), s.g.Game, 0, 0)
+	res, err := s.bot.Think(r.Context(), s.g.Game, 0, 0)
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, newSearchInfo(s.g.V, s.human, res.Best, res.Visited, res.Value, topChoices(s.g.V, res, 8), s.bot.search.Nodes()))
+	writeJSON(w, http.StatusOK, newSearchInfo(s.g.V, s.human, res.Best, res.Visited, res.Value, TopChoices(s.g.V, res, 8), s.bot.Nodes()))
 }
 
-func (s *webServer) handleStats(w http.ResponseWriter, r *http.Request) {
+func (s *WebServer) handleStats(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last == nil {
@@ -287,10 +295,10 @@ type searchInfo struct {
 	Visits int       `json:"visits"` // root visits
 	Nodes  int       `json:"nodes"`  // nodes in the tree
 	Value  []float64 `json:"value"`  // each seat's expected score at the root: 1 win, 1/players draw, 0 loss
-	Top    []choice  `json:"top"`    // the most visited root actions
+	Top    []Choice  `json:"top"`    // the most visited root actions
 }
 
-func newSearchInfo(v *engine.Variant, seat int, a engine.Action, visits int, value [engine.MaxSeats]float32, top []choice, nodes int) *searchInfo {
+func newSearchInfo(v *engine.Variant, seat int, a engine.Action, visits int, value [engine.MaxSeats]float32, top []Choice, nodes int) *searchInfo {
 	si := &searchInfo{Seat: seat, Action: v.FormatAction(a), Visits: visits, Nodes: nodes, Top: top}
 	for k := 0; k < v.Players; k++ {
 		si.Value = append(si.Value, float64(value[k]))
@@ -368,17 +376,13 @@ func kindName(k engine.Kind) string {
 	return "rotate"
 }
 
-func (s *webServer) state() *webState {
+func (s *WebServer) state() *webState {
 	v, p := s.g.V, &s.g.Pos
 	b := v.Board
-	st := &webState{Variant: v.Name, Model: s.bot.describe(), Human: s.human, Side: int(p.Side), Removing: p.Removing(),
+	st := &webState{Variant: v.Name, Model: s.bot.Desc, Human: s.human, Side: int(p.Side), Removing: p.Removing(),
 		Last: s.last, Board: webBoard{Size: b.Size, Rings: b.Rings, Rotating: b.Rotating},
 		Legal: []webAction{}, History: []webMove{}}
-	if s.cfg.Source.ck != nil {
-		st.Variants = []string{v.Name}
-	} else {
-		st.Variants = engine.Names()
-	}
+	st.Variants = s.cfg.Variants
 	for pt := 0; pt < b.Points; pt++ {
 		st.Board.Points = append(st.Board.Points, webPoint{Name: b.Name(pt), X: b.X[pt], Y: b.Y[pt]})
 		st.Owner = append(st.Owner, p.Owner(pt))
@@ -389,11 +393,11 @@ func (s *webServer) state() *webState {
 		}
 	}
 	for k := 0; k < v.Players; k++ {
-		st.Seats = append(st.Seats, webSeat{Name: seatName(v, k), Human: k == s.human, Hand: int(p.Hand[k]),
+		st.Seats = append(st.Seats, webSeat{Name: arena.SeatName(v, k), Human: k == s.human, Hand: int(p.Hand[k]),
 			OnBoard: p.PiecesLeft(k) - int(p.Hand[k]), Out: p.Out>>k&1 != 0})
 	}
 	if r, why := s.g.Outcome(); r != engine.Ongoing {
-		st.Over, st.Result = true, resultText(v, p, r, why)
+		st.Over, st.Result = true, arena.ResultText(v, p, r, why)
 	} else {
 		s.legal = v.Legal(p, s.legal[:0])
 		for _, a := range s.legal {
@@ -408,13 +412,13 @@ func (s *webServer) state() *webState {
 		}
 	}
 	for i, a := range s.g.Actions {
-		st.History = append(st.History, webMove{Seat: s.g.movers[i], Action: v.FormatAction(a)})
+		st.History = append(st.History, webMove{Seat: s.g.Movers[i], Action: v.FormatAction(a)})
 	}
 	return st
 }
 
 // legalNames is the side to act's legal actions in notation.
-func (s *webServer) legalNames() []string {
+func (s *WebServer) legalNames() []string {
 	s.legal = s.g.V.Legal(&s.g.Pos, s.legal[:0])
 	names := make([]string, len(s.legal))
 	for i, a := range s.legal {

@@ -1,4 +1,11 @@
-package main
+// Package run is a training run: its store (a local directory, or a
+// bucket of an object store mirrored in a local cache), its layout, its
+// resolved config (every default defined once, in the embedded
+// configs/runs/nine.yaml), the trainer's lease, the generation loop of
+// self-play, training and the arena, resume, the self-play workers beside
+// it, its status, metrics and plots. Commands wire it to flags and
+// terminals.
+package run
 
 import (
 	"bytes"
@@ -11,28 +18,30 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/train"
 )
 
-// defaultRunConfig is the embedded config `millzero train` runs with no
-// --config: configs/runs/nine.yaml.
-const defaultRunConfig = "runs/nine.yaml"
+// DefaultConfigName is the embedded config a run starts from: every
+// default of a run is defined there, once, and a config file sets only what
+// differs.
+const DefaultConfigName = "runs/nine.yaml"
 
-// runConfig is a run's whole configuration: configs/runs/nine.yaml names
+// Config is a run's whole configuration: configs/runs/nine.yaml names
 // and comments every field.
-type runConfig struct {
+type Config struct {
 	Variant  string            `yaml:"variant"`
 	Model    model.Config      `yaml:"model"`
 	Train    train.Config      `yaml:"train"`
 	SelfPlay selfplay.Settings `yaml:"selfplay"`
-	Loop     loopConfig        `yaml:"loop"`
-	Gate     gateConfig        `yaml:"gate"`
+	Loop     LoopConfig        `yaml:"loop"`
+	Gate     GateConfig        `yaml:"gate"`
 }
 
-// loopConfig is the shape of a generation and the run's budget.
-type loopConfig struct {
+// LoopConfig is the shape of a generation and the run's budget.
+type LoopConfig struct {
 	Generations       int     `yaml:"generations"`        // stop after this many generations; 0 = no limit
 	Hours             float64 `yaml:"hours"`              // stop after this much wall time of one invocation; 0 = no limit
 	Games             int     `yaml:"games"`              // self-play games per generation
@@ -45,9 +54,9 @@ type loopConfig struct {
 	Seed              uint64  `yaml:"seed"`               // seeds self-play, training order and openings
 }
 
-// gateConfig is the arena of the loop: candidate against best, and the
+// GateConfig is the arena of the loop: candidate against best, and the
 // ladder of reference players.
-type gateConfig struct {
+type GateConfig struct {
 	Simulations  int      `yaml:"simulations"`    // visits per move of both models
 	MaxGames     int      `yaml:"max_games"`      // most games of candidate vs best
 	OpeningPlies int      `yaml:"opening_plies"`  // random legal plies before the players take over
@@ -60,21 +69,23 @@ type gateConfig struct {
 	LadderPairs  int      `yaml:"ladder_pairs"`   // pairs of games against each
 }
 
-func (g gateConfig) sprt() arena.SPRT {
+// SPRT is the gate's test.
+func (g GateConfig) SPRT() arena.SPRT {
 	return arena.SPRT{Elo0: g.Elo0, Elo1: g.Elo1, Alpha: g.Alpha, Beta: g.Beta}
 }
 
-// loadRunConfig reads the embedded default and lays the file at path (if
-// any) over it; every key must be known. It returns the config and its
-// resolved YAML.
-func loadRunConfig(path string) (runConfig, []byte, error) {
-	var c runConfig
-	base, err := configs.Runs.ReadFile(defaultRunConfig)
+// LoadConfig reads the embedded default and lays the file at path (if
+// any; a file, or an embedded config's name such as three-test) over it;
+// every key must be known and every value valid. It returns the config and
+// its resolved YAML.
+func LoadConfig(path string) (Config, []byte, error) {
+	var c Config
+	base, err := configs.Runs.ReadFile(DefaultConfigName)
 	if err != nil {
 		return c, nil, err
 	}
 	if err := decodeStrict(base, &c); err != nil {
-		return c, nil, fmt.Errorf("embedded config %s: %w", defaultRunConfig, err)
+		return c, nil, fmt.Errorf("embedded config %s: %w", DefaultConfigName, err)
 	}
 	if path != "" {
 		text, err := readConfigFile(path)
@@ -88,7 +99,7 @@ func loadRunConfig(path string) (runConfig, []byte, error) {
 	if err := c.validate(); err != nil {
 		where := "config " + path
 		if path == "" {
-			where = "embedded config " + defaultRunConfig
+			where = "embedded config " + DefaultConfigName
 		}
 		return c, nil, fmt.Errorf("%s: %w", where, err)
 	}
@@ -110,7 +121,7 @@ func readConfigFile(path string) ([]byte, error) {
 	return nil, fmt.Errorf("config %s: %w", path, err)
 }
 
-func decodeStrict(text []byte, c *runConfig) error {
+func decodeStrict(text []byte, c *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {
@@ -119,8 +130,8 @@ func decodeStrict(text []byte, c *runConfig) error {
 	return nil
 }
 
-// variant loads the config's variant: a name, or a variant file's path.
-func (c *runConfig) variant() (*engine.Variant, error) {
+// LoadVariant loads the config's variant: a name, or a variant file's path.
+func (c *Config) LoadVariant() (*engine.Variant, error) {
 	if v, err := engine.Load(c.Variant); err == nil {
 		return v, nil
 	}
@@ -130,8 +141,8 @@ func (c *runConfig) variant() (*engine.Variant, error) {
 	return engine.Load(c.Variant)
 }
 
-func (c *runConfig) validate() error {
-	if _, err := c.variant(); err != nil {
+func (c *Config) validate() error {
+	if _, err := c.LoadVariant(); err != nil {
 		return fmt.Errorf("variant: %w", err)
 	}
 	if err := c.Model.Validate(); err != nil {
@@ -168,7 +179,7 @@ func (c *runConfig) validate() error {
 	case g.LadderPairs < 0:
 		return fmt.Errorf("gate: ladder_pairs %d: want 0 or more", g.LadderPairs)
 	}
-	if err := g.sprt().Validate(); err != nil {
+	if err := g.SPRT().Validate(); err != nil {
 		return fmt.Errorf("gate: %w", err)
 	}
 	for _, spec := range g.Ladder {
@@ -180,17 +191,31 @@ func (c *runConfig) validate() error {
 }
 
 // referencePlayer is a fixed yardstick of the ladder: random or
-// alphabeta:DEPTH.
+// alphabeta:DEPTH, as the arena reads them.
 func referencePlayer(spec string) (arena.Player, error) {
-	switch {
-	case spec == "random":
-		return arena.Random{}, nil
-	case strings.HasPrefix(spec, "alphabeta:"):
-		var d int
-		if _, err := fmt.Sscan(strings.TrimPrefix(spec, "alphabeta:"), &d); err != nil || d < 1 || d > 12 {
-			return nil, fmt.Errorf("player %q: want alphabeta:DEPTH with depth 1..12", spec)
-		}
-		return arena.AlphaBeta{Depth: d}, nil
+	if spec != arena.RandomName && !strings.HasPrefix(spec, "alphabeta:") {
+		return nil, fmt.Errorf("player %q: want random or alphabeta:DEPTH", spec)
 	}
-	return nil, fmt.Errorf("player %q: want random or alphabeta:DEPTH", spec)
+	return arena.ParsePlayer(spec, nil, arena.SpecSettings{})
+}
+
+// Decision is the gate's verdict on res: "accepted" when the SPRT accepted
+// the candidate; "accepted-leaning" when the games ran out undecided with
+// the evidence on the candidate's side (LLR > 0) and accept_leaning is
+// set; else "rejected".
+func (g GateConfig) Decision(res arena.GateResult) string {
+	switch {
+	case res.Accepted():
+		return "accepted"
+	case g.AcceptLean && res.Decision == arena.Continue && res.LLR > 0:
+		return "accepted-leaning"
+	}
+	return "rejected"
+}
+
+// GateSearch is the search of the gate's and the ladder's models: the run's
+// self-play search with gate.simulations visits, no root noise, the most
+// visited action.
+func (c *Config) GateSearch() mcts.Settings {
+	return arena.MatchSettings(c.SelfPlay.Search, c.Gate.Simulations)
 }

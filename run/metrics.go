@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -74,7 +75,7 @@ func (s *series) add(values ...any) error {
 	if err := w.Error(); err != nil {
 		return fmt.Errorf("metrics %s: %w", s.path, err)
 	}
-	return writeFileAtomic(s.path, buf.Bytes())
+	return saveFile(s.path, buf.Bytes())
 }
 
 // column is the values of the named column, parsed as numbers (NaN where
@@ -92,9 +93,9 @@ func (s *series) column(name string) []float64 {
 	return out
 }
 
-// writeFileAtomic makes path's directory and writes data there with
+// saveFile makes path's directory and writes data there with
 // model.WriteFileAtomic: readers see the old file or the new one.
-func writeFileAtomic(path string, data []byte) error {
+func saveFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -151,5 +152,47 @@ func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return saveFile(path, buf.Bytes())
+}
+
+// plots redraws metrics/elo.png and metrics/loss.png.
+func (l *Loop) plots() error {
+	// One line per player of metrics/elo.csv: the best model (rows named
+	// "best", or older rows named by its generation) and the yardsticks.
+	h, e := l.elo.column("hours"), l.elo.column("elo")
+	byPlayer := map[string]*line{}
+	var order []string
+	for i, r := range l.elo.rows {
+		name := r[2]
+		if strings.HasPrefix(name, "gen-") {
+			name = "best"
+		}
+		ln, ok := byPlayer[name]
+		if !ok {
+			ln = &line{name: name}
+			byPlayer[name] = ln
+			order = append(order, name)
+		}
+		ln.x, ln.y = append(ln.x, h[i]), append(ln.y, e[i])
+	}
+	var lines []line
+	for _, name := range order {
+		lines = append(lines, *byPlayer[name])
+	}
+	if err := plotLines(filepath.Join(l.dir.Metrics(), "elo.png"), "Elo over time ("+l.v.Name+", random = 0)",
+		"hours", "Elo", lines...); err != nil {
+		return err
+	}
+	var tr, va line
+	tr.name, va.name = "train", "validation"
+	steps, total := l.loss.column("step"), l.loss.column("total")
+	for i, r := range l.loss.rows {
+		switch r[2] {
+		case "train":
+			tr.x, tr.y = append(tr.x, steps[i]), append(tr.y, total[i])
+		case "val":
+			va.x, va.y = append(va.x, steps[i]), append(va.y, total[i])
+		}
+	}
+	return plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss", tr, va)
 }

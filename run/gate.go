@@ -1,0 +1,237 @@
+package run
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/millzero/millzero/arena"
+)
+
+// player is the arena player of model generation gen, searching with
+// the run's own search settings (Config.GateSearch).
+func (l *Loop) player(gen int) (arena.Player, error) {
+	e := arena.Evaluation{Playouts: l.cfg.SelfPlay.RolloutPlayouts, PlayoutPlies: l.cfg.SelfPlay.RolloutPlies}
+	if gen > 0 {
+		net, err := l.network(gen)
+		if err != nil {
+			return nil, err
+		}
+		e = arena.Evaluation{Net: net}
+	}
+	return arena.NewSearchPlayer(ModelName(gen), l.cfg.GateSearch(), e), nil
+}
+
+// gate plays the candidate against the best until the SPRT decides or
+// gate.max_games are played. Every finished game is journalled as it ends,
+// so a killed run loses none and replays none; the games go to one
+// Parquet file when the gate is over.
+func (l *Loop) gate(ctx context.Context, cand, best int) (arena.GateResult, error) {
+	gc := l.cfg.Gate
+	test := gc.SPRT()
+	res := arena.GateResult{}
+	res.Lower, res.Upper = test.Bounds()
+	a, err := l.player(cand)
+	if err != nil {
+		return res, err
+	}
+	b, err := l.player(best)
+	if err != nil {
+		return res, err
+	}
+	id := "gate-" + ModelName(cand)
+	recs, err := l.matchGames(ctx, id, arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: gc.OpeningPlies}, gc.MaxGames,
+		func(recs []arena.Record) bool {
+			res.Penta, res.Decision, res.LLR = tally(recs, a.Name(), test)
+			l.prog.Update("generation %d arena: %s vs %s: %d games, pairs %v, LLR %.2f in [%.2f, %.2f]",
+				cand-1, a.Name(), b.Name(), len(recs), res.Penta, res.LLR, res.Lower, res.Upper)
+			return res.Decision != arena.Continue
+		})
+	if err != nil {
+		return res, err
+	}
+	res.Penta, res.Decision, res.LLR = tally(recs, a.Name(), test)
+	res.Records = recs
+	return res, nil
+}
+
+// tally counts the candidate's finished pairs in recs and applies the test.
+func tally(recs []arena.Record, cand string, test arena.SPRT) (arena.Penta, arena.Decision, float64) {
+	t := arena.NewTally(cand)
+	for i := range recs {
+		t.Add(&recs[i])
+	}
+	d, llr := test.Decide(t.Penta)
+	return t.Penta, d, llr
+}
+
+// ladder plays model generation gen against every reference player, once
+// per generation that becomes best.
+func (l *Loop) ladder(ctx context.Context, gen int) error {
+	if l.cfg.Gate.LadderPairs == 0 {
+		return nil
+	}
+	me, err := l.player(gen)
+	if err != nil {
+		return err
+	}
+	for _, spec := range l.cfg.Gate.Ladder {
+		ref, err := referencePlayer(spec)
+		if err != nil {
+			return err
+		}
+		id := "ladder-" + ModelName(gen) + "-" + strings.ReplaceAll(spec, ":", "")
+		_, err = l.matchGames(ctx, id, arena.Match{Variant: l.v, A: me, B: ref, OpeningPlies: l.cfg.Gate.OpeningPlies},
+			2*l.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
+				l.prog.Update("ladder: %s vs %s: %d/%d games", me.Name(), spec, len(recs), 2*l.cfg.Gate.LadderPairs)
+				return false
+			})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// matchGames plays match m, named id, until maxGames games are finished or
+// enough says so, journalling each finished game in arena/id.jsonl. When
+// the match is over its games go to arena/id.parquet and the journal is
+// removed; when that file exists the match is not played again.
+func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGames int, enough func([]arena.Record) bool) ([]arena.Record, error) {
+	final := filepath.Join(l.dir.Arena(), id+arena.RecordExt)
+	if _, err := os.Stat(final); err == nil {
+		return arena.ReadRecords(final)
+	}
+	journal := filepath.Join(l.dir.Arena(), id+".jsonl")
+	recs, err := readJournal(journal)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) < maxGames && !enough(recs) {
+		if err := os.MkdirAll(l.dir.Arena(), 0o755); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		m.Pairs = (maxGames - len(recs) + 1) / 2
+		m.Seed = l.cfg.Loop.Seed ^ hashString(id) ^ uint64(len(recs))<<32
+		var werr error
+		_, err = m.Run(ctx, func(r *arena.Record) error {
+			line, err := json.Marshal(r)
+			if err == nil {
+				_, err = f.Write(append(line, '\n'))
+			}
+			if err == nil {
+				err = f.Sync()
+			}
+			if err != nil {
+				werr = fmt.Errorf("arena journal %s: %w", journal, err)
+				return werr
+			}
+			recs = append(recs, *r)
+			if len(recs) >= maxGames || enough(recs) {
+				return arena.ErrStop
+			}
+			return nil
+		})
+		if werr != nil {
+			return nil, werr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	written, err := arena.WriteRecords(l.dir.Arena(), id, recs)
+	if err != nil {
+		return nil, err
+	}
+	if written != "" {
+		if err := l.wd.push(ctx, "arena/"+id+arena.RecordExt); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Remove(journal); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// readJournal reads the finished games of a match's journal; a torn last
+// line (a kill while writing it) is dropped.
+func readJournal(path string) ([]arena.Record, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var recs []arena.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for sc.Scan() {
+		var r arena.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			break
+		}
+		recs = append(recs, r)
+	}
+	return recs, sc.Err()
+}
+
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
+
+// ratings fits Elo over every arena game of the run, writes the ladder to
+// arena/ratings.csv and the best's rating to metrics/elo.csv, and returns
+// the best's Elo.
+func (l *Loop) ratings(g int) (float64, error) {
+	recs, err := arena.ReadRecordDir(l.dir.Arena())
+	if err != nil {
+		return 0, err
+	}
+	best, err := l.dir.Best()
+	if errors.Is(err, ErrNoModel) {
+		best = 0
+	} else if err != nil {
+		return 0, err
+	}
+	if len(recs) == 0 {
+		return math.NaN(), nil
+	}
+	rs, err := arena.FitElo(recs, arena.DefaultEloSettings())
+	if err != nil {
+		return 0, err
+	}
+	eloBest := math.NaN()
+	for _, r := range rs {
+		player := r.Name
+		switch {
+		case r.Name == ModelName(best):
+			eloBest = r.Elo
+			player = "best"
+		case !slices.Contains(l.cfg.Gate.Ladder, r.Name) || r.Name == arena.RandomName:
+			continue // the anchor is 0 by definition; other models are in ratings.csv
+		}
+		if err := l.elo.add(g, l.hours(), player, r.Elo, r.Low, r.High, r.Games); err != nil {
+			return 0, err
+		}
+	}
+	return eloBest, arena.WriteRatingsCSV(filepath.Join(l.dir.Arena(), "ratings.csv"), rs)
+}

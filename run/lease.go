@@ -1,0 +1,365 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// LeaseObject is the name of the trainer's lease in a run.
+const LeaseObject = "lease.json"
+
+// DefaultLeaseTTL is a lease's time to live unless the caller has reason
+// for another: renewed every 20 s, and a trainer that crashed on another
+// host blocks its successor for at most a minute (on the same host, not at
+// all: a lease whose process is gone is taken over at once).
+const DefaultLeaseTTL = time.Minute
+
+// leaseTakeoverDir holds one write-once object per lease taken over after
+// it expired, named by the token of the expired lease: of two trainers that
+// find the same expired lease at once, only the one that creates this
+// object takes over.
+const leaseTakeoverDir = "lease-takeovers/"
+
+// ErrLeaseHeld is matched (errors.Is) by the error AcquireLease returns
+// when another live trainer holds the run's lease.
+var ErrLeaseHeld = errors.New("the run's lease is held by another trainer")
+
+// ErrLeaseLost is the cause (context.Cause) of a Lease's context when the
+// lease was taken over by another trainer or could not be renewed.
+var ErrLeaseLost = errors.New("lease lost")
+
+// LeaseInfo is the content of lease.json: who holds the run and until when.
+// Times are the holder's clock; holders' clocks must agree to well within
+// the lease's time to live.
+type LeaseInfo struct {
+	Holder   string    `json:"holder"`         // what the holder calls itself, e.g. "train"
+	Host     string    `json:"host"`           // its host name
+	PID      int       `json:"pid"`            // its process id on Host
+	Boot     string    `json:"boot,omitempty"` // Host's boot id (Linux), to tell two hosts of one name apart
+	Acquired time.Time `json:"acquired"`       // when it took the lease
+	Renewed  time.Time `json:"renewed"`        // when it last renewed it
+	Expires  time.Time `json:"expires"`        // when the lease lapses unless renewed
+	Token    string    `json:"token"`          // unique per acquisition
+}
+
+// LeaseHeldError is AcquireLease's error when another trainer holds the
+// lease; it matches ErrLeaseHeld.
+type LeaseHeldError struct {
+	Loc    string    // the store
+	Object string    // where lease.json is (Store.Where)
+	Info   LeaseInfo // the lease found
+	Now    time.Time // when it was found
+}
+
+// Error names the holder, where it runs and when the lease expires, and how
+// to clear a stale lease.
+func (e *LeaseHeldError) Error() string {
+	return fmt.Sprintf("run %s is held by %q (pid %d on host %s) until %s (in %v, renewed %s); "+
+		"only one trainer may run. If that process is gone, the lease lapses at that time, "+
+		"or delete %s to clear it now",
+		e.Loc, e.Info.Holder, e.Info.PID, e.Info.Host,
+		e.Info.Expires.UTC().Format(time.RFC3339), e.Info.Expires.Sub(e.Now).Round(time.Second),
+		e.Info.Renewed.UTC().Format(time.RFC3339), e.Object)
+}
+
+// Is makes the error match ErrLeaseHeld.
+func (e *LeaseHeldError) Is(target error) bool { return target == ErrLeaseHeld }
+
+// Lease is a held lease on a run: while it is held no other trainer can take
+// it. A goroutine renews it every third of its time to live; when a renewal
+// fails (the store refuses, or another trainer took the lease over) the
+// lease's Context is cancelled with a cause matching ErrLeaseLost, and the
+// holder must stop writing the run.
+//
+// The guarantee rests on the store's conditional create (see Store.Put):
+// two trainers that start at once cannot both create lease.json, and two
+// that find the same expired lease cannot both create its takeover object
+// (lease-takeovers/TOKEN.json; one whose writer crashed before replacing
+// the lease is itself taken over once it would have expired).
+// Renewal reads lease.json and replaces it when it still holds this lease's
+// token; that read-then-replace is not atomic, but a takeover needs the lease
+// expired, and the holder's context is cancelled before its lease expires
+// when renewals fail.
+type Lease struct {
+	store *Store
+	ttl   time.Duration
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+
+	mu   sync.Mutex
+	info LeaseInfo
+}
+
+// AcquireLease takes the lease of the run in store for holder, with time to
+// live ttl, and starts renewing it; the lease's Context derives from ctx.
+// When another trainer holds a live lease it returns a *LeaseHeldError. A
+// lease that expired, or whose holder ran on this host with a process id
+// that no longer exists (a crashed trainer), is taken over.
+func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Duration) (*Lease, error) {
+	if ttl < time.Second {
+		return nil, fmt.Errorf("acquire lease on %s: time to live %v is under a second", store, ttl)
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown"
+	}
+	var tok [16]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return nil, fmt.Errorf("acquire lease on %s: %w", store, err)
+	}
+	now := time.Now()
+	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Boot: bootID(), Acquired: now, Renewed: now,
+		Expires: now.Add(ttl), Token: hex.EncodeToString(tok[:])}
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	for try := 0; ; try++ {
+		err := store.Put(ctx, LeaseObject, bytes.NewReader(data))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("acquire lease: %w", err)
+		}
+		cur, err := ReadLease(ctx, store)
+		if errors.Is(err, fs.ErrNotExist) && try < 3 {
+			continue // released between our write and our read
+		}
+		if err != nil {
+			return nil, fmt.Errorf("acquire lease: %w", err)
+		}
+		now := time.Now()
+		if !leaseStale(cur, now, host, info.Boot) {
+			return nil, heldError(store, cur)
+		}
+		if err := takeOver(ctx, store, cur, data); err != nil {
+			return nil, err
+		}
+		break
+	}
+	l := &Lease{store: store, ttl: ttl, info: info, stop: make(chan struct{}), done: make(chan struct{})}
+	l.ctx, l.cancel = context.WithCancelCause(ctx)
+	go l.renewLoop()
+	return l, nil
+}
+
+// takeOverKeep is how long takeover objects are kept: far longer than a
+// contender takes between reading an expired lease and creating its
+// takeover object.
+const takeOverKeep = time.Hour
+
+// takeOver replaces the expired lease cur by ours (data) if this contender
+// creates cur's takeover object. A takeover object whose writer never
+// replaced the lease (it crashed between the two writes) is itself expired
+// once the lease it holds would have (at once when its process is gone
+// from this host); then that lease's takeover object
+// decides, and so on.
+func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) error {
+	stale := cur
+	for range 8 {
+		marker := leaseTakeoverDir + stale.Token + ".json"
+		err := store.Put(ctx, marker, bytes.NewReader(data))
+		if err == nil {
+			if err := store.PutReplace(ctx, LeaseObject, data); err != nil {
+				return fmt.Errorf("acquire lease: take over: %w", err)
+			}
+			cleanTakeOvers(ctx, store)
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("acquire lease: take over: %w", err)
+		}
+		if now, err := ReadLease(ctx, store); err == nil && now.Token != cur.Token {
+			return heldError(store, now) // the other contender finished
+		}
+		mdata, err := store.Get(ctx, marker)
+		if err != nil {
+			return fmt.Errorf("acquire lease: take over: %w", err)
+		}
+		var m LeaseInfo
+		if err := json.Unmarshal(mdata, &m); err != nil || m.Token == "" {
+			return fmt.Errorf("acquire lease: %s is not a lease (%v); delete it if no trainer is running", store.Where(marker), err)
+		}
+		// A contender that crashed between its two writes is stale by the
+		// lease's own rule: expired, or its process gone from this host.
+		host, _ := os.Hostname()
+		if !leaseStale(m, time.Now(), host, bootID()) {
+			return fmt.Errorf("acquire lease on %s: %q (pid %d on host %s) is taking over the expired lease of %q (pid %d on %s) right now",
+				store, m.Holder, m.PID, m.Host, cur.Holder, cur.PID, cur.Host)
+		}
+		stale = m
+	}
+	return fmt.Errorf("acquire lease on %s: too many abandoned takeovers in %s; delete it and %s if no trainer is running",
+		store, store.Where(leaseTakeoverDir), store.Where(LeaseObject))
+}
+
+// cleanTakeOvers deletes takeover objects older than takeOverKeep, best
+// effort (a leftover costs a few bytes).
+func cleanTakeOvers(ctx context.Context, store *Store) {
+	objs, err := store.List(ctx, leaseTakeoverDir)
+	if err != nil {
+		return
+	}
+	for _, o := range objs {
+		if time.Since(o.ModTime) > takeOverKeep {
+			store.Delete(ctx, o.Name)
+		}
+	}
+}
+
+// heldError is the error for a live lease held by someone else.
+func heldError(store *Store, info LeaseInfo) error {
+	return &LeaseHeldError{Loc: store.String(), Object: store.Where(LeaseObject), Info: info, Now: time.Now()}
+}
+
+// ReadLease reads the run's lease.json; a missing lease is an error matching
+// fs.ErrNotExist.
+func ReadLease(ctx context.Context, store *Store) (LeaseInfo, error) {
+	data, err := store.Get(ctx, LeaseObject)
+	if err != nil {
+		return LeaseInfo{}, err
+	}
+	var info LeaseInfo
+	if err := json.Unmarshal(data, &info); err != nil || info.Token == "" || info.Expires.IsZero() {
+		if err == nil {
+			err = errors.New("no token or expiry")
+		}
+		return LeaseInfo{}, fmt.Errorf("%s in %s is not a lease (%v); delete it if no trainer is running", LeaseObject, store, err)
+	}
+	return info, nil
+}
+
+// leaseStale tells whether the lease cur may be taken over at now: it
+// expired, or its holder ran on this host (same name and, when both are
+// known, same boot) and its process is gone.
+func leaseStale(cur LeaseInfo, now time.Time, host, boot string) bool {
+	if now.After(cur.Expires) {
+		return true
+	}
+	if cur.Host != host || (cur.Boot != "" && boot != "" && cur.Boot != boot) {
+		return false
+	}
+	return cur.PID > 0 && cur.PID != os.Getpid() && !processAlive(cur.PID)
+}
+
+// bootID returns the Linux kernel's boot id ("" elsewhere): two machines
+// that share a host name have different ones, and a rebooted machine a new
+// one.
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// processAlive tells whether a process with id pid exists on this host.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Context returns a context that is cancelled when the lease is lost or
+// released (context.Cause tells which) or the context given to AcquireLease
+// ends.
+func (l *Lease) Context() context.Context { return l.ctx }
+
+// Info returns the lease as last written.
+func (l *Lease) Info() LeaseInfo {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.info
+}
+
+// renewLoop renews the lease every third of its time to live until it is
+// released, lost or its context ends.
+func (l *Lease) renewLoop() {
+	defer close(l.done)
+	t := time.NewTicker(l.ttl / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-l.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := l.renew(); err != nil {
+			l.cancel(fmt.Errorf("%w: %w", ErrLeaseLost, err))
+			return
+		}
+	}
+}
+
+// renew extends the lease by its time to live, unless another trainer took
+// it over. It gives up before the lease expires: a holder must never write
+// under a lease that may have lapsed.
+func (l *Lease) renew() error {
+	info := l.Info()
+	ctx, cancel := context.WithDeadline(l.ctx, info.Expires.Add(-l.ttl/10))
+	defer cancel()
+	cur, err := ReadLease(ctx, l.store)
+	if err != nil {
+		return fmt.Errorf("renew lease: %w", err)
+	}
+	if cur.Token != info.Token {
+		return fmt.Errorf("renew lease on %s: taken over by %q (pid %d on host %s) at %s",
+			l.store, cur.Holder, cur.PID, cur.Host, cur.Acquired.UTC().Format(time.RFC3339))
+	}
+	now := time.Now()
+	info.Renewed, info.Expires = now, now.Add(l.ttl)
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := l.store.PutReplace(ctx, LeaseObject, data); err != nil {
+		return fmt.Errorf("renew lease: %w", err)
+	}
+	l.mu.Lock()
+	l.info = info
+	l.mu.Unlock()
+	return nil
+}
+
+// Release stops renewing the lease and deletes lease.json if it still holds
+// this lease, so the next trainer starts at once. The lease's context is
+// cancelled. Release may be called more than once.
+func (l *Lease) Release(ctx context.Context) error {
+	var err error
+	l.once.Do(func() {
+		close(l.stop)
+		<-l.done
+		l.cancel(errors.New("lease released"))
+		cur, rerr := ReadLease(ctx, l.store)
+		if rerr != nil {
+			if !errors.Is(rerr, fs.ErrNotExist) {
+				err = fmt.Errorf("release lease: %w", rerr)
+			}
+			return
+		}
+		if cur.Token != l.Info().Token {
+			return
+		}
+		if derr := l.store.Delete(ctx, LeaseObject); derr != nil {
+			err = fmt.Errorf("release lease: %w", derr)
+		}
+	})
+	return err
+}

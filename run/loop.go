@@ -1,0 +1,643 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/train"
+)
+
+// Loop is `millzero train`: generation after generation of self-play,
+// training, and the arena, each step resumable from what is on disk.
+type Loop struct {
+	wd    *workDir // the store and the local directory
+	loc   string   // the run's path or URL, for messages
+	dir   Dir      // the local directory: the run's own, or its cache
+	cfg   Config
+	v     *engine.Variant
+	prog  Progress
+	log   *slog.Logger
+	gens  *series // one row per finished generation: the commit point of a generation
+	loss  *series // training and validation losses
+	elo   *series // the best model's rating after each generation
+	start time.Time
+	base  float64                // run hours before this invocation
+	nets  map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
+
+	noLocal bool   // play no games: wait for the workers'
+	lease   *Lease // the trainer's; nil for a worker
+}
+
+// Options are what a command gives the loop.
+type Options struct {
+	Progress Progress     // shows the loop's state; nil shows nothing
+	Log      *slog.Logger // warnings, such as a skipped shard; nil: slog.Default()
+	Cache    string       // the local cache of a run in an object store; "" is DefaultCache
+	Existing bool         // the run must exist, and this process only reads it and adds games (self-play, status)
+
+	// NoLocalSelfplay makes the trainer play no games itself: it waits
+	// for self-play workers' shards (millzero selfplay --follow).
+	NoLocalSelfplay bool
+}
+
+// Progress shows a long job's state to people.
+type Progress interface {
+	Update(format string, args ...any) // the current state, replaced by the next
+	Done(format string, args ...any)   // a line that stays
+}
+
+// quiet is the Progress that shows nothing.
+type quiet struct{}
+
+func (quiet) Update(string, ...any) {}
+func (quiet) Done(string, ...any)   {}
+
+// Open opens (or creates) the run at loc: a local path ("" is
+// runs/VARIANT) or an object-store URL (see OpenStore), which the loop
+// mirrors in a local cache (Options.Cache). A new run stores the resolved
+// config (cfgPath over the default) as run.yaml; an existing run uses its
+// run.yaml, and a cfgPath that resolves differently is an error.
+func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error) {
+	cfg, text, err := LoadConfig(cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	if loc == "" {
+		loc = filepath.Join("runs", cfg.Variant)
+	}
+	st, err := OpenStore(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	l, err := openOn(ctx, st, loc, cfg, text, cfgPath != "", opts)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// openOn opens the run in store st, opened from loc.
+func openOn(ctx context.Context, st *Store, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
+	role := "train"
+	if opts.Existing {
+		role = "follow"
+	}
+	wd, err := newWorkDir(st, loc, opts.Cache, role)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, wd, loc, cfg, text, given, opts)
+}
+
+func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
+	exists, err := wd.store.CheckRun(ctx)
+	if err != nil && !onlyLease(ctx, wd.store) {
+		return nil, err
+	}
+	// Only a lease and no run.yaml: a new run whose trainer is starting,
+	// or died before it wrote run.yaml.
+	var lease *Lease
+	if !opts.Existing {
+		// The trainer takes the lease before it reads or writes anything:
+		// a second trainer stops here, naming the first.
+		if err := wd.store.CheckWriteOnce(ctx); err != nil {
+			return nil, err
+		}
+		if lease, err = AcquireLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
+			return nil, err
+		}
+	}
+	l, err := openLeased(ctx, wd, loc, cfg, text, given, opts, exists)
+	if err != nil && lease != nil {
+		lease.Release(context.WithoutCancel(ctx))
+	}
+	if l != nil {
+		l.lease = lease
+	}
+	return l, err
+}
+
+// onlyLease reports whether the store holds nothing but lease objects
+// and objects under the prefixes also.
+func onlyLease(ctx context.Context, st *Store, also ...string) bool {
+	objs, err := st.List(ctx, "")
+	if err != nil {
+		return false
+	}
+	for _, o := range objs {
+		ok := o.Name == LeaseObject || strings.HasPrefix(o.Name, leaseTakeoverDir)
+		for _, p := range also {
+			ok = ok || strings.HasPrefix(o.Name, p)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// openLeased opens the run (one exists in the store when exists), the
+// trainer under its lease.
+func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
+	dir := wd.dir
+	switch {
+	case exists:
+		if err := wd.pull(ctx, "run.yaml"); err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+		storedCfg, storedText, err := LoadConfig(dir.Config())
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+		if given && !bytes.Equal(storedText, text) {
+			return nil, fmt.Errorf("run %s was started with another config (its run.yaml): leave out --config to resume it, or use a new --run", loc)
+		}
+		cfg = storedCfg
+	case opts.Existing:
+		return nil, fmt.Errorf("run %s: no run.yaml: start the run with millzero train first", loc)
+	default:
+		if err := saveFile(dir.Config(), text); err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+		if err := wd.push(ctx, "run.yaml"); err != nil {
+			return nil, err
+		}
+	}
+	v, err := cfg.LoadVariant()
+	if err != nil {
+		return nil, err
+	}
+	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
+		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay}
+	if l.prog == nil {
+		l.prog = quiet{}
+	}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	if err := l.pullState(ctx, !opts.Existing); err != nil {
+		return nil, fmt.Errorf("run %s: %w", loc, err)
+	}
+	if l.gens, err = openSeries(filepath.Join(dir.Metrics(), "generations.csv"),
+		"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision", "llr", "pairs", "best", "best_elo"); err != nil {
+		return nil, err
+	}
+	if l.loss, err = openSeries(filepath.Join(dir.Metrics(), "losses.csv"),
+		"generation", "step", "split", "lr", "total", "policy", "outcome", "l2"); err != nil {
+		return nil, err
+	}
+	if l.elo, err = openSeries(filepath.Join(dir.Metrics(), "elo.csv"),
+		"generation", "hours", "player", "elo", "low", "high", "games"); err != nil {
+		return nil, err
+	}
+	if h := l.gens.column("hours"); len(h) > 0 {
+		l.base = h[len(h)-1]
+	}
+	return l, nil
+}
+
+// pullState brings the run's mutable state from the store into the cache:
+// the best pointer and the metrics tables, and for the trainer the
+// arena's records and ratings, and the checkpoints of the best and the
+// newest generation.
+func (l *Loop) pullState(ctx context.Context, trainer bool) error {
+	if l.wd.local {
+		return nil
+	}
+	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "arena/ratings.csv"} {
+		if err := l.wd.pull(ctx, name); err != nil {
+			return err
+		}
+	}
+	if !trainer {
+		return nil
+	}
+	if _, err := l.wd.pullAll(ctx, "arena/"); err != nil {
+		return err
+	}
+	models, err := l.wd.store.List(ctx, "models/gen-")
+	if err != nil {
+		return err
+	}
+	if n := len(models); n > 0 {
+		if err := l.wd.pull(ctx, models[n-1].Name); err != nil {
+			return err
+		}
+	}
+	if best, err := l.dir.Best(); err == nil && best > 0 {
+		return l.wd.pull(ctx, "models/"+ModelName(best)+".safetensors")
+	}
+	return nil
+}
+
+// Close releases the trainer's lease and the run's store.
+func (l *Loop) Close() error {
+	if l.lease != nil {
+		if err := l.lease.Release(context.Background()); err != nil {
+			l.wd.store.Close()
+			return err
+		}
+	}
+	return l.wd.store.Close()
+}
+
+// Config is the run's config; a command may change the budget
+// (loop.generations, loop.hours) and self-play's workers before Run.
+func (l *Loop) Config() *Config { return &l.cfg }
+
+// Variant is the run's variant.
+func (l *Loop) Variant() *engine.Variant { return l.v }
+
+func (l *Loop) hours() float64 { return l.base + time.Since(l.start).Hours() }
+
+// Run plays generations until the budget is spent or ctx ends, and says
+// why it stopped.
+func (l *Loop) Run(ctx context.Context) (string, error) {
+	if l.lease == nil {
+		return "", fmt.Errorf("run %s: opened to add games (Options.Existing), not to train", l.loc)
+	}
+	// Stop, with the lease's cause, when the lease is lost.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	lc := l.lease.Context()
+	defer context.AfterFunc(lc, func() { cancel(context.Cause(lc)) })()
+	if err := l.dir.removeTemp(); err != nil {
+		return "", fmt.Errorf("run %s: %w", l.loc, err)
+	}
+	// What a stopped trainer finished but did not upload (the best
+	// pointer and metrics are uploaded with each generation's end).
+	for _, prefix := range []string{"models/", "arena/", "games/"} {
+		if err := l.wd.pushAll(ctx, prefix); err != nil {
+			return "", fmt.Errorf("run %s: %w", l.loc, err)
+		}
+	}
+	if l.cfg.Loop.Hours > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(l.cfg.Loop.Hours*float64(time.Hour)))
+		defer cancel()
+	}
+	l.prog.Done("run %s: %s, network %v, %d games and %d steps a generation", l.loc, l.v.Name,
+		model.NewArch(l.v, l.cfg.Model), l.cfg.Loop.Games, l.cfg.Loop.Steps)
+	for {
+		g := len(l.gens.rows)
+		if n := l.cfg.Loop.Generations; n > 0 && g >= n {
+			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.loc), nil
+		}
+		err := l.generation(ctx, g)
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(context.Cause(ctx), ErrLeaseLost):
+			err = context.Cause(ctx)
+		case errors.Is(err, context.DeadlineExceeded):
+			return fmt.Sprintf("the budget of %g hours is spent in generation %d; run the same command to go on", l.cfg.Loop.Hours, g), nil
+		case errors.Is(err, context.Canceled):
+			return fmt.Sprintf("interrupted in generation %d; run the same command to resume", g), nil
+		}
+		err = fmt.Errorf("generation %d: %w", g, err)
+		l.recordError(context.WithoutCancel(ctx), err)
+		return "", err
+	}
+}
+
+// lastErrorObject holds the trainer's last error, for millzero status.
+const lastErrorObject = "metrics/last-error.txt"
+
+// recordError writes err as the run's last error; a failure to write it
+// is only logged (err is what matters).
+func (l *Loop) recordError(ctx context.Context, err error) {
+	text := fmt.Sprintf("%s %v\n", time.Now().UTC().Format(time.RFC3339), err)
+	werr := saveFile(l.wd.path(lastErrorObject), []byte(text))
+	if werr == nil {
+		werr = l.wd.push(ctx, lastErrorObject)
+	}
+	if werr != nil {
+		l.log.Warn("record the last error", "err", werr)
+	}
+}
+
+// generation runs the phases of generation g; each skips what is done.
+func (l *Loop) generation(ctx context.Context, g int) error {
+	best, err := l.dir.Best()
+	if errors.Is(err, ErrNoModel) {
+		best = 0
+	} else if err != nil {
+		return err
+	}
+	if err := l.ladder(ctx, best); err != nil {
+		return err
+	}
+	moves, err := l.selfplay(ctx, g, best)
+	if err != nil {
+		return err
+	}
+	trainLoss, valLoss, err := l.train(ctx, g)
+	if err != nil {
+		return err
+	}
+	res, err := l.gate(ctx, g+1, best)
+	if err != nil {
+		return err
+	}
+	decision := l.cfg.Gate.Decision(res)
+	if decision != "rejected" {
+		if err := l.dir.SetBest(g + 1); err != nil {
+			return err
+		}
+		best = g + 1
+		if err := l.ladder(ctx, best); err != nil {
+			return err
+		}
+	}
+	eloBest, err := l.ratings(g)
+	if err != nil {
+		return err
+	}
+	games, err := l.countGames(ctx, g)
+	if err != nil {
+		return err
+	}
+	p := res.Penta
+	if err := l.gens.add(g, l.hours(), games, moves, trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
+		fmt.Sprintf("%d/%d/%d/%d/%d", p[0], p[1], p[2], p[3], p[4]), ModelName(best), eloBest); err != nil {
+		return err
+	}
+	l.prog.Done("generation %d: %s %s (LLR %.2f, pairs %v); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, p, ModelName(best), eloBest)
+	l.forget(best)
+	if err := l.plots(); err != nil {
+		return err
+	}
+	// generations.csv last: it is the commit point of a generation.
+	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/elo.png", "metrics/loss.png", "metrics/generations.csv"} {
+		if _, err := os.Stat(l.wd.path(name)); os.IsNotExist(err) {
+			continue
+		}
+		if err := l.wd.push(ctx, name); err != nil {
+			return err
+		}
+	}
+	if !l.wd.local {
+		// The store keeps every shard; the trainer's cache only the
+		// window's (the next generation's window starts at g+2-W).
+		for k := 0; k <= g+1-l.cfg.Loop.WindowGenerations; k++ {
+			if err := os.RemoveAll(dataset.GenerationDir(l.dir.Games(), k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// network loads generation gen's network, once: the cache holds the
+// best's and the candidate's (forget drops the others after each
+// generation, so a long run does not keep every network it loaded).
+func (l *Loop) network(gen int) (*model.Network, error) {
+	if n, ok := l.nets[gen]; ok {
+		return n, nil
+	}
+	ck, err := model.LoadCheckpointFor(l.dir.Model(gen), l.v)
+	if err != nil {
+		return nil, err
+	}
+	l.nets[gen] = ck.Net
+	return ck.Net, nil
+}
+
+// forget drops the cached networks of every generation but keep.
+func (l *Loop) forget(keep int) {
+	for gen := range l.nets {
+		if gen != keep {
+			delete(l.nets, gen)
+		}
+	}
+}
+
+// selfplay tops generation g's games up to loop.games, played by model
+// generation best (0: rollouts). It returns the moves per second played
+// now (NaN when nothing was left to play).
+func (l *Loop) selfplay(ctx context.Context, g, best int) (float64, error) {
+	have, err := l.countGames(ctx, g)
+	if err != nil {
+		return 0, err
+	}
+	need := l.cfg.Loop.Games - have
+	if need <= 0 {
+		return math.NaN(), nil
+	}
+	if l.noLocal {
+		return math.NaN(), l.awaitGames(ctx, g, best)
+	}
+	job, err := l.selfplayJob(g, best, need, l.cfg.Loop.Seed^uint64(g)<<20^uint64(have))
+	if err != nil {
+		return 0, err
+	}
+	job.ProgressEvery = time.Second
+	job.Progress = func(s selfplay.Stats) {
+		l.prog.Update("generation %d self-play (%s): %d/%d games, %.0f moves/s, mean length %.0f, wins %v draws %d",
+			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
+	}
+	st, err := selfplay.Run(ctx, job)
+	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
+		err = perr // the finished shards, also of an interrupted session
+	}
+	if err != nil {
+		return 0, err
+	}
+	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d)",
+		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw])
+	return st.MovesPerSecond(), nil
+}
+
+// countGames is the number of games of generation g, from every self-play
+// process: the shards in the store, brought into the cache.
+func (l *Loop) countGames(ctx context.Context, g int) (int, error) {
+	if _, err := l.wd.pullAll(ctx, genPrefix(g)); err != nil {
+		return 0, err
+	}
+	return selfplay.CountGames(dataset.GenerationDir(l.dir.Games(), g))
+}
+
+// pollEvery is how often a trainer without local self-play looks for the
+// workers' shards.
+const pollEvery = 2 * time.Second
+
+// awaitGames waits until self-play workers have played generation g's
+// games.
+func (l *Loop) awaitGames(ctx context.Context, g, best int) error {
+	for {
+		have, err := l.countGames(ctx, g)
+		if err != nil {
+			return err
+		}
+		if have >= l.cfg.Loop.Games {
+			l.prog.Done("generation %d self-play (%s): %d games from the workers", g, ModelName(best), have)
+			return nil
+		}
+		l.prog.Update("generation %d: waiting for self-play workers (millzero selfplay --run %s --follow): %d/%d games",
+			g, l.loc, have, l.cfg.Loop.Games)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// selfplayJob is the job of n games of generation g played by model
+// generation best (0: rollouts).
+func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
+	set := l.cfg.SelfPlay
+	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, Model: best, GamesDir: l.dir.Games(), Seed: seed}
+	if best > 0 {
+		net, err := l.network(best)
+		if err != nil {
+			return job, err
+		}
+		maxBatch := set.GamesInFlight * set.Search.BatchSize
+		job.NewEvaluator = func(i int) (mcts.Evaluator, error) {
+			return model.NewEvaluator(l.v, net, maxBatch, true, seed+uint64(i))
+		}
+	}
+	return job, nil
+}
+
+// train fits the candidate of generation g+1 on the newest games, from the
+// newest checkpoint (weights and optimizer state), and saves it. Losses go
+// to metrics/losses.csv before the checkpoint, replacing any rows of a
+// run killed before its checkpoint, so they are never counted twice.
+func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
+	path := l.dir.Model(g + 1)
+	if _, err := os.Stat(path); err == nil {
+		return l.lastLoss(g, "train"), l.lastLoss(g, "val"), nil
+	}
+	var net *model.Network
+	var from *model.Checkpoint
+	for k := g; k >= 1; k-- {
+		if _, err := os.Stat(l.dir.Model(k)); err == nil {
+			ck, err := model.LoadCheckpointFor(l.dir.Model(k), l.v)
+			if err != nil {
+				return 0, 0, err
+			}
+			from, net = ck, ck.Net.Clone()
+			break
+		}
+	}
+	if net == nil {
+		var err error
+		net, err = model.New(l.v.Name, model.NewArch(l.v, l.cfg.Model), rand.New(rand.NewPCG(l.cfg.Loop.Seed, 0x6e6574)))
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	tr, err := train.New(l.v, net, l.cfg.Train)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer tr.Close()
+	if from != nil {
+		if err := tr.Restore(from); err != nil {
+			return 0, 0, err
+		}
+	}
+	lc := l.cfg.Loop
+	for k := max(0, g-lc.WindowGenerations+1); k < g; k++ {
+		// The window's shards, with those the workers added late; older
+		// generations are not read.
+		if _, err := l.wd.pullAll(ctx, genPrefix(k)); err != nil {
+			return 0, 0, err
+		}
+	}
+	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: lc.WindowGenerations,
+		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log},
+		lc.ValFraction)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer src.Close()
+	defer vsrc.Close()
+	var rows [][]any
+	trainLoss := math.NaN()
+	every := max(1, lc.Steps/10)
+	_, err = tr.Fit(ctx, src, lc.Steps, every, func(step int64, s train.Stats) {
+		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2})
+		trainLoss = s.Total
+		l.prog.Update("generation %d training: step %d, %s", g, step, s)
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	valLoss := math.NaN()
+	if lc.ValBatches > 0 && lc.ValFraction > 0 {
+		if s, err := tr.Validate(vsrc, lc.ValBatches); err == nil {
+			valLoss = s.Total
+			rows = append(rows, []any{g, tr.Steps(), "val", 0.0, s.Total, s.Policy, s.Outcome, s.L2})
+		} else {
+			l.prog.Done("generation %d: no validation loss: %v", g, err)
+		}
+	}
+	if err := l.replaceLossRows(g, rows); err != nil {
+		return 0, 0, err
+	}
+	if err := os.MkdirAll(l.dir.Models(), 0o755); err != nil {
+		return 0, 0, err
+	}
+	if err := tr.Checkpoint(g + 1).Save(path); err != nil {
+		return 0, 0, err
+	}
+	for _, name := range []string{"metrics/losses.csv", "models/" + ModelName(g+1) + ".safetensors"} {
+		if err := l.wd.push(ctx, name); err != nil {
+			return 0, 0, err
+		}
+	}
+	l.prog.Done("generation %d training: %d steps in all, loss %.4f, validation %.4f -> %s", g, tr.Steps(), trainLoss, valLoss, filepath.Base(path))
+	return trainLoss, valLoss, nil
+}
+
+// replaceLossRows puts rows in place of generation g's loss rows.
+func (l *Loop) replaceLossRows(g int, rows [][]any) error {
+	gen := fmt.Sprint(g)
+	kept := l.loss.rows[:0]
+	for _, r := range l.loss.rows {
+		if r[0] != gen {
+			kept = append(kept, r)
+		}
+	}
+	l.loss.rows = kept
+	for _, r := range rows {
+		if err := l.loss.add(r...); err != nil {
+			return err
+		}
+	}
+	if len(rows) == 0 {
+		return l.loss.add(g, 0, "none", 0.0, math.NaN(), math.NaN(), math.NaN(), math.NaN())
+	}
+	return nil
+}
+
+// lastLoss is generation g's last recorded loss of a split, or NaN.
+func (l *Loop) lastLoss(g int, split string) float64 {
+	gen := fmt.Sprint(g)
+	total := l.loss.column("total")
+	x := math.NaN()
+	for i, r := range l.loss.rows {
+		if r[0] == gen && r[2] == split {
+			x = total[i]
+		}
+	}
+	return x
+}

@@ -1,0 +1,165 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/selfplay"
+)
+
+// retryEvery is how long a following worker waits before it tries again
+// to load a model it could not load.
+const retryEvery = 10 * time.Second
+
+// Selfplay plays games beside the trainer (millzero selfplay), in rounds
+// of selfplay.games_per_shard games per worker, so that the games follow
+// the run: each round reads the run's current generation and best model,
+// plays into that generation with that model, and uploads its finished
+// shards, tagged with the model's generation. It stops after games games
+// (0: when ctx ends) and returns the totals.
+//
+// With follow, a best model that cannot be loaded (not yet uploaded, a
+// store error) is reported and tried again every retryEvery; no game is
+// played meanwhile, so no shard holds games of a model the worker did not
+// load. Without follow it is an error.
+func (l *Loop) Selfplay(ctx context.Context, games int, follow bool) (selfplay.Stats, error) {
+	if err := l.wd.store.CheckWriteOnce(ctx); err != nil {
+		return selfplay.Stats{}, err
+	}
+	round := l.cfg.SelfPlay.GamesPerShard * max(1, l.cfg.SelfPlay.Workers)
+	var total selfplay.Stats
+	for games == 0 || int(total.Games) < games {
+		n := round
+		if games > 0 {
+			n = min(n, games-int(total.Games))
+		}
+		st, err := l.round(ctx, n)
+		total.Games += st.Games
+		total.Positions += st.Positions
+		total.Moves += st.Moves
+		total.Plies += st.Plies
+		total.Draws += st.Draws
+		for i := range st.Wins {
+			total.Wins[i] += st.Wins[i]
+		}
+		total.Elapsed += st.Elapsed
+		var noModel *modelError
+		switch {
+		case ctx.Err() != nil:
+			return total, nil
+		case follow && errors.As(err, &noModel):
+			l.prog.Done("selfplay: %v; trying again in %s", err, retryEvery)
+			select {
+			case <-ctx.Done():
+				return total, nil
+			case <-time.After(retryEvery):
+			}
+		case err != nil:
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// modelError is a round's failure to load its model.
+type modelError struct {
+	gen int
+	err error
+}
+
+func (e *modelError) Error() string {
+	return fmt.Sprintf("cannot load the best model %s: %v", ModelName(e.gen), e.err)
+}
+func (e *modelError) Unwrap() error { return e.err }
+
+// round plays n games into the run's current generation with its current
+// best model, and uploads the shards.
+func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
+	for _, name := range []string{"metrics/generations.csv", "models/best"} {
+		if err := l.wd.pull(ctx, name); err != nil {
+			return selfplay.Stats{}, err
+		}
+	}
+	if err := reloadSeries(l.gens); err != nil {
+		return selfplay.Stats{}, err
+	}
+	g := len(l.gens.rows)
+	best, err := l.dir.Best()
+	if errors.Is(err, ErrNoModel) {
+		best = 0
+	} else if err != nil {
+		return selfplay.Stats{}, err
+	}
+	l.forget(best)
+	if best > 0 {
+		err := l.wd.pull(ctx, "models/"+ModelName(best)+".safetensors")
+		if err == nil {
+			_, err = l.network(best)
+		}
+		if err != nil {
+			return selfplay.Stats{}, &modelError{best, err}
+		}
+	}
+	job, err := l.selfplayJob(g, best, n, seedNow())
+	if err != nil {
+		return selfplay.Stats{}, err
+	}
+	job.ProgressEvery = time.Second
+	line := func(s selfplay.Stats) string {
+		return fmt.Sprintf("selfplay into generation %d with %s: %d/%d games, %.0f positions/s, %.0f moves/s, mean length %.0f, wins %v, draws %d",
+			g, ModelName(best), s.Games, n, s.PositionsPerSecond(), s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
+	}
+	job.Progress = func(s selfplay.Stats) { l.prog.Update("%s", line(s)) }
+	st, err := selfplay.Run(ctx, job)
+	l.prog.Done("%s", line(st))
+	// The finished shards go up even when the round was interrupted; a
+	// shard being written when it was is never finished, so never sent.
+	perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g))
+	if perr == nil && !l.wd.local {
+		perr = dropOwnShards(dataset.GenerationDir(l.dir.Games(), g))
+	}
+	if err == nil {
+		err = perr
+	}
+	return st, err
+}
+
+// dropOwnShards removes from a worker's cache the shards this process
+// wrote, once the store has them; another worker's on this machine, which
+// shares the cache, may not be uploaded yet.
+func dropOwnShards(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	pid := strconv.Itoa(os.Getpid())
+	for _, e := range entries {
+		f := strings.Split(e.Name(), "-")
+		if strings.HasSuffix(e.Name(), dataset.ShardExt) && len(f) >= 4 && f[2] == pid {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// reloadSeries rereads a table another process may have appended to.
+func reloadSeries(s *series) error {
+	fresh, err := openSeries(s.path, s.header...)
+	if err != nil {
+		return err
+	}
+	s.rows = fresh.rows
+	return nil
+}

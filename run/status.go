@@ -1,0 +1,155 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/selfplay"
+)
+
+// Status is a run's state for people and programs (millzero status).
+type Status struct {
+	Run         string             `json:"run"`
+	Variant     string             `json:"variant"`
+	Generations int                `json:"generations"`    // finished generations
+	Best        string             `json:"best,omitempty"` // the model self-play uses; "" before the first
+	Lease       *LeaseInfo         `json:"lease,omitempty"`
+	LastError   string             `json:"last_error,omitempty"` // the trainer's last failed generation
+	PerGen      []GenerationStatus `json:"per_generation"`
+	Workers     []WorkerStatus     `json:"workers"` // over the generations of the training window
+}
+
+// GenerationStatus is one generation's games and gate.
+type GenerationStatus struct {
+	Generation int    `json:"generation"`
+	Shards     int    `json:"shards"`
+	Games      int    `json:"games"`              // counted from the shards in the window, else as the trainer recorded
+	Decision   string `json:"decision,omitempty"` // the gate's, once the generation is finished
+}
+
+// WorkerStatus is what one self-play process (host and pid) added to the
+// generations of the training window.
+type WorkerStatus struct {
+	Worker string `json:"worker"` // HOST/PID, from the shard names
+	Shards int    `json:"shards"`
+	Games  int    `json:"games"`
+}
+
+// Status reads the run's state from its store: the shards of the
+// generations in the training window are brought into the cache to count
+// their games; older generations' counts are the trainer's records.
+func (l *Loop) Status(ctx context.Context) (Status, error) {
+	st := Status{Run: l.loc, Variant: l.v.Name, Generations: len(l.gens.rows)}
+	if best, err := l.dir.Best(); err == nil {
+		st.Best = ModelName(best)
+	} else if !errors.Is(err, ErrNoModel) {
+		return st, err
+	}
+	if info, err := ReadLease(ctx, l.wd.store); err == nil {
+		st.Lease = &info
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return st, err
+	}
+	if err := l.wd.pull(ctx, lastErrorObject); err != nil {
+		return st, err
+	}
+	if data, err := os.ReadFile(l.wd.path(lastErrorObject)); err == nil {
+		st.LastError = strings.TrimSpace(string(data))
+	}
+	objs, err := l.wd.store.List(ctx, "games/")
+	if err != nil {
+		return st, err
+	}
+	gens := map[int]*GenerationStatus{}
+	workers := map[string]*WorkerStatus{}
+	window := st.Generations - l.cfg.Loop.WindowGenerations + 1
+	for _, o := range objs {
+		dir, file := path.Split(o.Name)
+		g, ok := genNumber(path.Base(dir))
+		if !ok || !strings.HasSuffix(file, dataset.ShardExt) {
+			continue
+		}
+		gs := gens[g]
+		if gs == nil {
+			gs = &GenerationStatus{Generation: g}
+			gens[g] = gs
+		}
+		gs.Shards++
+		if g < window {
+			continue
+		}
+		if err := l.wd.pull(ctx, o.Name); err != nil {
+			return st, err
+		}
+		n, err := selfplay.ShardGames(l.wd.path(o.Name))
+		if err != nil {
+			return st, err
+		}
+		gs.Games += n
+		w := shardWorker(file)
+		if workers[w] == nil {
+			workers[w] = &WorkerStatus{Worker: w}
+		}
+		workers[w].Shards++
+		workers[w].Games += n
+	}
+	games, decision := l.gens.column("games"), columnText(l.gens, "decision")
+	for g := range st.Generations {
+		gs := gens[g]
+		if gs == nil {
+			gs = &GenerationStatus{Generation: g}
+			gens[g] = gs
+		}
+		gs.Decision = decision[g]
+		if g < window && games[g] == games[g] {
+			gs.Games = int(games[g])
+		}
+	}
+	for _, gs := range gens {
+		st.PerGen = append(st.PerGen, *gs)
+	}
+	sort.Slice(st.PerGen, func(i, j int) bool { return st.PerGen[i].Generation < st.PerGen[j].Generation })
+	for _, w := range workers {
+		st.Workers = append(st.Workers, *w)
+	}
+	sort.Slice(st.Workers, func(i, j int) bool { return st.Workers[i].Worker < st.Workers[j].Worker })
+	return st, nil
+}
+
+// genNumber reads a generation directory's name, gen-000007.
+func genNumber(name string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "gen-"))
+	return n, err == nil && strings.HasPrefix(name, "gen-") && n >= 0
+}
+
+// shardWorker is HOST/PID of the process that wrote a shard, from its name
+// (dataset.NewShardWriter: TIME-HOST-PID-NONCE.parquet, HOST without "-").
+func shardWorker(file string) string {
+	f := strings.Split(strings.TrimSuffix(file, dataset.ShardExt), "-")
+	if len(f) < 4 {
+		return "unknown"
+	}
+	return f[1] + "/" + f[2]
+}
+
+// columnText is the named column's cells as text.
+func columnText(s *series, name string) []string {
+	i := -1
+	for k, h := range s.header {
+		if h == name {
+			i = k
+		}
+	}
+	out := make([]string, len(s.rows))
+	for r, row := range s.rows {
+		out[r] = row[i]
+	}
+	return out
+}
