@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"time"
@@ -28,19 +29,20 @@ type Strength struct {
 
 // StrengthRow is the player's result against one opponent.
 type StrengthRow struct {
-	Opponent       string
-	Games          int
-	Wins           int
-	Draws          int
-	Losses         int
-	Penta          Penta   // complete pairs by the player's pair score: 0, 1/2, 1, 3/2, 2
-	Score          float64 // the player's mean score per game, 0..1
-	Elo            float64 // the player's Elo difference to the opponent
-	Low, High      float64 // its 95% interval, from the variance of the pair scores
-	Clamped        bool    // the score was 0% or 100%: Elo is taken a quarter pair from the edge, and only the bound towards the middle says anything
-	BlockadeLosses int     // games the player lost with no legal action left
-	MedianLossPly  int     // the median length of the player's lost games, 0 without losses
-	Seconds        float64 // wall time of the match
+	Opponent       string  `json:"opponent"`
+	Games          int     `json:"games"`
+	Wins           int     `json:"wins"`
+	Draws          int     `json:"draws"`
+	Losses         int     `json:"losses"`
+	Penta          Penta   `json:"pentanomial"` // complete pairs by the player's pair score: 0, 1/2, 1, 3/2, 2
+	Score          float64 `json:"score"`       // the player's mean score per game, 0..1
+	Elo            float64 `json:"elo"`         // the player's Elo difference to the opponent
+	Low            float64 `json:"elo_low"`     // its 95% interval, from the variance of the pair scores
+	High           float64 `json:"elo_high"`
+	Clamped        bool    `json:"clamped"`         // the score was 0% or 100%: Elo is taken a quarter pair from the edge, and only the bound towards the middle says anything
+	BlockadeLosses int     `json:"blockade_losses"` // games the player lost with no legal action left
+	MedianLossPly  int     `json:"median_loss_ply"` // the median length of the player's lost games, 0 without losses
+	Seconds        float64 `json:"seconds"`         // wall time of the match
 }
 
 // Run plays every opponent in turn. onGame, when not nil, is called after
@@ -166,3 +168,21 @@ func pentaElo(p Penta, score float64) (elo, low, high float64, clamped bool) {
 
 // logisticElo is the Elo difference whose expected score is s, 0 < s < 1.
 func logisticElo(s float64) float64 { return -400*math.Log10(1/s-1) + 0 } // + 0: no "-0" at an even score
+
+// WriteStrength prints rows as a table, player's name on top.
+func WriteStrength(w io.Writer, player string, rows []StrengthRow) {
+	fmt.Fprintf(w, "%s against the yardsticks (paired games, random openings, 95%% intervals from the pair scores):\n\n", player)
+	fmt.Fprintf(w, "%-12s %6s %7s %16s %20s %9s %10s %7s\n", "opponent", "games", "score", "+ = -", "Elo [95%]", "blockade", "loss ply", "time")
+	for _, r := range rows {
+		elo := fmt.Sprintf("%+.0f [%+.0f, %+.0f]", r.Elo, r.Low, r.High)
+		switch {
+		case r.Clamped && r.Score < 0.5:
+			elo = fmt.Sprintf("< %+.0f", r.High)
+		case r.Clamped:
+			elo = fmt.Sprintf("> %+.0f", r.Low)
+		}
+		fmt.Fprintf(w, "%-12s %6d %6.1f%% %16s %20s %9d %10d %6.0fs\n", r.Opponent, r.Games, 100*r.Score,
+			fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses), elo, r.BlockadeLosses, r.MedianLossPly, r.Seconds)
+	}
+	fmt.Fprintln(w, "\nblockade: games the player lost with no legal action; loss ply: the median length of its lost games.")
+}

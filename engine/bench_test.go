@@ -8,7 +8,7 @@ import (
 
 // BenchmarkPerft measures full-make perft; nodes/s is the figure to compare
 // with other engines (millzero bench engine runs depth 6 of the start and
-// depth 8 of the moving-phase position). nine-moving is the position after
+// depth 9 of the moving-phase position). nine-moving is the position after
 // the 18 placements of TestPerft_NineAfterPlacing, with its history;
 // nine-flying is the FEN of TestPerft_NineFEN, where white flies.
 func BenchmarkPerft(b *testing.B) {
@@ -70,5 +70,27 @@ func BenchmarkRandomPlayout(b *testing.B) {
 			}
 			b.ReportMetric(float64(plies)/b.Elapsed().Seconds(), "plies/s")
 		})
+	}
+}
+
+// The counts are those of engine/perft_test.go: BenchPerft measures the
+// positions the perft tables pin, the moving phase with its history.
+func TestBenchPerft_MeasuresTheStartAndTheMovingPhasePosition(t *testing.T) {
+	var out strings.Builder
+	if err := BenchPerft(&out, 2, 3, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"perft(3) = 12144 in",
+		"full-make perft, nine start, depth 3, one core: best",
+		"perft(5) = 7224 in",
+		"full-make perft, nine moving phase (18 placements played), depth 5, one core: best",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if n := strings.Count(out.String(), "run "); n != 4 {
+		t.Errorf("%d runs, want 2 per position:\n%s", n, out.String())
 	}
 }

@@ -9,7 +9,9 @@ package run
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -131,14 +133,26 @@ func decodeStrict(text []byte, c *Config) error {
 }
 
 // LoadVariant loads the config's variant: a name, or a variant file's path.
-func (c *Config) LoadVariant() (*engine.Variant, error) {
-	if v, err := engine.Load(c.Variant); err == nil {
+func (c *Config) LoadVariant() (*engine.Variant, error) { return LoadVariant(c.Variant) }
+
+// LoadVariant builds the variant s names: a named variant, else the variant
+// file at path s. Neither gives the name's error, which lists the names.
+func LoadVariant(s string) (*engine.Variant, error) {
+	v, err := engine.Load(s)
+	if err == nil {
 		return v, nil
 	}
-	if text, err := os.ReadFile(c.Variant); err == nil {
-		return engine.ParseVariant(text)
+	text, ferr := os.ReadFile(s)
+	if errors.Is(ferr, fs.ErrNotExist) {
+		return nil, err
 	}
-	return engine.Load(c.Variant)
+	if ferr != nil {
+		return nil, fmt.Errorf("variant file: %w", ferr)
+	}
+	if v, err = engine.ParseVariant(text); err != nil {
+		return nil, fmt.Errorf("variant file %s: %w", s, err)
+	}
+	return v, nil
 }
 
 func (c *Config) validate() error {

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -90,57 +89,9 @@ func peakRSS() string {
 	return "unknown"
 }
 
-// benchMovingPhase is the moving-phase position of bench engine: nine
-// after 18 placements that formed no mill (the second perft table of issue
-// 2), played as a game so that perft has its history.
-const benchMovingPhase = "d6 f4 d2 b4 g4 d7 a4 d1 e4 d5 c4 d3 f6 b6 b2 f2 g7 g1"
-
 // benchEngine measures full-make perft of nine on one core: the start
-// position at depth 6 (placing, with its removals) and a moving-phase
-// position at depth 9.
-func benchEngine(out io.Writer, repeat int) error {
-	return benchEngineAt(out, repeat, 6, 9)
-}
-
-// benchEngineAt is benchEngine at the given depths.
-func benchEngineAt(out io.Writer, repeat, startDepth, movingDepth int) error {
-	prev := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(prev)
-	v, err := engine.Load("nine")
-	if err != nil {
-		return err
-	}
-	moving := engine.NewGame(v)
-	for _, m := range strings.Fields(benchMovingPhase) {
-		if err := moving.PlayString(m); err != nil {
-			return fmt.Errorf("bench engine: moving-phase position: %w", err)
-		}
-	}
-	start := v.Start()
-	for _, c := range []struct {
-		what    string
-		p       *engine.Position
-		history []uint64
-		depth   int
-	}{
-		{"nine start", &start, nil, startDepth},
-		{"nine moving phase (18 placements played)", &moving.Pos, moving.Hashes, movingDepth},
-	} {
-		var rates []float64
-		for i := 0; i < repeat; i++ {
-			t0 := time.Now()
-			n := v.Perft(c.p, c.depth, c.history)
-			el := time.Since(t0)
-			rate := float64(n) / el.Seconds()
-			rates = append(rates, rate)
-			fmt.Fprintf(out, "run %d: perft(%d) = %d in %.3fs: %.1f million nodes/s\n", i+1, c.depth, n, el.Seconds(), rate/1e6)
-		}
-		sort.Float64s(rates)
-		fmt.Fprintf(out, "engine: full-make perft, %s, depth %d, one core: best %.1f, median %.1f million nodes/s\n",
-			c.what, c.depth, rates[len(rates)-1]/1e6, rates[len(rates)/2]/1e6)
-	}
-	return nil
-}
+// position at depth 6 and the moving-phase position at depth 9.
+func benchEngine(out io.Writer, repeat int) error { return engine.BenchPerft(out, repeat, 6, 9) }
 
 // benchMCTS measures the search's own cost with a zero-cost evaluator.
 func benchMCTS(out io.Writer, v *engine.Variant, sims int) error {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"strconv"
@@ -90,56 +89,12 @@ func runBenchStrength(args []string, out io.Writer) error {
 		if *asJSON {
 			enc := json.NewEncoder(out)
 			enc.SetIndent("", "  ")
-			if err := enc.Encode(jsonRows(rows)); err != nil {
+			if err := enc.Encode(rows); err != nil {
 				return err
 			}
 		} else {
-			printStrength(out, player.Name(), rows)
+			arena.WriteStrength(out, player.Name(), rows)
 		}
 	}
 	return err
-}
-
-// strengthJSON is a StrengthRow with JSON names and no infinities.
-type strengthJSON struct {
-	Opponent       string  `json:"opponent"`
-	Games          int     `json:"games"`
-	Wins           int     `json:"wins"`
-	Draws          int     `json:"draws"`
-	Losses         int     `json:"losses"`
-	Pentanomial    [5]int  `json:"pentanomial"`
-	Score          float64 `json:"score"`
-	Elo            float64 `json:"elo"`
-	EloLow         float64 `json:"elo_low"`
-	EloHigh        float64 `json:"elo_high"`
-	Clamped        bool    `json:"clamped"`
-	BlockadeLosses int     `json:"blockade_losses"`
-	MedianLossPly  int     `json:"median_loss_ply"`
-	Seconds        float64 `json:"seconds"`
-}
-
-func jsonRows(rows []arena.StrengthRow) []strengthJSON {
-	out := make([]strengthJSON, len(rows))
-	for i, r := range rows {
-		out[i] = strengthJSON{r.Opponent, r.Games, r.Wins, r.Draws, r.Losses, r.Penta, r.Score,
-			r.Elo, r.Low, r.High, r.Clamped, r.BlockadeLosses, r.MedianLossPly, math.Round(r.Seconds*10) / 10}
-	}
-	return out
-}
-
-func printStrength(out io.Writer, player string, rows []arena.StrengthRow) {
-	fmt.Fprintf(out, "%s against the yardsticks (paired games, random openings, 95%% intervals from the pair scores):\n\n", player)
-	fmt.Fprintf(out, "%-12s %6s %7s %16s %20s %9s %10s %7s\n", "opponent", "games", "score", "+ = -", "Elo [95%]", "blockade", "loss ply", "time")
-	for _, r := range rows {
-		elo := fmt.Sprintf("%+.0f [%+.0f, %+.0f]", r.Elo, r.Low, r.High)
-		switch {
-		case r.Clamped && r.Score < 0.5:
-			elo = fmt.Sprintf("< %+.0f", r.High)
-		case r.Clamped:
-			elo = fmt.Sprintf("> %+.0f", r.Low)
-		}
-		fmt.Fprintf(out, "%-12s %6d %6.1f%% %16s %20s %9d %10d %6.0fs\n", r.Opponent, r.Games, 100*r.Score,
-			fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses), elo, r.BlockadeLosses, r.MedianLossPly, r.Seconds)
-	}
-	fmt.Fprintln(out, "\nblockade: games the model lost with no legal action; loss ply: the median length of its lost games.")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/run"
 )
 
@@ -16,7 +17,7 @@ func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rows []strengthJSON
+	var rows []arena.StrengthRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("output is not JSON rows: %v\n%s", err, out)
 	}
@@ -24,7 +25,7 @@ func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
 		t.Fatalf("rows %+v: want alphabeta:1 then alphabeta:2", rows)
 	}
 	for _, r := range rows {
-		if r.Games != 4 || r.Wins+r.Draws+r.Losses != 4 || r.Pentanomial[0]+r.Pentanomial[1]+r.Pentanomial[2]+r.Pentanomial[3]+r.Pentanomial[4] != 2 {
+		if r.Games != 4 || r.Wins+r.Draws+r.Losses != 4 || r.Penta.Pairs() != 2 {
 			t.Errorf("row %+v: want 4 games in 2 complete pairs", r)
 		}
 	}

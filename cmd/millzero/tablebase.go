@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
+	"github.com/millzero/millzero/run"
 )
 
 func runTablebase(args []string, out io.Writer) error {
@@ -47,23 +47,6 @@ Examples:
 	return f(args[1:], out)
 }
 
-// loadVariantArg is a variant by name, or from a variant file when the
-// argument names a .yaml file.
-func loadVariantArg(s string) (*engine.Variant, error) {
-	if strings.HasSuffix(s, ".yaml") || strings.HasSuffix(s, ".yml") || strings.ContainsRune(s, os.PathSeparator) {
-		text, err := os.ReadFile(s)
-		if err != nil {
-			return nil, fmt.Errorf("variant file: %w", err)
-		}
-		v, err := engine.ParseVariant(text)
-		if err != nil {
-			return nil, fmt.Errorf("variant file %s: %w", s, err)
-		}
-		return v, nil
-	}
-	return engine.Load(s)
-}
-
 func runTablebaseBuild(args []string, out io.Writer) error {
 	fs := newFlags("tablebase build", "--variant V --pieces N --out DIR",
 		[]string{
@@ -83,7 +66,7 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("want --out DIR and no arguments")
 	}
-	v, err := loadVariantArg(*variant)
+	v, err := run.LoadVariant(*variant)
 	if err != nil {
 		return err
 	}
@@ -143,7 +126,7 @@ func runTablebaseProbe(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("want one position (FEN or position string), got %d arguments", len(rest))
 	}
-	v, err := loadVariantArg(*variant)
+	v, err := run.LoadVariant(*variant)
 	if err != nil {
 		return err
 	}
@@ -213,7 +196,7 @@ func runTablebaseStats(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("want one DIR argument, got %d", len(rest))
 	}
-	v, err := loadVariantArg(*variant)
+	v, err := run.LoadVariant(*variant)
 	if err != nil {
 		return err
 	}
@@ -221,26 +204,6 @@ func runTablebaseStats(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%-8s %12s %12s %12s %9s %10s  %s\n", "material", "wins", "draws", "losses", "longest", "bytes", "a position at the longest distance (mover is white)")
-	for _, m := range set.Materials() {
-		t := set.Table(m)
-		st := t.Stats()
-		size := int64(0)
-		if fi, err := os.Stat(t.Path()); err == nil {
-			size = fi.Size()
-		}
-		where := "-"
-		if st.MaxPlies > 0 {
-			p := engine.Position{LastRotation: engine.NoRotation}
-			p.Pieces[0], p.Pieces[1] = st.MaxMover, st.MaxOpp
-			if fen, err := v.FEN(&p); err == nil {
-				where = fen
-			} else {
-				where = v.FormatPosition(&p)
-			}
-			where = fmt.Sprintf("%s (%s)", where, st.MaxOutcome)
-		}
-		fmt.Fprintf(out, "%-8s %12d %12d %12d %9d %10d  %s\n", m, st.Wins, st.Draws, st.Losses, st.MaxPlies, size, where)
-	}
+	set.WriteStats(out)
 	return nil
 }

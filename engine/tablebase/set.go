@@ -3,6 +3,7 @@ package tablebase
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"os"
@@ -381,4 +382,32 @@ func (s *Set) Prove(p *engine.Position) (r engine.Result, plies int, ok bool) {
 		return engine.WinFor(1 - int(p.Side)), val.Plies, true
 	}
 	return engine.Draw, 0, true
+}
+
+// WriteStats prints a row per material: wins, draws and losses (one per
+// symmetry class), the longest distance with a position reaching it, and
+// the file's size.
+func (s *Set) WriteStats(w io.Writer) {
+	v := s.Variant()
+	fmt.Fprintf(w, "%-8s %12s %12s %12s %9s %10s  %s\n", "material", "wins", "draws", "losses", "longest", "bytes", "a position at the longest distance (mover is white)")
+	for _, m := range s.Materials() {
+		t := s.Table(m)
+		st := t.Stats()
+		size := int64(0)
+		if fi, err := os.Stat(t.Path()); err == nil {
+			size = fi.Size()
+		}
+		where := "-"
+		if st.MaxPlies > 0 {
+			p := engine.Position{LastRotation: engine.NoRotation}
+			p.Pieces[0], p.Pieces[1] = st.MaxMover, st.MaxOpp
+			if fen, err := v.FEN(&p); err == nil {
+				where = fen
+			} else {
+				where = v.FormatPosition(&p)
+			}
+			where = fmt.Sprintf("%s (%s)", where, st.MaxOutcome)
+		}
+		fmt.Fprintf(w, "%-8s %12d %12d %12d %9d %10d  %s\n", m, st.Wins, st.Draws, st.Losses, st.MaxPlies, size, where)
+	}
 }
