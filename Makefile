@@ -12,7 +12,8 @@ build:
 	$(GO) build -o $(BIN) ./cmd/millzero
 
 # setup installs the external tools the tests use (DuckDB for the Parquet
-# interoperability test, ONNX Runtime, a headless browser): one script each
+# interoperability test, ONNX Runtime, a headless browser, MinIO for the
+# object-store tests, helm for the chart tests): one script each
 # in scripts/setup.d, run in name order; each does nothing when its tool is
 # already there.
 setup:
