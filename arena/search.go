@@ -19,6 +19,7 @@ type SearchPlayer struct {
 	Label    string        // the name in tables and records, e.g. "model:gen-000007"
 	Settings mcts.Settings // the search's settings; Simulations is the visits per move (or the cap, with MoveTime). See MatchSettings
 	MoveTime time.Duration // when above 0, search each move for this long instead of a fixed number of visits
+	Prover   mcts.Prover   // exact values of positions it knows (endgame tables): proven nodes, played perfectly; nil: none
 
 	// NewEvaluator makes the evaluator of one game (model.Evaluator is for
 	// one search worker, so each game needs its own); it may return a
@@ -98,6 +99,9 @@ func (p *SearchPlayer) NewSearchGame(v *engine.Variant, seed uint64) (*SearchGam
 	eval, err := p.NewEvaluator(v, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: evaluator: %w", p.Label, err)
+	}
+	if p.Prover != nil {
+		s.SetProver(p.Prover)
 	}
 	return &SearchGame{p: p, s: s, eval: eval}, nil
 }

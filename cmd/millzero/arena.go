@@ -22,6 +22,7 @@ func runArena(args []string, out io.Writer) (err error) {
 			"millzero arena alphabeta:4 random --pairs 50 --run runs/nine",
 			"millzero arena model:runs/nine/models/gen-000007.safetensors@200 alphabeta:4 random --gauntlet --run runs/nine",
 			"millzero arena \"engine:/usr/local/bin/sanmill\" alphabeta:4 --movetime 500ms --games 10",
+			"millzero arena model:runs/nine/models/gen-000007.safetensors alphabeta:4 --tablebase tables/nine",
 		}, out)
 	variant := fs.String("variant", "nine", "variant name (millzero variants lists them)")
 	games := fs.Int("games", 0, "games per match (rounded up to whole pairs); overrides --pairs")
@@ -36,6 +37,7 @@ func runArena(args []string, out io.Writer) (err error) {
 	moveTime := fs.Duration("movetime", time.Second, "time per move of engine: players (and of search players when --search-time)")
 	searchTime := fs.Bool("search-time", false, "search players use --movetime per move instead of a fixed number of visits (visits then cap it)")
 	gauntlet := fs.Bool("gauntlet", false, "the first player meets each of the others (default: every pair meets)")
+	tables := fs.String("tablebase", "", "endgame tables of the variant: model: and rollout: players play table positions perfectly (their names get +tb)")
 	fs.Usage = wrapUsage(fs.Usage, out)
 	specs, err := parseFlags(fs, args)
 	if err != nil {
@@ -60,6 +62,10 @@ func runArena(args []string, out io.Writer) (err error) {
 	}
 	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
+	}
+	prover, err := tablesFor(v, *tables)
+	if err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -93,8 +99,13 @@ func runArena(args []string, out io.Writer) (err error) {
 		if err != nil {
 			return err
 		}
-		if sp, ok := p.(*arena.SearchPlayer); ok && !*searchTime {
-			sp.MoveTime = 0
+		if sp, ok := p.(*arena.SearchPlayer); ok {
+			if !*searchTime {
+				sp.MoveTime = 0
+			}
+			if prover != nil {
+				sp.Prover, sp.Label = prover, sp.Label+"+tb"
+			}
 		}
 		if prev, ok := names[p.Name()]; ok {
 			return fmt.Errorf("players %q and %q are both named %q: each player may appear once", prev, s, p.Name())

@@ -97,6 +97,9 @@ func engineServer(pc *playerConfig) *arena.Server {
 			return arena.Engine{}, fmt.Errorf("sims %d: want 1 or more", pc.Sims)
 		}
 		p := searchPlayer(src, pc.Sims)
+		if p.Prover, err = tablesFor(v, pc.Tables); err != nil {
+			return arena.Engine{}, err
+		}
 		return arena.Engine{Variant: v, Player: p, Desc: "model: " + p.Name()}, nil
 	}
 	return srv

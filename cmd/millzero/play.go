@@ -57,12 +57,16 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if pc.Sims < 1 {
 		return fmt.Errorf("--sims %d: want 1 or more", pc.Sims)
 	}
+	prover, err := tablesFor(v, pc.Tables)
+	if err != nil {
+		return err
+	}
 	if *web {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return play.ServeWeb(ctx, webConfig(pc, src, v, seat, *addr), out, nil)
+		return play.ServeWeb(ctx, webConfig(pc, src, v, seat, *addr, prover), out, nil)
 	}
-	bot, err := newBot(v, src, pc.Sims, pc.Seed)
+	bot, err := newBot(v, src, pc.Sims, pc.Seed, prover)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (r *scriptReader) Read(p []byte) (int, error) {
 // rolloutPlayer is the model player without a model, searching sims visits.
 func rolloutPlayer(t *testing.T, v *engine.Variant, sims int) *play.Bot {
 	t.Helper()
-	bot, err := newBot(v, modelSource{desc: "random-rollout search (test)"}, sims, 7)
+	bot, err := newBot(v, modelSource{desc: "random-rollout search (test)"}, sims, 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

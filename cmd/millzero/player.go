@@ -10,6 +10,8 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
+	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
@@ -23,6 +25,7 @@ type playerConfig struct {
 	Variant string // variant name; "" means the model's variant, or nine without a model
 	Sims    int    // search visits per move, in playouts
 	Seed    uint64 // seed of the search and the evaluator
+	Tables  string // endgame tables directory; "" plays without
 }
 
 // addPlayerFlags defines the flags of playerConfig on fs.
@@ -32,6 +35,20 @@ func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 	fs.StringVar(&c.Variant, "variant", "", "variant name (default: the model's, or nine)")
 	fs.IntVar(&c.Sims, "sims", arena.DefaultSpecSettings().Simulations, "search visits per model move")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the search's randomness")
+	fs.StringVar(&c.Tables, "tablebase", "", "endgame tables of the variant (millzero tablebase build): table positions are played perfectly")
+}
+
+// tablesFor opens the endgame tables of v in dir as a search's prover;
+// dir "" is none.
+func tablesFor(v *engine.Variant, dir string) (mcts.Prover, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	set, err := tablebase.Open(v, dir, 0)
+	if err != nil {
+		return nil, fmt.Errorf("--tablebase: %w", err)
+	}
+	return set, nil
 }
 
 // modelSource is where the evaluator comes from: a checkpoint, or none.
@@ -121,19 +138,25 @@ func searchPlayer(src modelSource, sims int) *arena.SearchPlayer {
 
 // newBot is the model at the board for a person's game: src's player
 // searching sims visits a move.
-func newBot(v *engine.Variant, src modelSource, sims int, seed uint64) (*play.Bot, error) {
+func newBot(v *engine.Variant, src modelSource, sims int, seed uint64, prover mcts.Prover) (*play.Bot, error) {
 	if sims < 1 {
 		return nil, fmt.Errorf("sims %d: want 1 or more", sims)
 	}
 	p := searchPlayer(src, sims)
+	p.Prover = prover
 	return play.NewBot(v, p, p.Name(), seed)
 }
 
 // webConfig is what play --web serves: src's model, or rollouts in any
 // variant.
-func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seat int, addr string) play.WebConfig {
+func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seat int, addr string, prover mcts.Prover) play.WebConfig {
 	c := play.WebConfig{Addr: addr, Variant: v, Seat: seat, Variants: engine.Names(), VariantFor: src.variantFor,
-		NewBot: func(v *engine.Variant) (*play.Bot, error) { return newBot(v, src, pc.Sims, pc.Seed) }}
+		NewBot: func(w *engine.Variant) (*play.Bot, error) {
+			if w.Name != v.Name {
+				return newBot(w, src, pc.Sims, pc.Seed, nil) // the tables are v's
+			}
+			return newBot(w, src, pc.Sims, pc.Seed, prover)
+		}}
 	if src.ck != nil {
 		c.Variants = []string{v.Name}
 	}

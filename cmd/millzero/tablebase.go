@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/millzero/millzero/engine/tablebase"
@@ -148,40 +146,7 @@ func runTablebaseProbe(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	val, err := set.Probe(&p)
-	if errors.Is(err, tablebase.ErrNotInTables) {
-		fmt.Fprintf(out, "%s: not in the tables of %s (they hold %s)\n", rest[0], *dir, materials(set))
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	side := "white"
-	if p.Side == 1 {
-		side = "black"
-	}
-	fmt.Fprintf(out, "%s to move: %s\n", side, val)
-	moves, err := set.Moves(&p, nil)
-	if err != nil {
-		fmt.Fprintf(out, "moves: %v\n", err)
-		return nil
-	}
-	for i, m := range moves {
-		mark := " "
-		if i == 0 || m.Value == moves[0].Value {
-			mark = "*"
-		}
-		fmt.Fprintf(out, "%s %-8s %s\n", mark, v.FormatAction(m.Action), m.Value)
-	}
-	return nil
-}
-
-func materials(s *tablebase.Set) string {
-	var names []string
-	for _, m := range s.Materials() {
-		names = append(names, m.String())
-	}
-	return strings.Join(names, " ")
+	return set.WriteProbe(out, &p)
 }
 
 func runTablebaseStats(args []string, out io.Writer) error {

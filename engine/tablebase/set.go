@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/millzero/millzero/engine"
 )
@@ -410,4 +411,36 @@ func (s *Set) WriteStats(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-8s %12d %12d %12d %9d %10d  %s\n", m, st.Wins, st.Draws, st.Losses, st.MaxPlies, size, where)
 	}
+}
+
+// WriteProbe prints p's value for the side to move and every legal move
+// with the value it leads to, the table's choices starred; for a position
+// outside the tables, that it is not in them and what they hold.
+func (s *Set) WriteProbe(w io.Writer, p *engine.Position) error {
+	val, err := s.Probe(p)
+	if errors.Is(err, ErrNotInTables) {
+		var held []string
+		for _, m := range s.Materials() {
+			held = append(held, m.String())
+		}
+		fmt.Fprintf(w, "not in the tables of %s (they hold %s)\n", s.dir, strings.Join(held, " "))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s to move: %s\n", [2]string{"white", "black"}[p.Side&1], val)
+	moves, err := s.Moves(p, nil)
+	if err != nil {
+		fmt.Fprintf(w, "moves: %v\n", err)
+		return nil
+	}
+	for _, m := range moves {
+		mark := " "
+		if m.Value == moves[0].Value {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%s %-8s %s\n", mark, s.r.v.FormatAction(m.Action), m.Value)
+	}
+	return nil
 }
