@@ -40,6 +40,13 @@ type Config struct {
 	SelfPlay selfplay.Settings `yaml:"selfplay"`
 	Loop     LoopConfig        `yaml:"loop"`
 	Gate     GateConfig        `yaml:"gate"`
+
+	// Tablebase is a directory of endgame tables of the variant (millzero
+	// tablebase build), local on every machine that plays; "" plays
+	// without. Self-play then ends a game at the first table position with
+	// the table's result, gives each recorded table position its exact
+	// outcome, and its searches treat table positions as proven.
+	Tablebase string `yaml:"tablebase"`
 }
 
 // LoopConfig is the shape of a generation and the run's budget.
@@ -158,6 +165,11 @@ func LoadVariant(s string) (*engine.Variant, error) {
 func (c *Config) validate() error {
 	if _, err := c.LoadVariant(); err != nil {
 		return fmt.Errorf("variant: %w", err)
+	}
+	if c.Tablebase != "" {
+		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {
+			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build --out DIR makes one)", c.Tablebase)
+		}
 	}
 	if err := c.Model.Validate(); err != nil {
 		return fmt.Errorf("model: %w", err)

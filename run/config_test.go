@@ -47,3 +47,18 @@ func TestGateDecision_UndecidedLeaningIsAnOption(t *testing.T) {
 		}
 	}
 }
+
+func TestConfig_TablebaseMustBeADirectory(t *testing.T) {
+	c, _, err := LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Tablebase = t.TempDir() + "/missing"
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "tablebase") || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("validate: %v, want an error naming tablebase and the directory", err)
+	}
+	c.Tablebase = t.TempDir()
+	if err := c.validate(); err != nil {
+		t.Errorf("an existing directory: %v", err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
@@ -24,19 +25,20 @@ import (
 // Loop is `millzero train`: generation after generation of self-play,
 // training, and the arena, each step resumable from what is on disk.
 type Loop struct {
-	wd    *workDir // the store and the local directory
-	loc   string   // the run's path or URL, for messages
-	dir   Dir      // the local directory: the run's own, or its cache
-	cfg   Config
-	v     *engine.Variant
-	prog  Progress
-	log   *slog.Logger
-	gens  *series // one row per finished generation: the commit point of a generation
-	loss  *series // training and validation losses
-	elo   *series // the best model's rating after each generation
-	start time.Time
-	base  float64                // run hours before this invocation
-	nets  map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
+	wd     *workDir // the store and the local directory
+	loc    string   // the run's path or URL, for messages
+	dir    Dir      // the local directory: the run's own, or its cache
+	cfg    Config
+	v      *engine.Variant
+	prog   Progress
+	log    *slog.Logger
+	gens   *series // one row per finished generation: the commit point of a generation
+	loss   *series // training and validation losses
+	elo    *series // the best model's rating after each generation
+	start  time.Time
+	base   float64                // run hours before this invocation
+	tables mcts.Prover            // the endgame tables of cfg.Tablebase; nil without
+	nets   map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
 
 	noLocal bool   // play no games: wait for the workers'
 	lease   *Lease // the trainer's; nil for a worker
@@ -184,6 +186,13 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
 		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay}
+	if cfg.Tablebase != "" {
+		set, err := tablebase.Open(v, cfg.Tablebase, 0)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: tablebase: %w", loc, err)
+		}
+		l.tables = set
+	}
 	if l.prog == nil {
 		l.prog = quiet{}
 	}
@@ -458,8 +467,8 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats",
-		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL())
+	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats, %d adjudicated by the tables",
+		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.Adjudicated)
 	return st.MovesPerSecond(), nil
 }
 
@@ -502,7 +511,8 @@ func (l *Loop) awaitGames(ctx context.Context, g, best int) error {
 // generation best (0: rollouts).
 func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
 	set := l.cfg.SelfPlay
-	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, Model: best, GamesDir: l.dir.Games(), Seed: seed}
+	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, Model: best, GamesDir: l.dir.Games(), Seed: seed,
+		Prover: l.tables}
 	if best > 0 {
 		net, err := l.network(best)
 		if err != nil {

@@ -34,6 +34,13 @@ type Job struct {
 	// random-rollout values.
 	NewEvaluator func(worker int) (mcts.Evaluator, error)
 
+	// Prover, if set, knows the exact value of some positions (endgame
+	// tables; safe for concurrent use): the searches use it as proven
+	// nodes, a game that reaches a position it knows ends there with its
+	// result (adjudication), and every recorded position it knows gets its
+	// exact outcome as the value target (rescoring).
+	Prover mcts.Prover
+
 	// Progress, if set, is called about every ProgressEvery with the
 	// totals so far, from a goroutine of its own.
 	Progress      func(Stats)
@@ -55,6 +62,8 @@ type Stats struct {
 	Elapsed     time.Duration
 	Shards      int64
 	KLMicro     int64 // the recorded searches' KL divergence of the visit target from the prior, summed, in micro-nats
+	Adjudicated int64 // games ended at a position the Prover knows, with its result
+	Rescored    int64 // recorded positions whose value target is the Prover's exact outcome
 }
 
 // MeanPolicyKL is the mean KL divergence, in nats, of the recorded policy
@@ -114,6 +123,7 @@ func rate(n int64, d time.Duration) float64 {
 // counters are the shared, atomically updated totals.
 type counters struct {
 	games, positions, plies, moves, draws, evals, calls, evalNanos, shards, klMicro atomic.Int64
+	adjudicated, rescored                                                           atomic.Int64
 	wins                                                                            [engine.MaxSeats]atomic.Int64
 	reasons                                                                         [16]atomic.Int64
 	started                                                                         atomic.Int64
@@ -125,6 +135,7 @@ func (c *counters) snapshot(start time.Time) Stats {
 		Moves: c.moves.Load(), Calls: c.calls.Load(),
 		Draws: c.draws.Load(), Evaluations: c.evals.Load(), Shards: c.shards.Load(),
 		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start), KLMicro: c.klMicro.Load(),
+		Adjudicated: c.adjudicated.Load(), Rescored: c.rescored.Load(),
 	}
 	for i := range s.Wins {
 		s.Wins[i] = c.wins[i].Load()
@@ -196,6 +207,7 @@ type slot struct {
 	id      string
 	full    bool
 	samples []dataset.Sample
+	proven  engine.Result // the Prover's result of the position the game ended at; Ongoing when the rules ended it
 }
 
 type worker struct {
@@ -232,6 +244,9 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 		s, err := mcts.NewSearch(v, job.Settings.Search, job.Seed^uint64(i)<<32^uint64(k))
 		if err != nil {
 			return err
+		}
+		if job.Prover != nil {
+			s.SetProver(job.Prover)
 		}
 		slots = append(slots, w.newGame(&slot{s: s}))
 	}
@@ -302,6 +317,7 @@ func (w *worker) newGame(sl *slot) *slot {
 	sl.id = w.prefix + strconv.Itoa(w.counter)
 	w.counter++
 	sl.samples = sl.samples[:0]
+	sl.proven = engine.Ongoing
 	return sl
 }
 
@@ -342,6 +358,12 @@ func (w *worker) step(sl *slot) (bool, error) {
 	if r, _ := g.Outcome(); r != engine.Ongoing {
 		return true, nil
 	}
+	if w.job.Prover != nil {
+		if r, _, ok := w.job.Prover.Prove(&g.Pos); ok {
+			sl.proven = r
+			return true, nil
+		}
+	}
 	return false, sl.s.Advance(a)
 }
 
@@ -350,9 +372,19 @@ func (w *worker) step(sl *slot) (bool, error) {
 func (w *worker) finish(sl *slot) error {
 	v := w.job.Variant
 	r, why := sl.g.Outcome()
+	if sl.proven != engine.Ongoing {
+		r, why = sl.proven, engine.NotOver
+		w.c.adjudicated.Add(1)
+	}
 	class := r.Class(v.Players)
 	for k := range sl.samples {
 		sl.samples[k].Outcome = class
+		if w.job.Prover != nil {
+			if exact, _, ok := w.job.Prover.Prove(&sl.samples[k].Position); ok {
+				sl.samples[k].Outcome = exact.Class(v.Players)
+				w.c.rescored.Add(1)
+			}
+		}
 	}
 	w.pending = append(w.pending, sl.samples...)
 	sl.samples = nil // the queued samples own their policies now

@@ -150,3 +150,54 @@ func TestSettings_BadValuesNameTheField(t *testing.T) {
 		t.Fatalf("error %v, want one naming fast_simulations", err)
 	}
 }
+
+// plyProver "knows" the start (a draw) and every position of ply 6 or
+// more (won by seat 1): enough to see adjudication and rescoring.
+type plyProver struct{}
+
+func (plyProver) Prove(p *engine.Position) (engine.Result, int, bool) {
+	switch {
+	case p.Ply == 0:
+		return engine.Draw, 0, true
+	case p.Ply >= 6:
+		return engine.WinFor(1), 1, true
+	}
+	return engine.Ongoing, 0, false
+}
+
+func TestRun_AProverEndsGamesAndRescoresWhatItKnows(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := smallSettings()
+	set.FullFraction = 1 // record every position, the start included
+	dir := t.TempDir()
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 6, GamesDir: dir, Seed: 3, Prover: plyProver{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Adjudicated != 6 || stats.Wins[1] != 6 || stats.Plies != 36 {
+		t.Fatalf("adjudicated %d, seat 1 won %d, %d plies: want all 6 games ended at ply 6, won by seat 1", stats.Adjudicated, stats.Wins[1], stats.Plies)
+	}
+	files, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(dir, 0), "*"+dataset.ShardExt))
+	starts := 0
+	for _, f := range files {
+		samples, err := dataset.ReadShard(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range samples {
+			want := engine.WinFor(1).Class(v.Players)
+			if s.Ply == 0 {
+				want, starts = engine.Draw.Class(v.Players), starts+1
+			}
+			if s.Outcome != want {
+				t.Errorf("game %s ply %d: outcome class %d, want %d", s.GameID, s.Ply, s.Outcome, want)
+			}
+		}
+	}
+	if starts != 6 || stats.Rescored != 6 {
+		t.Errorf("%d start samples, %d rescored: want the 6 starts rescored", starts, stats.Rescored)
+	}
+}
