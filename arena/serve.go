@@ -386,12 +386,9 @@ func ParsePositionCommand(v *engine.Variant, f []string) (*engine.Game, error) {
 			}
 		}
 		text := strings.Join(rest[:end], " ")
-		p, err := v.ParseFEN(text)
+		p, err := v.ParseFENOrPosition(text)
 		if err != nil {
-			var err2 error
-			if p, err2 = v.ParsePosition(text); err2 != nil {
-				return nil, fmt.Errorf("position: not a FEN (%w) nor a position string (%w)", err, err2)
-			}
+			return nil, fmt.Errorf("position: %w", err)
 		}
 		g = engine.NewGameFrom(v, p)
 		rest = rest[end:]

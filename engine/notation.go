@@ -379,6 +379,20 @@ func (v *Variant) FormatPosition(p *Position) string {
 	return sb.String()
 }
 
+// ParseFENOrPosition reads text as a FEN (the 24-point square boards) or,
+// when it is not one, as a position string; the error names both readings.
+func (v *Variant) ParseFENOrPosition(text string) (Position, error) {
+	p, err := v.ParseFEN(text)
+	if err == nil {
+		return p, nil
+	}
+	p, err2 := v.ParsePosition(text)
+	if err2 != nil {
+		return Position{}, fmt.Errorf("not a FEN (%w) nor a position string (%w)", err, err2)
+	}
+	return p, nil
+}
+
 // ParsePosition reads the project's position string (see FormatPosition).
 // An error names the token and says what is wrong.
 func (v *Variant) ParsePosition(s string) (Position, error) {

@@ -172,3 +172,24 @@ func TestVariants_EveryNamedVariantLoads(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFENOrPosition_ReadsEitherAndNamesBothOnError(t *testing.T) {
+	v, err := Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := v.Start()
+	fen, err := v.FEN(&start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{fen, v.FormatPosition(&start)} {
+		p, err := v.ParseFENOrPosition(text)
+		if err != nil || p.Hash != start.Hash {
+			t.Errorf("%q: %v, hash %x, want the start (%x)", text, err, p.Hash, start.Hash)
+		}
+	}
+	if _, err := v.ParseFENOrPosition("nonsense"); err == nil || !strings.Contains(err.Error(), "not a FEN") || !strings.Contains(err.Error(), "position string") {
+		t.Errorf("nonsense: %v, want an error naming both readings", err)
+	}
+}

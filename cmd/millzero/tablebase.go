@@ -128,13 +128,9 @@ func runTablebaseProbe(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := v.ParseFEN(rest[0])
+	p, err := v.ParseFENOrPosition(rest[0])
 	if err != nil {
-		q, perr := v.ParsePosition(rest[0])
-		if perr != nil {
-			return fmt.Errorf("position: not a FEN (%v) nor a position string (%v)", err, perr)
-		}
-		p = q
+		return fmt.Errorf("position %q: %w", rest[0], err)
 	}
 	if *endgame < 0 || *endgame > 60000 {
 		return fmt.Errorf("--endgame %d: want 0..60000", *endgame)
