@@ -126,32 +126,46 @@ func TestLease_SimultaneousStarts_OneWins(t *testing.T) {
 	ctx := context.Background()
 	for kind, s := range openTestStores(t) {
 		t.Run(kind, func(t *testing.T) {
-			const trainers = 6
-			leases := make([]*Lease, trainers)
-			errs := make([]error, trainers)
-			var wg sync.WaitGroup
-			for i := range trainers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					leases[i], errs[i] = AcquireLease(ctx, s, "train", time.Minute)
-				}()
-			}
-			wg.Wait()
-			won := 0
-			for i, err := range errs {
-				if err == nil {
-					won++
-					defer leases[i].Release(ctx)
-				} else if !errors.Is(err, ErrLeaseHeld) {
+			winner, errs := raceForLease(t, []*Store{s}, 6)
+			defer winner.Release(ctx)
+			for _, err := range errs {
+				if err != nil && !errors.Is(err, ErrLeaseHeld) {
 					t.Errorf("a losing trainer got %v; want ErrLeaseHeld", err)
 				}
 			}
-			if won != 1 {
-				t.Fatalf("%d trainers got the lease; want 1", won)
-			}
 		})
 	}
+}
+
+// raceForLease has n trainers ask for the lease at once, trainer i through
+// stores[i%len(stores)], and returns the one that got it with every
+// trainer's error. It fails the test unless exactly one got it.
+func raceForLease(t *testing.T, stores []*Store, n int) (*Lease, []error) {
+	t.Helper()
+	leases := make([]*Lease, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			leases[i], errs[i] = AcquireLease(context.Background(), stores[i%len(stores)], "train", time.Minute)
+		}()
+	}
+	wg.Wait()
+	var winner *Lease
+	for i, err := range errs {
+		if err == nil {
+			if winner != nil {
+				t.Fatalf("two trainers got the lease (%v); want 1", errs)
+			}
+			winner = leases[i]
+		}
+	}
+	if winner == nil {
+		t.Fatalf("no trainer got the lease: %v", errs)
+	}
+	return winner, errs
 }
 
 func TestLease_Expired_IsTakenOverByExactlyOne(t *testing.T) {
@@ -161,30 +175,7 @@ func TestLease_Expired_IsTakenOverByExactlyOne(t *testing.T) {
 			old := time.Now().Add(-time.Hour)
 			putLease(t, s, LeaseInfo{Holder: "train", Host: "elsewhere", PID: 42, Acquired: old, Renewed: old,
 				Expires: old.Add(time.Minute), Token: "stale"})
-			const trainers = 6
-			leases := make([]*Lease, trainers)
-			errs := make([]error, trainers)
-			var wg sync.WaitGroup
-			for i := range trainers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					leases[i], errs[i] = AcquireLease(ctx, s, "train", time.Minute)
-				}()
-			}
-			wg.Wait()
-			var winner *Lease
-			for i, err := range errs {
-				if err == nil {
-					if winner != nil {
-						t.Fatal("two trainers took the expired lease over")
-					}
-					winner = leases[i]
-				}
-			}
-			if winner == nil {
-				t.Fatalf("nobody took the expired lease over: %v", errs)
-			}
+			winner, _ := raceForLease(t, []*Store{s}, 6)
 			defer winner.Release(ctx)
 			cur, err := ReadLease(ctx, s)
 			if err != nil || cur.Token != winner.Info().Token {

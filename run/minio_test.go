@@ -177,36 +177,8 @@ func TestMinIO_Lease_Contention(t *testing.T) {
 			putLease(t, s, LeaseInfo{Holder: "train", Host: "elsewhere", PID: 1, Acquired: old, Renewed: old,
 				Expires: old.Add(time.Minute), Token: "stale"})
 		}
-		const trainers = 4
-		leases := make([]*Lease, trainers)
-		errs := make([]error, trainers)
-		var wg sync.WaitGroup
-		for i := range trainers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				st := s
-				if i%2 == 1 {
-					st = other
-				}
-				leases[i], errs[i] = AcquireLease(ctx, st, "train", time.Minute)
-			}()
-		}
-		wg.Wait()
-		won := 0
-		for _, err := range errs {
-			if err == nil {
-				won++
-			}
-		}
-		if won != 1 {
-			t.Fatalf("expired=%v: %d trainers got the lease (%v); want 1", expired, won, errs)
-		}
-		for i := range leases {
-			if leases[i] != nil {
-				leases[i].Release(ctx)
-			}
-		}
+		winner, _ := raceForLease(t, []*Store{s, other}, 4)
+		winner.Release(ctx)
 	}
 }
 
