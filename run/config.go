@@ -198,8 +198,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("loop: val_fraction %v: want 0..1", l.ValFraction)
 	case g.Simulations < 1:
 		return fmt.Errorf("gate: simulations %d: want 1 or more", g.Simulations)
-	case g.MaxGames < 2:
-		return fmt.Errorf("gate: max_games %d: want 2 or more", g.MaxGames)
+	case g.MaxGames < 0 || g.MaxGames == 1:
+		return fmt.Errorf("gate: max_games %d: want 0 (no gate) or 2 or more", g.MaxGames)
 	case g.OpeningPlies < 0:
 		return fmt.Errorf("gate: opening_plies %d: want 0 or more", g.OpeningPlies)
 	case g.LadderPairs < 0:
@@ -225,12 +225,15 @@ func referencePlayer(spec string) (arena.Player, error) {
 	return arena.ParsePlayer(spec, nil, arena.SpecSettings{})
 }
 
-// Decision is the gate's verdict on res: "accepted" when the SPRT accepted
-// the candidate; "accepted-leaning" when the games ran out undecided with
-// the evidence on the candidate's side (LLR > 0) and accept_leaning is
-// set; else "rejected".
+// Decision is the gate's verdict on res: "ungated" when there is no gate
+// (max_games 0: every candidate becomes the best, as in KataGo and Lc0);
+// "accepted" when the SPRT accepted the candidate; "accepted-leaning" when
+// the games ran out undecided with the evidence on the candidate's side
+// (LLR > 0) and accept_leaning is set; else "rejected".
 func (g GateConfig) Decision(res arena.GateResult) string {
 	switch {
+	case g.MaxGames == 0:
+		return "ungated"
 	case res.Accepted():
 		return "accepted"
 	case g.AcceptLean && res.Decision == arena.Continue && res.LLR > 0:

@@ -1,6 +1,9 @@
 package run
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,7 +44,7 @@ func TestGateDecision_UndecidedLeaningIsAnOption(t *testing.T) {
 		{arena.Continue, -0.5, true, "rejected"},
 	}
 	for _, c := range cases {
-		got := GateConfig{AcceptLean: c.leaning}.Decision(arena.GateResult{Decision: c.d, LLR: c.llr})
+		got := GateConfig{MaxGames: 80, AcceptLean: c.leaning}.Decision(arena.GateResult{Decision: c.d, LLR: c.llr})
 		if got != c.want {
 			t.Errorf("decision %v, LLR %v, accept_leaning %v: %q, want %q", c.d, c.llr, c.leaning, got, c.want)
 		}
@@ -60,5 +63,34 @@ func TestConfig_TablebaseMustBeADirectory(t *testing.T) {
 	c.Tablebase = t.TempDir()
 	if err := c.validate(); err != nil {
 		t.Errorf("an existing directory: %v", err)
+	}
+}
+
+func TestGate_NoGateMakesEveryCandidateTheBest(t *testing.T) {
+	if got := (GateConfig{MaxGames: 0}).Decision(arena.GateResult{Decision: arena.AcceptH0, LLR: -3}); got != "ungated" {
+		t.Errorf("max_games 0: decision %q, want ungated", got)
+	}
+	dir := t.TempDir()
+	cfg := dir + "/c.yaml"
+	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	best, err := l.dir.Best()
+	if err != nil || best != 2 {
+		t.Errorf("best after two ungated generations: %d (%v), want 2", best, err)
+	}
+	if fs, _ := filepath.Glob(filepath.Join(l.dir.Arena(), "gate-*")); len(fs) != 0 {
+		t.Errorf("gate games played without a gate: %v", fs)
 	}
 }

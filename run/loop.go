@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
@@ -359,9 +360,11 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err != nil {
 		return err
 	}
-	res, err := l.gate(ctx, g+1, best)
-	if err != nil {
-		return err
+	var res arena.GateResult
+	if l.cfg.Gate.MaxGames > 0 {
+		if res, err = l.gate(ctx, g+1, best); err != nil {
+			return err
+		}
 	}
 	decision := l.cfg.Gate.Decision(res)
 	if decision != "rejected" {
