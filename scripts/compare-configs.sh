@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# compare-configs.sh: train two run configs for the same wall time, with the
+# same seeds, and measure both with the strength benchmark, side by side.
+#
+#   scripts/compare-configs.sh [-m MINUTES] [-s "1 2"] [-p PAIRS] [-d DEPTHS] [-o OUT] A.yaml B.yaml
+#
+# A and B are run configs laid over the embedded default (as `millzero train
+# --config` reads them; "default" is the default itself). For every seed the
+# two runs train at the same time, each pinned to a core of its own
+# (taskset), so whatever else the machine does slows both alike; then each
+# run's best model meets alpha-beta at the given depths (millzero bench
+# strength, 400 visits a move, the same openings for every run). Runs that
+# finished are not trained again, so an interrupted comparison resumes; the
+# table is printed from OUT/*/strength.json.
+#
+# Needs: python3 with PyYAML (to lay the seed and the time over a config),
+# taskset, and two cores.
+set -euo pipefail
+
+minutes=30 seeds="1 2" pairs=50 depths=2,4,6 out=runs/compare
+while getopts "m:s:p:d:o:h" o; do
+  case $o in
+    m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;;
+    *) sed -n '2,17p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 2 ] || { sed -n '2,17p' "$0"; exit 2; }
+cd "$(dirname "$0")/.."
+for c in "$@"; do
+  [ "$c" = default ] || [ -f "$c" ] || { echo "compare-configs: config $c: no such file" >&2; exit 2; }
+done
+python3 -c 'import yaml' 2>/dev/null || { echo "compare-configs: python3 with PyYAML is needed (apt install python3-yaml)" >&2; exit 2; }
+[ "$(nproc)" -ge 2 ] || { echo "compare-configs: two cores are needed (one per run)" >&2; exit 2; }
+go build -o bin/millzero ./cmd/millzero
+mkdir -p "$out"
+
+# overlay CONFIG SEED HOURS > FILE: the config with loop.seed and loop.hours set.
+overlay() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import sys, yaml
+path, seed, hours = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+c = {} if path == "default" else (yaml.safe_load(open(path)) or {})
+c.setdefault("loop", {}).update(seed=seed, hours=hours, generations=0)
+print(yaml.safe_dump(c, sort_keys=False))
+EOF
+}
+
+name() { [ "$1" = default ] && echo default || basename "$1" .yaml; }
+hours=$(python3 -c "print($minutes/60)")
+
+for s in $seeds; do
+  pids=() core=0
+  for c in "$@"; do
+    r="$out/$(name "$c")-s$s"
+    if [ -f "$r/.trained" ]; then core=$((core + 1)); continue; fi
+    mkdir -p "$r"
+    overlay "$c" "$s" "$hours" > "$r.yaml"
+    echo "compare: training $r on core $core for $minutes minutes"
+    ( taskset -c $core bin/millzero train --config "$r.yaml" --run "$r" > "$r.log" 2>&1 && touch "$r/.trained" ) &
+    pids+=($!) core=$((core + 1))
+  done
+  for p in "${pids[@]}"; do wait "$p" || { echo "compare: a run failed, see $out/*-s$s.log" >&2; exit 1; }; done
+done
+
+# Strength: two runs at a time, one per core.
+runs=()
+for s in $seeds; do for c in "$@"; do runs+=("$out/$(name "$c")-s$s"); done; done
+i=0
+for r in "${runs[@]}"; do
+  if [ ! -f "$r/strength.json" ]; then
+    echo "compare: strength of $r"
+    ( taskset -c $((i % 2)) bin/millzero bench strength --run "$r" --pairs "$pairs" --depths "$depths" --workers 1 --json > "$r/strength.json.tmp" &&
+      mv "$r/strength.json.tmp" "$r/strength.json" ) &
+    i=$((i + 1))
+    [ $((i % 2)) -eq 0 ] && wait
+  fi
+done
+wait
+
+# The table: one row per run, one column per depth.
+python3 - "${runs[@]}" <<'EOF'
+import sys, json, csv, os
+print("%-24s %5s %10s  %s" % ("run", "gens", "best", "per depth: score, Elo [95% interval]"))
+for r in sys.argv[1:]:
+    rows = json.load(open(os.path.join(r, "strength.json")))
+    rows = rows.get("rows", rows) if isinstance(rows, dict) else rows
+    g = os.path.join(r, "metrics", "generations.csv")
+    gens = sum(1 for _ in open(g)) - 1 if os.path.exists(g) else 0
+    b = os.path.join(r, "models", "best")
+    best = open(b).read().strip() if os.path.exists(b) else "-"
+    cells = ["%s %.0f%% %+.0f [%+.0f, %+.0f]" % (x["opponent"], 100 * x["score"], x["elo"], x["elo_low"], x["elo_high"]) for x in rows]
+    print("%-24s %5d %10s  %s" % (os.path.basename(r), gens, best, "   ".join(cells)))
+EOF
