@@ -40,6 +40,7 @@ type Config struct {
 	SelfPlay selfplay.Settings `yaml:"selfplay"`
 	Loop     LoopConfig        `yaml:"loop"`
 	Gate     GateConfig        `yaml:"gate"`
+	Strength StrengthConfig    `yaml:"strength"`
 
 	// Tablebase is a directory of endgame tables of the variant (millzero
 	// tablebase build), local on every machine that plays; "" plays
@@ -204,6 +205,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("gate: opening_plies %d: want 0 or more", g.OpeningPlies)
 	case g.LadderPairs < 0:
 		return fmt.Errorf("gate: ladder_pairs %d: want 0 or more", g.LadderPairs)
+	}
+	if err := c.Strength.validate(); err != nil {
+		return err
 	}
 	if err := g.SPRT().Validate(); err != nil {
 		return fmt.Errorf("gate: %w", err)

@@ -36,6 +36,7 @@ type Loop struct {
 	gens   *series // one row per finished generation: the commit point of a generation
 	loss   *series // training and validation losses
 	elo    *series // the best model's rating after each generation
+	str    *series // the strength benchmark of the best, now and then (strength.every_hours)
 	start  time.Time
 	base   float64                // run hours before this invocation
 	tables mcts.Prover            // the endgame tables of cfg.Tablebase; nil without
@@ -215,6 +216,9 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		"generation", "hours", "player", "elo", "low", "high", "games"); err != nil {
 		return nil, err
 	}
+	if l.str, err = openSeries(filepath.Join(dir.Metrics(), "strength.csv"), strengthHeader...); err != nil {
+		return nil, err
+	}
 	if h := l.gens.column("hours"); len(h) > 0 {
 		l.base = h[len(h)-1]
 	}
@@ -229,7 +233,7 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 	if l.wd.local {
 		return nil
 	}
-	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "arena/ratings.csv"} {
+	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/strength.csv", "arena/ratings.csv"} {
 		if err := l.wd.pull(ctx, name); err != nil {
 			return err
 		}
@@ -376,6 +380,9 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 			return err
 		}
 	}
+	if err := l.strength(ctx, g, best); err != nil {
+		return err
+	}
 	eloBest, err := l.ratings(g)
 	if err != nil {
 		return err
@@ -395,7 +402,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		return err
 	}
 	// generations.csv last: it is the commit point of a generation.
-	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/elo.png", "metrics/loss.png", "metrics/generations.csv"} {
+	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/elo.png", "metrics/loss.png", "metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
 		if _, err := os.Stat(l.wd.path(name)); os.IsNotExist(err) {
 			continue
 		}

@@ -1,0 +1,128 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/millzero/millzero/arena"
+)
+
+// StrengthConfig is the loop's strength benchmark: now and then the best
+// model, searching at a fixed budget, meets the alpha-beta yardsticks in
+// paired games from the same seeded openings (arena.Strength, as `millzero
+// bench strength` plays it). Unlike the gate's Elo it does not move with
+// refits or with what the best happened to meet, so metrics/strength.csv
+// and its plot show what the hours bought.
+type StrengthConfig struct {
+	EveryHours  float64 `yaml:"every_hours"` // measure the best every this many hours of the run (when it is new); 0 never
+	Simulations int     `yaml:"simulations"` // visits a move of the model measured
+	Depths      []int   `yaml:"depths"`      // alpha-beta depths met
+	Pairs       int     `yaml:"pairs"`       // pairs of games against each depth
+	Seed        uint64  `yaml:"seed"`        // the openings' seed, the same for every measurement (and as bench strength's --seed)
+}
+
+func (c StrengthConfig) validate() error {
+	switch {
+	case c.EveryHours < 0:
+		return fmt.Errorf("strength: every_hours %v: want 0 (never) or more", c.EveryHours)
+	case c.EveryHours == 0:
+		return nil
+	case c.Simulations < 1 || c.Pairs < 1 || len(c.Depths) == 0:
+		return fmt.Errorf("strength: simulations %d, pairs %d, depths %v: want positive counts and a depth", c.Simulations, c.Pairs, c.Depths)
+	}
+	for _, d := range c.Depths {
+		if d < 1 || d > arena.MaxAlphaBetaDepth {
+			return fmt.Errorf("strength: depth %d: want 1..%d", d, arena.MaxAlphaBetaDepth)
+		}
+	}
+	return nil
+}
+
+// strengthHeader is the columns of metrics/strength.csv: one row per
+// yardstick per measurement.
+var strengthHeader = []string{"generation", "hours", "model", "opponent", "games", "score", "elo", "low", "high", "blockade_losses"}
+
+// strength measures the best model (generation best, after generation g)
+// when strength.every_hours have passed since the last measurement, and
+// appends its rows to metrics/strength.csv. Two-player variants only: the
+// yardsticks are two-player searches.
+func (l *Loop) strength(ctx context.Context, g, best int) error {
+	c := l.cfg.Strength
+	if c.EveryHours == 0 || best == 0 || l.v.Players != 2 {
+		return nil
+	}
+	last := 0.0 // the first measurement after every_hours of the run
+	if h := l.str.column("hours"); len(h) > 0 {
+		if l.str.rows[len(h)-1][2] == ModelName(best) {
+			return nil
+		}
+		last = h[len(h)-1]
+	}
+	if l.hours()-last < c.EveryHours {
+		return nil
+	}
+	net, err := l.network(best)
+	if err != nil {
+		return err
+	}
+	player := arena.NewSearchPlayer(ModelName(best), arena.ArenaSettings(c.Simulations), arena.Evaluation{Net: net, RandomSymmetry: true})
+	var opponents []arena.Player
+	for _, d := range c.Depths {
+		opponents = append(opponents, arena.AlphaBeta{Depth: d})
+	}
+	s := arena.Strength{Variant: l.v, Player: player, Opponents: opponents, Pairs: c.Pairs,
+		OpeningPlies: l.cfg.Gate.OpeningPlies, Seed: c.Seed, Workers: l.cfg.SelfPlay.Workers}
+	done := 0
+	rows, err := s.Run(ctx, func(opp int, _ *arena.Record) {
+		done++
+		l.prog.Update("strength of %s: %d of %d games (alphabeta:%d)", ModelName(best), done, 2*c.Pairs*len(opponents), c.Depths[opp])
+	})
+	if err != nil {
+		return fmt.Errorf("strength of %s: %w", ModelName(best), err)
+	}
+	hours := l.hours()
+	for _, r := range rows {
+		if err := l.str.add(g, hours, ModelName(best), r.Opponent, r.Games, r.Score, r.Elo, r.Low, r.High, r.BlockadeLosses); err != nil {
+			return err
+		}
+	}
+	l.prog.Done("strength of %s at %d visits: %s", ModelName(best), c.Simulations, strengthSummary(rows))
+	return l.plotStrength()
+}
+
+// strengthSummary is rows in one line: the score against each yardstick.
+func strengthSummary(rows []arena.StrengthRow) string {
+	s := ""
+	for i, r := range rows {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%.0f%% vs %s", 100*r.Score, r.Opponent)
+	}
+	return s
+}
+
+// plotStrength draws metrics/strength.png: the best model's score against
+// each yardstick over the run's hours.
+func (l *Loop) plotStrength() error {
+	h, score := l.str.column("hours"), l.str.column("score")
+	byOpp := map[string]*line{}
+	var order []string
+	for i, r := range l.str.rows {
+		ln, ok := byOpp[r[3]]
+		if !ok {
+			ln = &line{name: "vs " + r[3]}
+			byOpp[r[3]] = ln
+			order = append(order, r[3])
+		}
+		ln.x, ln.y = append(ln.x, h[i]), append(ln.y, 100*score[i])
+	}
+	var lines []line
+	for _, o := range order {
+		lines = append(lines, *byOpp[o])
+	}
+	return plotLines(filepath.Join(l.dir.Metrics(), "strength.png"),
+		"Strength of the best ("+l.v.Name+", "+strconv.Itoa(l.cfg.Strength.Simulations)+" visits)", "hours", "score %", lines...)
+}

@@ -1,0 +1,63 @@
+package run
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestStrength_TheLoopMeasuresTheBestAgainstAlphaBetaAndPlotsIt(t *testing.T) {
+	dir := t.TempDir()
+	cfg := dir + "/c.yaml"
+	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n" +
+		"strength: {every_hours: 0.0000001, simulations: 8, depths: [1, 2], pairs: 2, seed: 3}\n"
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Two generations, each with a new best: two measurements of two rows.
+	if len(l.str.rows) != 4 {
+		t.Fatalf("strength rows %v, want 2 measurements x 2 depths", l.str.rows)
+	}
+	for i, r := range l.str.rows {
+		if want := []string{"alphabeta:1", "alphabeta:2"}[i%2]; r[3] != want || r[4] != "4" {
+			t.Errorf("row %d: %v, want 4 games against %s", i, r, want)
+		}
+	}
+	if l.str.rows[0][2] != "gen-000001" || l.str.rows[2][2] != "gen-000002" {
+		t.Errorf("models measured %s and %s, want the bests gen-000001 and gen-000002", l.str.rows[0][2], l.str.rows[2][2])
+	}
+	if _, err := os.Stat(filepath.Join(l.dir.Metrics(), "strength.png")); err != nil {
+		t.Error(err)
+	}
+	// The same best is not measured twice.
+	if err := l.strength(context.Background(), 2, 2); err != nil || len(l.str.rows) != 4 {
+		t.Errorf("measuring gen-000002 again: %v, %d rows", err, len(l.str.rows))
+	}
+}
+
+func TestStrength_BadSettingsAreRefusedByName(t *testing.T) {
+	for _, c := range []StrengthConfig{
+		{EveryHours: -1},
+		{EveryHours: 1, Simulations: 0, Pairs: 1, Depths: []int{2}},
+		{EveryHours: 1, Simulations: 10, Pairs: 1},
+		{EveryHours: 1, Simulations: 10, Pairs: 1, Depths: []int{99}},
+	} {
+		if err := c.validate(); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+	if err := (StrengthConfig{}).validate(); err != nil {
+		t.Errorf("off: %v", err)
+	}
+}
