@@ -40,6 +40,7 @@ type Loop struct {
 	start  time.Time
 	base   float64                // run hours before this invocation
 	tables mcts.Prover            // the endgame tables of cfg.Tablebase; nil without
+	oracle []arena.TablePosition  // the tables' positions the strength benchmark measures, drawn once
 	nets   map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
 
 	noLocal bool   // play no games: wait for the workers'

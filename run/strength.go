@@ -3,16 +3,19 @@ package run
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/engine/tablebase"
 )
 
 // StrengthConfig is the loop's strength benchmark: now and then the best
 // model, searching at a fixed budget, meets the alpha-beta yardsticks in
 // paired games from the same seeded openings (arena.Strength, as `millzero
-// bench strength` plays it). Unlike the gate's Elo it does not move with
+// bench strength` plays it), and with endgame tables its share of right
+// moves in a fixed sample of table positions. Unlike the gate's Elo it does not move with
 // refits or with what the best happened to meet, so metrics/strength.csv
 // and its plot show what the hours bought.
 type StrengthConfig struct {
@@ -89,7 +92,55 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 		}
 	}
 	l.prog.Done("strength of %s at %d visits: %s", ModelName(best), c.Simulations, strengthSummary(rows))
+	if err := l.tableAccuracy(ctx, g, hours, best); err != nil {
+		return err
+	}
 	return l.plotStrength()
+}
+
+// oracleSample is the number of table positions of each material the
+// loop's oracle measures.
+const oracleSample = 100
+
+// tableAccuracy measures, when the run has endgame tables, the best's
+// share of right moves in a fixed sample of table positions: its
+// network's first choice and its search at the self-play visits, as two
+// rows of metrics/strength.csv (opponents tables:network and
+// tables:search, games counting positions).
+func (l *Loop) tableAccuracy(ctx context.Context, g int, hours float64, best int) error {
+	set, ok := l.tables.(*tablebase.Set)
+	if !ok {
+		return nil
+	}
+	if l.oracle == nil {
+		sample, err := arena.TableSample(set, oracleSample, l.cfg.Strength.Seed)
+		if err != nil {
+			return err
+		}
+		l.oracle = sample
+	}
+	net, err := l.network(best)
+	if err != nil {
+		return err
+	}
+	l.prog.Update("strength of %s: the tables' %d positions", ModelName(best), len(l.oracle))
+	rows, err := arena.MeasureTables(ctx, l.v, l.oracle, net, l.cfg.SelfPlay.Search.Simulations)
+	if err != nil {
+		return fmt.Errorf("table accuracy of %s: %w", ModelName(best), err)
+	}
+	all := rows[len(rows)-1]
+	n := float64(all.Positions)
+	for _, r := range []struct {
+		name  string
+		right int
+	}{{"tables:network", all.Policy}, {"tables:search", all.Search}} {
+		if err := l.str.add(g, hours, ModelName(best), r.name, all.Positions, float64(r.right)/n, math.NaN(), math.NaN(), math.NaN(), 0); err != nil {
+			return err
+		}
+	}
+	l.prog.Done("table accuracy of %s: network %.0f%%, search %.0f%% right of %d positions", ModelName(best),
+		100*float64(all.Policy)/n, 100*float64(all.Search)/n, all.Positions)
+	return nil
 }
 
 // strengthSummary is rows in one line: the score against each yardstick.

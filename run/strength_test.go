@@ -4,7 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
 )
 
 func TestStrength_TheLoopMeasuresTheBestAgainstAlphaBetaAndPlotsIt(t *testing.T) {
@@ -59,5 +65,42 @@ func TestStrength_BadSettingsAreRefusedByName(t *testing.T) {
 	}
 	if err := (StrengthConfig{}).validate(); err != nil {
 		t.Errorf("off: %v", err)
+	}
+}
+
+func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: 6, Dir: dir + "/tb"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := dir + "/c.yaml"
+	text := "variant: nine\ntablebase: " + dir + "/tb\nmodel: {width: 16, blocks: 1}\nloop: {generations: 1, games: 8, steps: 2}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4, rollout_plies: 40}\n" +
+		"gate: {max_games: 0, ladder: [], ladder_pairs: 0}\n" +
+		"strength: {every_hours: 0.0000001, simulations: 4, depths: [1], pairs: 1, seed: 3}\n"
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range l.str.rows {
+		got = append(got, r[3])
+		if strings.HasPrefix(r[3], "tables:") && r[4] != strconv.Itoa(len(l.oracle)) {
+			t.Errorf("row %v: want %d positions", r, len(l.oracle))
+		}
+	}
+	if !slices.Equal(got, []string{"alphabeta:1", "tables:network", "tables:search"}) {
+		t.Errorf("strength rows for %v, want alphabeta:1 and the tables' two", got)
 	}
 }
