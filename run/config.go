@@ -34,18 +34,18 @@ const DefaultConfigName = "runs/nine.yaml"
 // Config is a run's whole configuration: configs/runs/nine.yaml names
 // and comments every field.
 type Config struct {
-	Variant  string            `yaml:"variant"`
+	Variant string `yaml:"variant"`
 	// VariantSpec is the variant's resolved spec, which run.yaml records:
 	// a run rebuilds its variant from it, never again from Variant (a
 	// name, or a variant file that may change or go). LoadConfig sets it
 	// from Variant when the config does not give it, as in configs and
 	// run.yaml files written before specs travelled.
-	VariantSpec *engine.Spec `yaml:"variant_spec,omitempty"`
-	Model    model.Config      `yaml:"model"`
-	Train    train.Config      `yaml:"train"`
-	SelfPlay selfplay.Settings `yaml:"selfplay"`
-	Loop     LoopConfig        `yaml:"loop"`
-	Gate     GateConfig        `yaml:"gate"`
+	VariantSpec *engine.Spec      `yaml:"variant_spec,omitempty"`
+	Model       model.Config      `yaml:"model"`
+	Train       train.Config      `yaml:"train"`
+	SelfPlay    selfplay.Settings `yaml:"selfplay"`
+	Loop        LoopConfig        `yaml:"loop"`
+	Gate        GateConfig        `yaml:"gate"`
 
 	// Tablebase is a directory of endgame tables of the variant (millzero
 	// tablebase build), local on every machine that plays; "" plays
