@@ -34,18 +34,12 @@ const DefaultConfigName = "runs/nine.yaml"
 // Config is a run's whole configuration: configs/runs/nine.yaml names
 // and comments every field.
 type Config struct {
-	Variant string `yaml:"variant"`
-	// VariantSpec is the variant's resolved spec, which run.yaml records:
-	// a run rebuilds its variant from it, never again from Variant (a
-	// name, or a variant file that may change or go). LoadConfig sets it
-	// from Variant when the config does not give it, as in configs and
-	// run.yaml files written before specs travelled.
-	VariantSpec *engine.Spec      `yaml:"variant_spec,omitempty"`
-	Model       model.Config      `yaml:"model"`
-	Train       train.Config      `yaml:"train"`
-	SelfPlay    selfplay.Settings `yaml:"selfplay"`
-	Loop        LoopConfig        `yaml:"loop"`
-	Gate        GateConfig        `yaml:"gate"`
+	Variant  string            `yaml:"variant"`
+	Model    model.Config      `yaml:"model"`
+	Train    train.Config      `yaml:"train"`
+	SelfPlay selfplay.Settings `yaml:"selfplay"`
+	Loop     LoopConfig        `yaml:"loop"`
+	Gate     GateConfig        `yaml:"gate"`
 
 	// Tablebase is a directory of endgame tables of the variant (millzero
 	// tablebase build), local on every machine that plays; "" plays
@@ -53,6 +47,13 @@ type Config struct {
 	// the table's result, gives each recorded table position its exact
 	// outcome, and its searches treat table positions as proven.
 	Tablebase string `yaml:"tablebase"`
+
+	// VariantSpec is the variant's resolved spec, which run.yaml records:
+	// a run rebuilds its variant from it, never again from Variant (a
+	// name, or a variant file that may change or go). LoadConfig sets it
+	// from Variant when the config does not give it, as in configs and
+	// run.yaml files written before specs travelled.
+	VariantSpec *engine.Spec `yaml:"variant_spec,omitempty"`
 }
 
 // LoopConfig is the shape of a generation and the run's budget.
