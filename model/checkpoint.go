@@ -52,8 +52,11 @@ type tensorInfo struct {
 // Save writes c to path in the safetensors format: an 8-byte little-endian
 // header length, a JSON header naming every tensor's dtype, shape and byte
 // range (metadata in its "__metadata__" string map), then the raw
-// little-endian float32 data. It writes a temporary file in the same
-// directory and renames it when complete, so path is never half written.
+// little-endian float32 data. The metadata names the variant and, when the
+// network has it (Network.Spec), carries its resolved spec as
+// variant_spec, from which Checkpoint.Variant rebuilds the variant. It
+// writes a temporary file in the same directory and renames it when
+// complete, so path is never half written.
 func (c *Checkpoint) Save(path string) error {
 	n := c.Net
 	if n == nil {
