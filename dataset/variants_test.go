@@ -206,3 +206,13 @@ func TestShardSpec_AMalformedSpecMakesTheShardForeign(t *testing.T) {
 		}
 	}
 }
+
+func TestShardSpec_AWriterRefusesTwoSpecsOfOneName(t *testing.T) {
+	_, err := NewShardWriter(t.TempDir(), nil, plainThree(t, false), plainThree(t, true))
+	if !errors.Is(err, engine.ErrVariantMismatch) || !strings.Contains(err.Error(), "two variants named three-plain") {
+		t.Errorf("NewShardWriter of two three-plain specs: %v", err)
+	}
+	if _, err := NewShardWriter(t.TempDir(), nil, plainThree(t, false), plainThree(t, false)); err != nil {
+		t.Errorf("two equal specs: %v", err)
+	}
+}
