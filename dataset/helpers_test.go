@@ -21,6 +21,13 @@ func playGames(t testing.TB, variant string, n int, seed uint64, gen, maxPlies i
 	if err != nil {
 		t.Fatal(err)
 	}
+	return playGamesOf(t, v, n, seed, gen, maxPlies)
+}
+
+// playGamesOf is playGames of variant v, which need not be a named one.
+func playGamesOf(t testing.TB, v *engine.Variant, n int, seed uint64, gen, maxPlies int) []Sample {
+	t.Helper()
+	variant := v.Name
 	rng := rand.New(rand.NewPCG(seed, uint64(gen)))
 	buf := make([]engine.Action, 0, engine.MaxActions)
 	var out []Sample

@@ -21,6 +21,12 @@ const FormatKey = "millzero.format"
 const (
 	CreatedKey = "millzero.created" // RFC 3339 time the shard was completed
 	HostKey    = "millzero.host"    // the machine that wrote it
+
+	// VariantSpecKey+NAME holds the resolved spec (engine.Spec.Canonical)
+	// of variant NAME, one key for each variant whose samples the shard
+	// holds. Readers rebuild the variant from it; a shard written before
+	// specs travelled has none, and its variants are looked up by name.
+	VariantSpecKey = "millzero.variant_spec."
 )
 
 // row is one sample as a Parquet row: every column a plain scalar but the

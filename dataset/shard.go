@@ -119,16 +119,28 @@ func Inspect(path string) (ShardInfo, error) {
 }
 
 // ReadShard reads every sample of the shard at path, in the order written,
-// checking each against its variant (Validate). It is for tools and tests;
-// training streams through OpenWindow.
+// checking each against its variant (Validate), rebuilt from the spec the
+// shard records (by name for a shard without one). It is for tools and
+// tests; training streams through OpenWindow.
 func ReadShard(path string) ([]Sample, error) {
+	return ReadShardFor(path, nil)
+}
+
+// ReadShardFor is ReadShard of a shard that must hold only samples of
+// variant want (nil: any): a shard of another variant, or whose spec
+// differs from want's, is an error naming the difference.
+func ReadShardFor(path string, want *engine.Variant) ([]Sample, error) {
 	sr, err := openShard(path)
 	if err != nil {
 		return nil, fmt.Errorf("read shard %s: %w", path, err)
 	}
 	defer sr.close()
+	vs := newVariantSet(want)
+	variants, err := vs.forShard(sr)
+	if err != nil {
+		return nil, fmt.Errorf("read shard %s: %w", path, err)
+	}
 	out := make([]Sample, 0, sr.rows())
-	variants := map[string]*engine.Variant{}
 	batch := make([]parquet.Row, 256)
 	var dec decoder
 	for {
@@ -138,13 +150,9 @@ func ReadShard(path string) ([]Sample, error) {
 			if derr := dec.decode(batch[i], &s); derr != nil {
 				return nil, fmt.Errorf("read shard %s row %d: %w", path, len(out), derr)
 			}
-			v, ok := variants[s.Variant]
-			if !ok {
-				var lerr error
-				if v, lerr = engine.Load(s.Variant); lerr != nil {
-					return nil, fmt.Errorf("read shard %s row %d: %w", path, len(out), lerr)
-				}
-				variants[s.Variant] = v
+			v, lerr := vs.of(variants, s.Variant)
+			if lerr != nil {
+				return nil, fmt.Errorf("read shard %s row %d: %w", path, len(out), lerr)
 			}
 			if verr := Validate(v, &s); verr != nil {
 				return nil, fmt.Errorf("read shard %s row %d: %w", path, len(out), verr)

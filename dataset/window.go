@@ -41,6 +41,12 @@ type WindowOptions struct {
 	FullOnly    bool         // drop the samples of fast searches (Full false), which have no policy target
 	Repeat      bool         // start a new pass, reshuffled, after the last shard instead of returning io.EOF
 	Logger      *slog.Logger // where warnings about skipped files go; nil: slog.Default()
+
+	// Variant, if set, is the only variant the window returns: a shard
+	// of another variant, or whose recorded spec differs from this one's,
+	// is skipped with a warning naming the difference. Shards without a
+	// spec (written before specs travelled) are read by the name.
+	Variant *engine.Variant
 }
 
 // ErrNoSamples is returned by a repeating Window whose whole pass yielded
@@ -65,7 +71,8 @@ type Window struct {
 	rng      *rand.Rand
 	shards   []shardRef // oldest first
 	bad      map[string]bool
-	variants map[string]*engine.Variant
+	variants *variantSet
+	curVars  map[string]*engine.Variant // the variants of cur, by name
 
 	order     []int // shard indexes of the current pass
 	next      int   // next position in order
@@ -98,7 +105,7 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 		log:      opts.Logger,
 		rng:      rand.New(rand.NewPCG(opts.Seed, 0x6d696c6c7a65726f)),
 		bad:      map[string]bool{},
-		variants: map[string]*engine.Variant{},
+		variants: newVariantSet(opts.Variant),
 		batch:    make([]parquet.Row, 32),
 	}
 	if w.log == nil {
@@ -121,7 +128,12 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 			continue
 		}
 		ref.rows = sr.rows()
+		_, err = w.variants.forShard(sr)
 		sr.close()
+		if err != nil {
+			w.skip(ref.path, err)
+			continue
+		}
 		if ref.rows == 0 {
 			continue
 		}
@@ -287,6 +299,12 @@ func (w *Window) pull(s *Sample) error {
 				continue
 			}
 			sr, err := openShard(ref.path)
+			var vars map[string]*engine.Variant
+			if err == nil {
+				if vars, err = w.variants.forShard(sr); err != nil {
+					sr.close()
+				}
+			}
 			if err == nil && ref.skip > 0 {
 				if err = sr.seek(ref.skip); err != nil {
 					sr.close()
@@ -296,7 +314,7 @@ func (w *Window) pull(s *Sample) error {
 				w.skip(ref.path, err)
 				continue
 			}
-			w.cur, w.pos, w.n, w.rowNum = sr, 0, 0, ref.skip
+			w.cur, w.curVars, w.pos, w.n, w.rowNum = sr, vars, 0, 0, ref.skip
 		}
 		if w.pos == w.n {
 			n, err := w.cur.read(w.batch)
@@ -325,7 +343,7 @@ func (w *Window) pull(s *Sample) error {
 		}
 		var v *engine.Variant
 		if err == nil {
-			v, err = w.variant(s.Variant)
+			v, err = w.variants.of(w.curVars, s.Variant)
 		}
 		if err == nil {
 			err = Validate(v, s)
@@ -354,18 +372,6 @@ func (w *Window) startPass() {
 		w.rng.Shuffle(len(w.order), func(i, j int) { w.order[i], w.order[j] = w.order[j], w.order[i] })
 	}
 	w.next, w.passCount = 0, 0
-}
-
-func (w *Window) variant(name string) (*engine.Variant, error) {
-	if v, ok := w.variants[name]; ok {
-		return v, nil
-	}
-	v, err := engine.Load(name)
-	if err != nil {
-		return nil, err
-	}
-	w.variants[name] = v
-	return v, nil
 }
 
 // skip warns about a bad file once and keeps it out of later passes.

@@ -44,6 +44,7 @@ type ShardWriter struct {
 	meta     map[string]string
 	rows     []row
 	variants map[string]*engine.Variant
+	used     map[string]bool // the variants of the rows, whose specs the shard records
 	closed   bool
 }
 
@@ -53,7 +54,12 @@ var ErrClosed = errors.New("dataset: shard writer closed")
 // NewShardWriter returns a writer of one shard into dir (created if
 // missing), typically GenerationDir(gamesDir, gen). meta adds key/value
 // pairs to the shard's file metadata (the millzero.* keys are reserved).
-func NewShardWriter(dir string, meta map[string]string) (*ShardWriter, error) {
+// variants are the variants of the samples to come (a sample names its
+// variant; one not given is looked up by name among the named variants);
+// the shard records the spec of each variant it holds samples of
+// (VariantSpecKey), so a variant that exists only as a file is rebuilt by
+// its readers.
+func NewShardWriter(dir string, meta map[string]string, variants ...*engine.Variant) (*ShardWriter, error) {
 	for k := range meta {
 		if strings.HasPrefix(k, "millzero.") {
 			return nil, fmt.Errorf("shard metadata key %q: the millzero. prefix is reserved", k)
@@ -77,7 +83,16 @@ func NewShardWriter(dir string, meta map[string]string) (*ShardWriter, error) {
 	for k, v := range meta {
 		m[k] = v
 	}
-	return &ShardWriter{dir: dir, name: name, host: host, meta: m, variants: map[string]*engine.Variant{}}, nil
+	w := &ShardWriter{dir: dir, name: name, host: host, meta: m, variants: map[string]*engine.Variant{}, used: map[string]bool{}}
+	for _, v := range variants {
+		if prev, ok := w.variants[v.Name]; ok && prev != v {
+			if err := engine.CheckSame(v, "a second variant given", prev, "the first"); err != nil {
+				return nil, fmt.Errorf("shard writer: two variants named %s: %w", v.Name, err)
+			}
+		}
+		w.variants[v.Name] = v
+	}
+	return w, nil
 }
 
 // sanitize keeps a host name to characters safe in a file name on any file
@@ -122,6 +137,9 @@ func (w *ShardWriter) Write(samples ...Sample) error {
 		if err := Validate(v, s); err != nil {
 			return fmt.Errorf("write sample of game %q ply %d: %w", s.GameID, s.Ply, err)
 		}
+	}
+	for i := range samples {
+		w.used[samples[i].Variant] = true
 	}
 	// One block holds the policies of the whole call, not one per row.
 	entries := 0
@@ -171,6 +189,9 @@ func (w *ShardWriter) Close() (err error) {
 		parquet.KeyValueMetadata(FormatKey, FormatVersion),
 		parquet.KeyValueMetadata(CreatedKey, time.Now().UTC().Format(time.RFC3339)),
 		parquet.KeyValueMetadata(HostKey, w.host),
+	}
+	for name := range w.used {
+		opts = append(opts, parquet.KeyValueMetadata(VariantSpecKey+name, w.variants[name].Spec.Canonical()))
 	}
 	for k, v := range w.meta {
 		opts = append(opts, parquet.KeyValueMetadata(k, v))

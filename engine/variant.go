@@ -19,7 +19,7 @@ import (
 // A file may name a base variant and set only what differs.
 type Spec struct {
 	Name                          string    `yaml:"name"`
-	Base                          string    `yaml:"base"`
+	Base                          string    `yaml:"base,omitempty"`
 	Description                   string    `yaml:"description"`
 	Board                         BoardSpec `yaml:"board"`
 	Players                       int       `yaml:"players"`

@@ -26,7 +26,7 @@ const maxHeader = 16 << 20
 // and checks; Checkpoint.Meta may hold others.
 func reservedMeta(key string) bool {
 	switch key {
-	case "format", "variant", "architecture", "encoder_version", "generation", "steps":
+	case "format", "variant", "variant_spec", "architecture", "encoder_version", "generation", "steps":
 		return true
 	}
 	return false
@@ -52,8 +52,11 @@ type tensorInfo struct {
 // Save writes c to path in the safetensors format: an 8-byte little-endian
 // header length, a JSON header naming every tensor's dtype, shape and byte
 // range (metadata in its "__metadata__" string map), then the raw
-// little-endian float32 data. It writes a temporary file in the same
-// directory and renames it when complete, so path is never half written.
+// little-endian float32 data. The metadata names the variant and, when the
+// network has it (Network.Spec), carries its resolved spec as
+// variant_spec, from which Checkpoint.Variant rebuilds the variant. It
+// writes a temporary file in the same directory and renames it when
+// complete, so path is never half written.
 func (c *Checkpoint) Save(path string) error {
 	n := c.Net
 	if n == nil {
@@ -73,6 +76,9 @@ func (c *Checkpoint) Save(path string) error {
 	}
 	meta["format"] = CheckpointFormat
 	meta["variant"] = n.Variant
+	if n.Spec != "" {
+		meta["variant_spec"] = n.Spec
+	}
 	meta["architecture"] = string(arch)
 	meta["encoder_version"] = strconv.Itoa(n.Encoder)
 	meta["generation"] = strconv.Itoa(c.Generation)
@@ -164,11 +170,32 @@ func LoadCheckpointFor(path string, v *engine.Variant) (*Checkpoint, error) {
 	return c, nil
 }
 
+// Variant is the variant the checkpoint's network is for, rebuilt from
+// the spec it carries; a checkpoint written before specs travelled has
+// only the variant's name, and gets the named variant.
+func (c *Checkpoint) Variant() (*engine.Variant, error) {
+	v, err := engine.Rebuild(c.Net.Spec, c.Net.Variant, "checkpoint")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	return v, nil
+}
+
 // CheckVariant reports whether the checkpoint's network is for variant v:
-// the same name and the sizes v implies for the input and the heads.
+// the same spec (name, board and rules; the same name for a checkpoint
+// without a spec) and the sizes v implies for the input and the heads. A
+// spec that differs is an error naming every difference.
 func (c *Checkpoint) CheckVariant(v *engine.Variant) error {
 	n := c.Net
-	if n.Variant != v.Name {
+	if n.Spec != "" {
+		own, err := c.Variant()
+		if err != nil {
+			return err
+		}
+		if err := engine.CheckSame(own, "the model", v, "variant "+v.Name); err != nil {
+			return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		}
+	} else if n.Variant != v.Name {
 		return fmt.Errorf("%w: a network for variant %q, not %q", ErrCheckpoint, n.Variant, v.Name)
 	}
 	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks})
@@ -277,7 +304,16 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 		}
 		return p
 	}
-	n := &Network{Variant: meta["variant"], Arch: arch, Encoder: enc, Params: arch.zeroParams()}
+	if spec := meta["variant_spec"]; spec != "" {
+		v, err := engine.ParseSpec(spec, "variant_spec")
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		if v.Name != meta["variant"] {
+			return nil, bad("variant %q, but its variant_spec is of %q", meta["variant"], v.Name)
+		}
+	}
+	n := &Network{Variant: meta["variant"], Spec: meta["variant_spec"], Arch: arch, Encoder: enc, Params: arch.zeroParams()}
 	for i, p := range n.Params {
 		ti, ok := tensors[p.Name]
 		if !ok {

@@ -106,6 +106,10 @@ func (p *Param) IsWeight() bool { return len(p.Shape) == 2 }
 // it.
 type Network struct {
 	Variant string // the variant's name
+	// Spec is the variant's resolved spec (engine.Spec.Canonical), which
+	// a checkpoint carries so that the variant is rebuilt from it rather
+	// than looked up by name; "" for networks of older checkpoints.
+	Spec    string
 	Arch    Arch
 	Encoder int     // the feature-encoder version the weights were trained with
 	Params  []Param // in the order of Arch.layers: weight, bias, weight, ...

@@ -48,6 +48,13 @@ type Config struct {
 	// the table's result, gives each recorded table position its exact
 	// outcome, and its searches treat table positions as proven.
 	Tablebase string `yaml:"tablebase"`
+
+	// VariantSpec is the variant's resolved spec, which run.yaml records:
+	// a run rebuilds its variant from it, never again from Variant (a
+	// name, or a variant file that may change or go). LoadConfig sets it
+	// from Variant when the config does not give it, as in configs and
+	// run.yaml files written before specs travelled.
+	VariantSpec *engine.Spec `yaml:"variant_spec,omitempty"`
 }
 
 // LoopConfig is the shape of a generation and the run's budget.
@@ -106,11 +113,20 @@ func LoadConfig(path string) (Config, []byte, error) {
 			return c, nil, fmt.Errorf("config %s: %w", path, err)
 		}
 	}
-	if err := c.validate(); err != nil {
-		where := "config " + path
-		if path == "" {
-			where = "embedded config " + DefaultConfigName
+	where := "config " + path
+	if path == "" {
+		where = "embedded config " + DefaultConfigName
+	}
+	if c.VariantSpec == nil {
+		v, err := LoadVariant(c.Variant)
+		if err != nil {
+			return c, nil, fmt.Errorf("%s: variant: %w", where, err)
 		}
+		spec := v.Spec
+		spec.Base = "" // resolved: the spec stands alone
+		c.VariantSpec = &spec
+	}
+	if err := c.validate(); err != nil {
 		return c, nil, fmt.Errorf("%s: %w", where, err)
 	}
 	out, err := yaml.Marshal(&c)
@@ -140,8 +156,34 @@ func decodeStrict(text []byte, c *Config) error {
 	return nil
 }
 
-// LoadVariant loads the config's variant: a name, or a variant file's path.
-func (c *Config) LoadVariant() (*engine.Variant, error) { return LoadVariant(c.Variant) }
+// LoadVariant builds the config's variant from its resolved spec
+// (variant_spec); a config not resolved by LoadConfig, without one, loads
+// Variant: a name, or a variant file's path.
+func (c *Config) LoadVariant() (*engine.Variant, error) {
+	if c.VariantSpec == nil {
+		return LoadVariant(c.Variant)
+	}
+	v, err := engine.New(*c.VariantSpec)
+	if err != nil {
+		return nil, fmt.Errorf("variant_spec: %w", err)
+	}
+	return v, nil
+}
+
+// CheckSameVariant is nil when config other (whose is, e.g., "--config
+// FILE") plays this config's variant, else an error naming every
+// difference of the specs.
+func (c *Config) CheckSameVariant(other *Config, whose string) error {
+	mine, err := c.LoadVariant()
+	if err != nil {
+		return err
+	}
+	theirs, err := other.LoadVariant()
+	if err != nil {
+		return fmt.Errorf("%s: %w", whose, err)
+	}
+	return engine.CheckSame(theirs, whose, mine, "this run")
+}
 
 // LoadVariant builds the variant s names: a named variant, else the variant
 // file at path s. Neither gives the name's error, which lists the names.

@@ -82,7 +82,7 @@ func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error)
 		return nil, err
 	}
 	if loc == "" {
-		loc = filepath.Join("runs", cfg.Variant)
+		loc = filepath.Join("runs", cfg.VariantSpec.Name) // the name, also of a variant file
 	}
 	st, err := OpenStore(ctx, loc)
 	if err != nil {
@@ -168,6 +168,11 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		storedCfg, storedText, err := LoadConfig(dir.Config())
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+		if given {
+			if err := storedCfg.CheckSameVariant(&cfg, "--config"); err != nil {
+				return nil, fmt.Errorf("run %s: %w", loc, err)
+			}
 		}
 		if given && !bytes.Equal(storedText, text) {
 			return nil, fmt.Errorf("run %s was started with another config (its run.yaml): leave out --config to resume it, or use a new --run", loc)
@@ -584,7 +589,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		}
 	}
 	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: lc.WindowGenerations,
-		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log},
+		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log, Variant: l.v},
 		lc.ValFraction)
 	if err != nil {
 		return 0, 0, err

@@ -413,7 +413,7 @@ func (w *worker) flush() error {
 		GamesKey:     strconv.Itoa(w.games),
 		"generation": strconv.Itoa(w.job.Generation),
 		ModelKey:     strconv.Itoa(w.job.Model),
-	})
+	}, w.job.Variant)
 	if err != nil {
 		return fmt.Errorf("selfplay: %w", err)
 	}

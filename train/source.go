@@ -11,7 +11,7 @@ import (
 // pass after pass, and the validation split, read once in order without
 // augmentation. A game is wholly in one of them (dataset.InValidation on
 // its id, valFraction of the games). opts sets the window (Samples,
-// Generations, Shuffle, Seed, FullOnly, Logger); its Split, Augment,
+// Generations, Shuffle, Seed, FullOnly, Logger, Variant); its Split, Augment,
 // Repeat and ValFraction are set here.
 func OpenSplits(gamesDir string, opts dataset.WindowOptions, valFraction float64) (trainSrc, valSrc *dataset.Window, err error) {
 	if valFraction < 0 || valFraction >= 1 {

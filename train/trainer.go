@@ -564,7 +564,9 @@ func (s Stats) mean() Stats {
 // Restore resumes exactly where training stopped.
 func (t *Trainer) Checkpoint(generation int) *model.Checkpoint {
 	extra, meta := t.opt.state()
-	return &model.Checkpoint{Net: t.net.Clone(), Generation: generation, Steps: t.steps, Extra: extra, Meta: meta}
+	net := t.net.Clone()
+	net.Spec = t.v.Spec.Canonical() // the variant travels as its spec
+	return &model.Checkpoint{Net: net, Generation: generation, Steps: t.steps, Extra: extra, Meta: meta}
 }
 
 // Restore loads the weights, step count and optimizer state of c, which

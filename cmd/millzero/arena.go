@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/run"
 )
 
@@ -24,7 +23,7 @@ func runArena(args []string, out io.Writer) (err error) {
 			"millzero arena \"engine:/usr/local/bin/sanmill\" alphabeta:4 --movetime 500ms --games 10",
 			"millzero arena model:runs/nine/models/gen-000007.safetensors alphabeta:4 --tablebase tables/nine",
 		}, out)
-	variant := fs.String("variant", "nine", "variant name (millzero variants lists them)")
+	variant := fs.String("variant", "nine", "variant name (millzero variants lists them) or variant file")
 	games := fs.Int("games", 0, "games per match (rounded up to whole pairs); overrides --pairs")
 	pairs := fs.Int("pairs", 10, "pairs of games per match: each opening is played twice, seats swapped")
 	runPath := fs.String("run", "", "run directory or store URL: every game is stored as Parquet under RUN/arena (none without it)")
@@ -47,7 +46,7 @@ func runArena(args []string, out io.Writer) (err error) {
 		fs.Usage()
 		return fmt.Errorf("want two players or more, got %d", len(specs))
 	}
-	v, err := engine.Load(*variant)
+	v, err := run.LoadVariant(*variant)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
 	"github.com/millzero/millzero/run"
@@ -62,7 +61,7 @@ func runExport(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	v, err := engine.Load(ck.Net.Variant)
+	v, err := ck.Variant() // from the spec the checkpoint carries
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}

@@ -32,7 +32,7 @@ type playerConfig struct {
 func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 	fs.StringVar(&c.Model, "model", "", "checkpoint file of the model (default: random-rollout search)")
 	fs.StringVar(&c.Run, "run", "", "run directory: play its best generation")
-	fs.StringVar(&c.Variant, "variant", "", "variant name (default: the model's, or nine)")
+	fs.StringVar(&c.Variant, "variant", "", "variant name or variant file (default: the model's, or nine)")
 	fs.IntVar(&c.Sims, "sims", arena.DefaultSpecSettings().Simulations, "search visits per model move")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the search's randomness")
 	fs.StringVar(&c.Tables, "tablebase", "", "endgame tables of the variant (millzero tablebase build): table positions are played perfectly")
@@ -55,7 +55,7 @@ func tablesFor(v *engine.Variant, dir string) (mcts.Prover, error) {
 type modelSource struct {
 	ck      *model.Checkpoint // nil: random rollouts
 	desc    string            // for people: "checkpoint runs/a/models/gen-000003.safetensors (generation 3)"
-	variant string            // the run's variant, from its run.yaml, when the run has no model yet
+	variant *engine.Variant   // the run's variant, from its run.yaml, when the run has no model yet
 }
 
 // loadSource resolves --model or --run to a checkpoint. A run without a
@@ -78,10 +78,12 @@ func loadSource(c playerConfig) (modelSource, error) {
 			src := modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
 			if _, err := os.Stat(r.Config()); err == nil {
 				rc, _, err := run.LoadConfig(r.Config())
+				if err == nil {
+					src.variant, err = rc.LoadVariant() // from the spec run.yaml records
+				}
 				if err != nil {
 					return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 				}
-				src.variant = rc.Variant
 			}
 			return src, nil
 		}
@@ -102,19 +104,19 @@ func loadSource(c playerConfig) (modelSource, error) {
 	return modelSource{ck: ck, desc: fmt.Sprintf("checkpoint %s (generation %d)", filepath.Clean(path), ck.Generation)}, nil
 }
 
-// variantFor is the variant to play: the one named, else the model's (or
-// its run's), else nine. A model of another variant is an error.
-func (m modelSource) variantFor(name string) (*engine.Variant, error) {
-	if name == "" && m.ck != nil {
-		name = m.ck.Net.Variant
+// variantFor is the variant to play: the one named (a name or a variant
+// file), else the model's (rebuilt from the spec its checkpoint carries)
+// or its run's, else nine. A model of another spec is an error naming the
+// difference.
+func (m modelSource) variantFor(name string) (v *engine.Variant, err error) {
+	switch v = m.variant; {
+	case name != "":
+		v, err = run.LoadVariant(name)
+	case m.ck != nil:
+		v, err = m.ck.Variant()
+	case v == nil:
+		v, err = engine.Load("nine")
 	}
-	if name == "" {
-		name = m.variant
-	}
-	if name == "" {
-		name = "nine"
-	}
-	v, err := engine.Load(name)
 	if err != nil {
 		return nil, err
 	}

@@ -41,14 +41,19 @@ type Info struct {
 }
 
 // Metadata is the file's metadata_props for network n of variant v: keys
-// variant, encoder_version, architecture (model.Arch as JSON, as in the
-// checkpoints), generation, steps, players, features, actions, outcomes,
-// feature_layout, policy_layout, outcome_layout.
+// variant, variant_spec (the variant's resolved spec,
+// engine.Spec.Canonical, from which engine.ParseVariant rebuilds it),
+// variant_hash (engine.Spec.Hash), encoder_version, architecture
+// (model.Arch as JSON, as in the checkpoints), generation, steps, players,
+// features, actions, outcomes, feature_layout, policy_layout,
+// outcome_layout.
 func Metadata(v *engine.Variant, n *model.Network, info Info) [][2]string {
 	a := n.Arch
 	arch, _ := json.Marshal(a) // a struct of ints: Marshal cannot fail
 	return [][2]string{
 		{"variant", n.Variant},
+		{"variant_spec", v.Spec.Canonical()},
+		{"variant_hash", v.Spec.Hash()},
 		{"encoder_version", strconv.Itoa(n.Encoder)},
 		{"architecture", string(arch)},
 		{"generation", strconv.Itoa(info.Generation)},

@@ -227,6 +227,8 @@ func TestEncode_MetadataNamesVariantEncoderAndLayouts(t *testing.T) {
 		"features":        fmt.Sprint(model.FeatureSize(v)),
 		"actions":         fmt.Sprint(v.NumActions()),
 		"outcomes":        "3",
+		"variant_spec":    v.Spec.Canonical(),
+		"variant_hash":    v.Spec.Hash(),
 	}
 	for k, w := range want {
 		if meta[k] != w {
