@@ -3,6 +3,8 @@ package arena
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/millzero/millzero/engine"
@@ -80,4 +82,21 @@ func AgainstPerfect(ctx context.Context, t *solve.Table, p Player) ([]OracleGame
 		}
 	}
 	return out, nil
+}
+
+// WriteOracleGames prints games of player label against the perfect
+// player, a row each, and how many reach the game-theoretic result.
+func WriteOracleGames(w io.Writer, label string, games []OracleGame) {
+	fmt.Fprintf(w, "%-8s %-6s %-14s %-14s %s\n", "opening", "seat", "perfect play", "result", "moves")
+	right := 0
+	for _, g := range games {
+		mark := ""
+		if g.Got == g.Want {
+			right++
+		} else {
+			mark = "  <- worse"
+		}
+		fmt.Fprintf(w, "%-8s %-6d %-14s %-14s %s%s\n", g.Opening, g.Seat, g.Want, g.Got, g.Moves, mark)
+	}
+	fmt.Fprintf(w, "%s reaches the game-theoretic result in %d of %d games\n", label, right, len(games))
 }

@@ -149,3 +149,20 @@ func WriteTableAccuracy(w io.Writer, sims int, rows []TableAccuracy) {
 			100*float64(r.Policy)/float64(r.Positions), 100*float64(r.Search)/float64(r.Positions))
 	}
 }
+
+// TableOracle measures net's move accuracy on perMaterial positions of
+// each material of the tables s (TableSample's first seed) and prints it
+// for player label.
+func TableOracle(ctx context.Context, w io.Writer, s *tablebase.Set, label string, net *model.Network, sims, perMaterial int) error {
+	sample, err := TableSample(s, perMaterial, 1)
+	if err != nil {
+		return err
+	}
+	rows, err := MeasureTables(ctx, s.Variant(), sample, net, sims)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s against the tables in %s (%d positions where some move gives up the best outcome):\n", label, s.Dir(), len(sample))
+	WriteTableAccuracy(w, sims, rows)
+	return nil
+}

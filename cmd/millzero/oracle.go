@@ -8,19 +8,23 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine/solve"
+	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
 )
 
 func runOracle(args []string, out io.Writer) error {
-	fs := newFlags("oracle", "--run DIR [--generation N] [--sims N] [--untrained]", []string{
+	fs := newFlags("oracle", "--run DIR [--generation N] [--sims N] [--untrained] [--tablebase DIR]", []string{
 		"millzero oracle --run runs/three",
 		"millzero oracle --run runs/three --generation 4 --sims 16",
 		"millzero oracle --run runs/three --untrained    # the same network shape, random weights",
+		"millzero oracle --run runs/nine --tablebase tables/nine    # move accuracy in endgame positions",
 	}, out)
-	runPath := fs.String("run", "", "run directory of a 3x3 variant (three, three-nodiagonal, three-cross)")
+	runPath := fs.String("run", "", "run directory of a 3x3 variant (three, three-nodiagonal, three-cross), or of any with --tablebase")
 	gen := fs.Int("generation", -1, "model generation to test (default: the run's best)")
-	sims := fs.Int("sims", 16, "search visits per move (fresh each move, no tree reuse)")
+	sims := fs.Int("sims", 0, "search visits per move (fresh each move, no tree reuse); 0: 16, or with --tablebase the run's self-play visits")
+	tables := fs.String("tablebase", "", "endgame tables of the run's variant (millzero tablebase build): measure the move accuracy in their positions by material")
+	per := fs.Int("positions", 200, "with --tablebase: positions drawn of each material")
 	untrained := fs.Bool("untrained", false, "test a randomly initialised network of the run's shape instead")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -30,8 +34,8 @@ func runOracle(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("want --run DIR")
 	}
-	if *sims < 1 {
-		return fmt.Errorf("--sims %d: want 1 or more", *sims)
+	if *sims < 0 || *per < 1 {
+		return fmt.Errorf("--sims %d, --positions %d: want positive counts", *sims, *per)
 	}
 	dir, err := run.Fetch(context.Background(), *runPath, "")
 	if err != nil {
@@ -67,6 +71,18 @@ func runOracle(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *sims == 0 && *tables != "" {
+		*sims = cfg.SelfPlay.Search.Simulations
+	} else if *sims == 0 {
+		*sims = 16
+	}
+	if *tables != "" {
+		set, err := tablebase.Open(v, *tables, 0)
+		if err != nil {
+			return err
+		}
+		return arena.TableOracle(context.Background(), out, set, label, net, *sims, *per)
+	}
 	table, err := solve.Solve(v)
 	if err != nil {
 		return err
@@ -76,18 +92,7 @@ func runOracle(args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "%s with %d simulations a move against the perfect player (%s, %d positions solved):\n", label, *sims, v.Name, table.Positions())
-	fmt.Fprintf(out, "%-8s %-6s %-14s %-14s %s\n", "opening", "seat", "perfect play", "result", "moves")
-	right := 0
-	for _, g := range games {
-		mark := ""
-		if g.Got == g.Want {
-			right++
-		} else {
-			mark = "  <- worse"
-		}
-		fmt.Fprintf(out, "%-8s %-6d %-14s %-14s %s%s\n", g.Opening, g.Seat, g.Want, g.Got, g.Moves, mark)
-	}
-	fmt.Fprintf(out, "%s reaches the game-theoretic result in %d of %d games\n", label, right, len(games))
+	arena.WriteOracleGames(out, label, games)
 	return nil
 }
 
