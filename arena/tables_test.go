@@ -62,3 +62,57 @@ func TestTableOracle_SamplesDecisivePositionsAndCountsRightMoves(t *testing.T) {
 		t.Errorf("table:\n%s", sb.String())
 	}
 }
+
+func TestTableOracle_SearchWithTablesNeverLosesAWonPositionToAlphaBeta(t *testing.T) {
+	for _, name := range []string{"nine", "nine-diagonal"} {
+		v, err := engine.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sample, err := TableSample(set, 40, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		player := NewSearchPlayer("tables", ArenaSettings(8), Evaluation{Playouts: 1, PlayoutPlies: 20})
+		player.Prover = set
+		won := 0
+		for i, tp := range sample {
+			val, err := set.Probe(&tp.Pos)
+			if err != nil || val.Outcome != tablebase.Win {
+				continue
+			}
+			won++
+			g := engine.NewGameFrom(v, tp.Pos)
+			me := int(tp.Pos.Side)
+			gp, err := player.NewGame(v, uint64(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ab, _ := AlphaBeta{Depth: 3}.NewGame(v, uint64(i))
+			for r, _ := g.Outcome(); r == engine.Ongoing; r, _ = g.Outcome() {
+				mover := gp
+				if int(g.Pos.Side) != me {
+					mover = ab
+				}
+				a, err := mover.Act(context.Background(), g)
+				if err == nil {
+					err = g.Play(a)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			gp.Close()
+			if r, why := g.Outcome(); r != engine.WinFor(me) {
+				t.Errorf("%s: %s, won for seat %d in %d plies: ended %s (%s)", name, v.FormatPosition(&tp.Pos), me, val.Plies, r, why)
+			}
+		}
+		if won < 5 {
+			t.Errorf("%s: only %d won positions in the sample", name, won)
+		}
+	}
+}
