@@ -33,6 +33,8 @@ func (s *Search) Follow(g *engine.Game) {
 // It takes at least one step.
 func (s *Search) RunFor(ctx context.Context, eval Evaluator, sims int, deadline time.Time, maxNodes int) error {
 	step := max(4*s.set.BatchSize, 32)
+	s.planSims = sims // a gumbel root plans its halving for the whole search
+	defer func() { s.planSims = 0 }()
 	for target := int(s.nodes[0].visits) + step; ; target += step {
 		s.SetSimulations(min(target, sims))
 		if err := s.Run(eval); err != nil {
