@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -8,12 +9,19 @@ import (
 // evaluator: 16 games in flight, 800 simulations a move, batches of 8. One
 // op is one move of every game; sims/s is the figure to watch, and
 // allocs/op must stay 0 in steady state (engine.Game's history grows, the
-// search does not).
+// search does not). NAME is the default PUCT root, NAME-gumbel the gumbel
+// root (sequential halving, the improved-policy selection below it).
 func BenchmarkSearch(b *testing.B) {
-	for _, name := range []string{"nine", "three", "moulin-rouge-4"} {
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct{ name, root string }{
+		{"nine", RootPUCT}, {"nine-gumbel", RootGumbel},
+		{"three", RootPUCT}, {"three-gumbel", RootGumbel},
+		{"moulin-rouge-4", RootPUCT}, {"moulin-rouge-4-gumbel", RootGumbel},
+	} {
+		name := strings.TrimSuffix(c.name, "-gumbel")
+		b.Run(c.name, func(b *testing.B) {
 			v := load(b, name)
 			set := DefaultSettings()
+			set.Root = c.root
 			set.Simulations = 800
 			searches := make([]*Search, 16)
 			for i := range searches {
