@@ -86,7 +86,7 @@ func (s *Search) descend(b *Batch) bool {
 		case expanded:
 			var c int32
 			switch {
-			case s.set.Root != RootGumbel:
+			case s.set.Root != RootGumbel || (idx != 0 && s.set.GumbelInterior == InteriorPUCT):
 				c = s.selectChild(n, int(pos.Side), idx == 0)
 			case idx == 0:
 				c = s.selectGumbelRoot()

@@ -13,6 +13,12 @@ const (
 	RootGumbel = "gumbel" // Gumbel-Top-k with sequential halving, improved-policy target
 )
 
+// The selections below a gumbel root (Settings.GumbelInterior).
+const (
+	InteriorPUCT     = "puct"     // PUCT with c_puct and first-play urgency, as below a PUCT root
+	InteriorImproved = "improved" // the paper's deterministic rule: argmax of improved policy less visit share
+)
+
 // Settings are every knob of the search, grouped by concern (as KataGo's
 // searchparams). Configs fill it from YAML; the search reads nothing else.
 // DefaultSettings gives the values a run starts from.
@@ -26,10 +32,11 @@ type Settings struct {
 	FPURoot      float64 `yaml:"fpu_root"`      // the same reduction at the root, where noise makes priors flatter, in score units
 
 	// Root search.
-	Root          string  `yaml:"root"`           // puct: PUCT with Dirichlet noise; gumbel: Gumbel-Top-k sampling, sequential halving and the improved-policy target (see gumbel.go)
-	GumbelActions int     `yaml:"gumbel_actions"` // gumbel: actions sampled without replacement at the root (m), halved down to one over the simulations
-	CVisit        float64 `yaml:"c_visit"`        // gumbel: sigma(q) = (c_visit + most visits of a child) * c_scale * q, with q min-max rescaled to [0,1]; in visits
-	CScale        float64 `yaml:"c_scale"`        // gumbel: the weight of sigma(q) against the prior logits, per visit; 0 leaves the priors alone
+	Root           string  `yaml:"root"`            // puct: PUCT with Dirichlet noise; gumbel: Gumbel-Top-k sampling, sequential halving and the improved-policy target (see gumbel.go)
+	GumbelActions  int     `yaml:"gumbel_actions"`  // gumbel: actions sampled without replacement at the root (m), halved down to one over the simulations
+	CVisit         float64 `yaml:"c_visit"`         // gumbel: sigma(q) = (c_visit + most visits of a child) * c_scale * q, with q min-max rescaled to [0,1]; in visits
+	CScale         float64 `yaml:"c_scale"`         // gumbel: the weight of sigma(q) against the prior logits, per visit; 0 leaves the priors alone
+	GumbelInterior string  `yaml:"gumbel_interior"` // gumbel: selection below the root: puct (as root: puct does), or improved (the paper's and mctx's: visits follow the improved policy)
 
 	// Root exploration (root: puct; gumbel draws Gumbel noise instead, scaled by the move's temperature).
 	DirichletAlpha    float64 `yaml:"dirichlet_alpha"`    // concentration of the root noise (per action); smaller is spikier
@@ -57,6 +64,7 @@ func DefaultSettings() Settings {
 		GumbelActions:     16,
 		CVisit:            50,
 		CScale:            1,
+		GumbelInterior:    InteriorPUCT,
 		CPuct:             1.5,
 		FPUReduction:      0.2,
 		FPURoot:           0.0,
@@ -85,6 +93,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("mcts settings: c_visit %v: want a finite 0 or more", s.CVisit)
 	case !(s.CScale >= 0) || math.IsInf(s.CScale, 0):
 		return fmt.Errorf("mcts settings: c_scale %v: want a finite 0 or more", s.CScale)
+	case s.GumbelInterior != InteriorPUCT && s.GumbelInterior != InteriorImproved:
+		return fmt.Errorf("mcts settings: gumbel_interior %q: want %s or %s", s.GumbelInterior, InteriorPUCT, InteriorImproved)
 	case s.FPUReduction < 0 || s.FPUReduction > 1:
 		return fmt.Errorf("mcts settings: fpu_reduction %v: want 0..1", s.FPUReduction)
 	case s.FPURoot < 0 || s.FPURoot > 1:

@@ -39,6 +39,7 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 		{"c_visit", func(s *Settings) { s.CVisit = -1 }},
 		{"c_visit", func(s *Settings) { s.CVisit = math.Inf(1) }},
 		{"c_scale", func(s *Settings) { s.CScale = math.NaN() }},
+		{"gumbel_interior", func(s *Settings) { s.GumbelInterior = "ucb" }},
 	}
 	for _, c := range cases {
 		set := DefaultSettings()
@@ -71,6 +72,7 @@ root: gumbel
 gumbel_actions: 8
 c_visit: 40
 c_scale: 0.1
+gumbel_interior: improved
 `
 	set := DefaultSettings()
 	dec := yaml.NewDecoder(strings.NewReader(text))
@@ -80,7 +82,7 @@ c_scale: 0.1
 	}
 	want := Settings{Simulations: 800, CPuct: 2.5, FPUReduction: 0.3, FPURoot: 0.1, DirichletAlpha: 0.15,
 		DirichletFraction: 0.2, Temperature: 0.8, TemperaturePlies: 12, FinalTemperature: 0.1, ReuseTree: false, BatchSize: 16, VirtualLoss: 2,
-		Root: RootGumbel, GumbelActions: 8, CVisit: 40, CScale: 0.1}
+		Root: RootGumbel, GumbelActions: 8, CVisit: 40, CScale: 0.1, GumbelInterior: InteriorImproved}
 	if set != want {
 		t.Errorf("decoded %+v, want %+v", set, want)
 	}
