@@ -141,10 +141,13 @@ func (s *Search) bestChild() int {
 // at ply (actions played since the start), at temperature T: Temperature
 // while ply < TemperaturePlies, FinalTemperature after. With T > 0 it draws
 // an action with probability proportional to visits^(1/T); with T = 0 it
-// takes the most visited (Result.Best). Proofs overrule both: a move
-// proven to win is always taken (the fastest), and a move proven to lose
-// never while another is not proven to. It returns ErrGameOver (wrapped)
-// when the root has no action.
+// takes the most visited (Result.Best). A gumbel root always takes
+// sequential halving's choice (Result.Best): the temperature, that of the
+// root's ply, already scaled its Gumbel noise, which makes the choice a draw
+// from the improved policy^(1/T). Proofs overrule all: a move proven to
+// win is always taken (the fastest), and a move proven to lose never while
+// another is not proven to. It returns ErrGameOver (wrapped) when the root
+// has no action.
 func (s *Search) Choose(ply int) (engine.Action, error) {
 	root := &s.nodes[0]
 	if root.state != expanded {
