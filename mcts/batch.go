@@ -40,7 +40,7 @@ func (p *Pool) Run(searches []*Search) error {
 			return fmt.Errorf("mcts: search %d: %w (%s, %s)", i, ErrGameOver, r, why)
 		}
 		if !s.noised && s.nodes[0].state == expanded {
-			s.addNoise()
+			s.prepareRoot()
 		}
 	}
 	for {

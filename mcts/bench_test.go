@@ -8,42 +8,54 @@ import (
 // evaluator: 16 games in flight, 800 simulations a move, batches of 8. One
 // op is one move of every game; sims/s is the figure to watch, and
 // allocs/op must stay 0 in steady state (engine.Game's history grows, the
-// search does not).
+// search does not). VARIANT is the default PUCT root, VARIANT-gumbel the
+// gumbel root (sequential halving) with PUCT below it, and
+// VARIANT-gumbel-improved with the improved-policy selection below it.
 func BenchmarkSearch(b *testing.B) {
 	for _, name := range []string{"nine", "three", "moulin-rouge-4"} {
-		b.Run(name, func(b *testing.B) {
-			v := load(b, name)
-			set := DefaultSettings()
-			set.Simulations = 800
-			searches := make([]*Search, 16)
-			for i := range searches {
-				searches[i] = newSearch(b, v, set, uint64(i))
-			}
-			pool := NewPool(v, UniformEvaluator{})
-			run := func() int64 {
-				n := int64(0)
-				for _, s := range searches {
-					s.SetRoot(v.Start(), nil)
-				}
-				if err := pool.Run(searches); err != nil {
-					b.Fatal(err)
-				}
-				for _, s := range searches {
-					n += int64(s.nodes[0].visits)
-				}
-				return n
-			}
-			run()
-			b.ReportAllocs()
-			b.ResetTimer()
-			sims := int64(0)
-			for b.Loop() {
-				sims += run()
-			}
-			b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
-			b.ReportMetric(float64(NodeBytes), "bytes/node")
-		})
+		for _, c := range []struct{ suffix, root, interior string }{
+			{"", RootPUCT, InteriorPUCT}, {"-gumbel", RootGumbel, InteriorPUCT}, {"-gumbel-improved", RootGumbel, InteriorImproved},
+		} {
+			benchSearch(b, name, c.suffix, c.root, c.interior)
+		}
 	}
+}
+
+// benchSearch is one case of BenchmarkSearch.
+func benchSearch(b *testing.B, name, suffix, root, interior string) {
+	b.Run(name+suffix, func(b *testing.B) {
+		v := load(b, name)
+		set := DefaultSettings()
+		set.Root, set.GumbelInterior = root, interior
+		set.Simulations = 800
+		searches := make([]*Search, 16)
+		for i := range searches {
+			searches[i] = newSearch(b, v, set, uint64(i))
+		}
+		pool := NewPool(v, UniformEvaluator{})
+		run := func() int64 {
+			n := int64(0)
+			for _, s := range searches {
+				s.SetRoot(v.Start(), nil)
+			}
+			if err := pool.Run(searches); err != nil {
+				b.Fatal(err)
+			}
+			for _, s := range searches {
+				n += int64(s.nodes[0].visits)
+			}
+			return n
+		}
+		run()
+		b.ReportAllocs()
+		b.ResetTimer()
+		sims := int64(0)
+		for b.Loop() {
+			sims += run()
+		}
+		b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
+		b.ReportMetric(float64(NodeBytes), "bytes/node")
+	})
 }
 
 // TestBench_ReportsWhatItMeasured runs the CLI's measurement briefly.

@@ -17,6 +17,9 @@ func (s *Search) SetSettings(set Settings) error {
 	if err := set.Validate(); err != nil {
 		return err
 	}
+	if set.Root != s.set.Root {
+		s.noised = false // the root is prepared for the other kind of search
+	}
 	s.set = set
 	return nil
 }

@@ -23,7 +23,7 @@ func (s *Search) absorb(b *Batch) {
 	}
 	s.leaves = s.leaves[:0]
 	if !s.noised && s.nodes[0].state == expanded {
-		s.addNoise()
+		s.prepareRoot()
 	}
 }
 

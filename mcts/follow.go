@@ -30,9 +30,15 @@ func (s *Search) Follow(g *engine.Game) {
 // RunFor searches in steps, so that it can stop in time, until the root
 // has sims visits, the deadline (if not zero) has passed, the tree holds
 // maxNodes nodes (if above 0), or ctx is done; it keeps what it found.
-// It takes at least one step.
+// It takes at least one step. A gumbel root plans its sequential halving
+// for sims visits: cut short, it chooses among the actions of the phase it
+// reached; with no real cap (sims huge, time alone limits) the first phase
+// never ends, so the m actions share the visits evenly and the choice is
+// the best by Gumbel, prior and completed Q.
 func (s *Search) RunFor(ctx context.Context, eval Evaluator, sims int, deadline time.Time, maxNodes int) error {
 	step := max(4*s.set.BatchSize, 32)
+	s.planSims = sims // a gumbel root plans its halving for the whole search
+	defer func() { s.planSims = 0 }()
 	for target := int(s.nodes[0].visits) + step; ; target += step {
 		s.SetSimulations(min(target, sims))
 		if err := s.Run(eval); err != nil {

@@ -5,6 +5,18 @@ import (
 	"math/rand/v2"
 )
 
+// prepareRoot readies an expanded root for its search, once per root: the
+// Dirichlet noise of a PUCT root, the Gumbel noise and halving plan of a
+// gumbel one.
+func (s *Search) prepareRoot() {
+	if s.set.Root == RootGumbel {
+		s.noised = true
+		s.prepareGumbel()
+		return
+	}
+	s.addNoise()
+}
+
 // addNoise mixes Dirichlet noise into the priors of the root's children:
 // P = (1-f) P + f eta, eta ~ Dir(alpha, ..., alpha), f = DirichletFraction.
 // It runs once per root: when the root is expanded, or when a reused root

@@ -85,11 +85,18 @@ func random3v3(rng *rand.Rand, v *engine.Variant) engine.Position {
 // TestSolver_WithTables_ChoosesTheTableMove: at random 3 v 3 positions,
 // with a handful of simulations and moves chosen by chance, the search
 // with the tables plays a move that keeps the table's value at its best
-// distance: the fastest win, a draw, the slowest loss.
+// distance: the fastest win, a draw, the slowest loss. With either root.
 func TestSolver_WithTables_ChoosesTheTableMove(t *testing.T) {
+	for _, root := range []string{RootPUCT, RootGumbel} {
+		t.Run(root, func(t *testing.T) { choosesTheTableMove(t, root) })
+	}
+}
+
+func choosesTheTableMove(t *testing.T, root string) {
 	v := load(t, "nine")
 	tb := nineTables(t)
 	set := testSettings(16)
+	set.Root = root
 	set.Temperature, set.TemperaturePlies = 1, 1000
 	rng := rand.New(rand.NewPCG(3, 4))
 	s := newSearch(t, v, set, 1)
@@ -122,12 +129,21 @@ func TestSolver_WithTables_ChoosesTheTableMove(t *testing.T) {
 
 // TestSolver_WithTables_WinsWonPositionsAgainstBestDefence plays the
 // search with the tables for the winning side of won 3 v 3 positions
-// against the tables' longest defence, to the end of the game.
+// against the tables' longest defence, to the end of the game. With
+// either root.
 func TestSolver_WithTables_WinsWonPositionsAgainstBestDefence(t *testing.T) {
+	for _, root := range []string{RootPUCT, RootGumbel} {
+		t.Run(root, func(t *testing.T) { winsWonPositions(t, root) })
+	}
+}
+
+func winsWonPositions(t *testing.T, root string) {
 	v := load(t, "nine")
 	tb := nineTables(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	s := newSearch(t, v, testSettings(16), 1)
+	set := testSettings(16)
+	set.Root = root
+	s := newSearch(t, v, set, 1)
 	s.SetProver(tb)
 	var moves []tablebase.Move
 	plies := 0
@@ -187,21 +203,26 @@ func TestSolver_WithTables_AllocatesNothing(t *testing.T) {
 	}
 	// A position owing a removal too: the tables answer it from its removals.
 	ps = append(ps, parse(t, v, "OOO*****/********/@@*****@ side:0 hand:0,0 pending:0,1 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:40"))
-	s := newSearch(t, v, testSettings(64), 1)
-	s.SetProver(tb)
-	run := func() {
-		for _, p := range ps {
-			s.SetRoot(p, nil)
-			if err := s.Run(UniformEvaluator{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.Choose(40); err != nil {
-				t.Fatal(err)
+	for _, root := range []string{RootPUCT, RootGumbel} {
+		set := testSettings(64)
+		set.Root = root
+		s := newSearch(t, v, set, 1)
+		s.SetProver(tb)
+		run := func() {
+			for _, p := range ps {
+				s.SetRoot(p, nil)
+				if err := s.Run(UniformEvaluator{}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Choose(40); err != nil {
+					t.Fatal(err)
+				}
+				s.Result()
 			}
 		}
-	}
-	run()
-	if n := testing.AllocsPerRun(5, run); n != 0 {
-		t.Errorf("%v allocations per run of %d searches", n, len(ps))
+		run()
+		if n := testing.AllocsPerRun(5, run); n != 0 {
+			t.Errorf("root %s: %v allocations per run of %d searches", root, n, len(ps))
+		}
 	}
 }

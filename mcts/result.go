@@ -12,13 +12,13 @@ import (
 type Result struct {
 	Actions []engine.Action // the legal actions at the root, in the engine's order
 	Visits  []int32         // root visits of each action
-	Policy  []float32       // the policy target: Visits normalised to sum to 1 (the priors when nothing was visited; all on Best when the root is proven)
-	Priors  []float32       // the root priors the search used, noise included
+	Policy  []float32       // the policy target: Visits normalised to sum to 1 (the priors when nothing was visited; all on Best when the root is proven); root gumbel: the improved policy softmax(logit + sigma(completed Q))
+	Priors  []float32       // the root priors the search used, noise included (root gumbel: as evaluated, its noise is not in them)
 	Value   [engine.MaxSeats]float32
 	// Value is each seat's expected score at the root (1 win, 1/players
 	// draw, 0 loss): the mean of every playout backed up through it.
 	Visited int           // playouts backed up through the root
-	Best    engine.Action // the most visited action (ties: best value for the mover, then prior), or the proven choice (see Choose)
+	Best    engine.Action // the most visited action (ties: best value for the mover, then prior), root gumbel: sequential halving's choice; or the proven choice (see Choose)
 	Proven  engine.Result // the root's proven result (see SetProver), or Ongoing
 }
 
@@ -51,11 +51,20 @@ func (s *Search) Result() *Result {
 		r.Priors = append(r.Priors, kids[i].prior)
 		total += kids[i].visits
 	}
-	for i := range kids {
-		if total > 0 {
-			r.Policy = append(r.Policy, float32(kids[i].visits)/float32(total))
-		} else {
-			r.Policy = append(r.Policy, kids[i].prior)
+	if s.set.Root == RootGumbel {
+		if !s.noised {
+			s.prepareRoot() // settings changed to gumbel since the search
+		}
+		for _, p := range s.improved(root, int(s.rootPos.Side), false) {
+			r.Policy = append(r.Policy, float32(p))
+		}
+	} else {
+		for i := range kids {
+			if total > 0 {
+				r.Policy = append(r.Policy, float32(kids[i].visits)/float32(total))
+			} else {
+				r.Policy = append(r.Policy, kids[i].prior)
+			}
 		}
 	}
 	best := s.bestChild()
@@ -69,7 +78,8 @@ func (s *Search) Result() *Result {
 	return r
 }
 
-// bestChild is the index among the root's children of the most visited,
+// bestChild is the index among the root's children of the most visited
+// (root gumbel: sequential halving's choice, see gumbelChoice),
 // ties broken by the mover's mean score, then by prior, then by order.
 // Proofs come first: a child proven won for the mover is taken (the
 // fastest, by provenPlies), and a child proven lost only when every child
@@ -78,6 +88,20 @@ func (s *Search) bestChild() int {
 	root := &s.nodes[0]
 	kids := s.nodes[root.first : root.first+int32(root.children)]
 	seat := int(s.rootPos.Side)
+	if s.set.Root == RootGumbel {
+		if !s.noised {
+			s.prepareRoot() // settings changed to gumbel since the search
+		}
+		if s.solving {
+			if i := s.provenWin(); i >= 0 {
+				return i
+			}
+		}
+		if i := s.gumbelChoice(); i >= 0 {
+			return i
+		}
+		// every child is proven lost: the slowest loss, below
+	}
 	if !s.solving {
 		return s.mostVisited()
 	}
@@ -117,10 +141,13 @@ func (s *Search) bestChild() int {
 // at ply (actions played since the start), at temperature T: Temperature
 // while ply < TemperaturePlies, FinalTemperature after. With T > 0 it draws
 // an action with probability proportional to visits^(1/T); with T = 0 it
-// takes the most visited (Result.Best). Proofs overrule both: a move
-// proven to win is always taken (the fastest), and a move proven to lose
-// never while another is not proven to. It returns ErrGameOver (wrapped)
-// when the root has no action.
+// takes the most visited (Result.Best). A gumbel root always takes
+// sequential halving's choice (Result.Best): the temperature, that of the
+// root's ply, already scaled its Gumbel noise, which makes the choice a draw
+// from the improved policy^(1/T). Proofs overrule all: a move proven to
+// win is always taken (the fastest), and a move proven to lose never while
+// another is not proven to. It returns ErrGameOver (wrapped) when the root
+// has no action.
 func (s *Search) Choose(ply int) (engine.Action, error) {
 	root := &s.nodes[0]
 	if root.state != expanded {
@@ -134,7 +161,9 @@ func (s *Search) Choose(ply int) (engine.Action, error) {
 	if ply >= s.set.TemperaturePlies {
 		t = s.set.FinalTemperature
 	}
-	if t == 0 || (s.solving && s.provenWin() >= 0) {
+	if t == 0 || s.set.Root == RootGumbel || (s.solving && s.provenWin() >= 0) {
+		// A gumbel root's choice is already a draw at the temperature
+		// (its noise's scale).
 		return kids[s.bestChild()].action, nil
 	}
 	maxVisits := int32(0)

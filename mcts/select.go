@@ -84,7 +84,15 @@ func (s *Search) descend(b *Batch) bool {
 			}
 			return true
 		case expanded:
-			c := s.selectChild(n, int(pos.Side), idx == 0)
+			var c int32
+			switch {
+			case s.set.Root != RootGumbel || (idx != 0 && s.set.GumbelInterior == InteriorPUCT):
+				c = s.selectChild(n, int(pos.Side), idx == 0)
+			case idx == 0:
+				c = s.selectGumbelRoot()
+			default:
+				c = s.selectImproved(n, int(pos.Side))
+			}
 			s.seats = append(s.seats, pos.Side)
 			s.hist = append(s.hist, pos.Hash)
 			pos = s.v.Apply(&pos, s.nodes[c].action)

@@ -1,6 +1,23 @@
 package mcts
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// The kinds of root search (Settings.Root).
+const (
+	RootPUCT   = "puct"   // PUCT at the root as below it, Dirichlet noise, visit-count policy target
+	RootGumbel = "gumbel" // Gumbel-Top-k with sequential halving, improved-policy target
+)
+
+// The selections below a gumbel root (Settings.GumbelInterior).
+const (
+	InteriorPUCT     = "puct"     // PUCT with c_puct and first-play urgency, as below a PUCT root
+	InteriorImproved = "improved" // the paper's deterministic rule: argmax of improved policy less visit share
+)
 
 // Settings are every knob of the search, grouped by concern (as KataGo's
 // searchparams). Configs fill it from YAML; the search reads nothing else.
@@ -14,12 +31,19 @@ type Settings struct {
 	FPUReduction float64 `yaml:"fpu_reduction"` // value of an unvisited child: parent's value minus this times sqrt(visited prior mass), in score units
 	FPURoot      float64 `yaml:"fpu_root"`      // the same reduction at the root, where noise makes priors flatter, in score units
 
-	// Root exploration.
+	// Root search.
+	Root           string  `yaml:"root"`            // puct: PUCT with Dirichlet noise; gumbel: Gumbel-Top-k sampling, sequential halving and the improved-policy target (see gumbel.go)
+	GumbelActions  int     `yaml:"gumbel_actions"`  // gumbel: actions sampled without replacement at the root (m), halved down to one over the simulations
+	CVisit         float64 `yaml:"c_visit"`         // gumbel: sigma(q) = (c_visit + most visits of a child) * c_scale * q, with q min-max rescaled to [0,1]; in visits
+	CScale         float64 `yaml:"c_scale"`         // gumbel: the weight of sigma(q) against the prior logits, per visit; 0 leaves the priors alone
+	GumbelInterior string  `yaml:"gumbel_interior"` // gumbel: selection below the root: puct (as root: puct does), or improved (the paper's and mctx's: visits follow the improved policy)
+
+	// Root exploration (root: puct; gumbel draws Gumbel noise instead, scaled by the move's temperature).
 	DirichletAlpha    float64 `yaml:"dirichlet_alpha"`    // concentration of the root noise (per action); smaller is spikier
 	DirichletFraction float64 `yaml:"dirichlet_fraction"` // share of the root prior replaced by noise, 0..1; 0 turns noise off
 
 	// Move choice.
-	Temperature      float64 `yaml:"temperature"`       // exponent 1/T on root visits for the first TemperaturePlies plies; 0 is greedy
+	Temperature      float64 `yaml:"temperature"`       // exponent 1/T on root visits for the first TemperaturePlies plies; 0 is greedy (root: gumbel: the Gumbel noise's scale, so moves follow the improved policy^(1/T))
 	TemperaturePlies int     `yaml:"temperature_plies"` // game plies (from the start) that choose with Temperature
 	FinalTemperature float64 `yaml:"final_temperature"` // temperature of the later plies; 0 takes the most visited action
 	ReuseTree        bool    `yaml:"reuse_tree"`        // keep the chosen subtree for the next move
@@ -36,6 +60,11 @@ type Settings struct {
 func DefaultSettings() Settings {
 	return Settings{
 		Simulations:       400,
+		Root:              RootPUCT,
+		GumbelActions:     16,
+		CVisit:            50,
+		CScale:            1,
+		GumbelInterior:    InteriorPUCT,
 		CPuct:             1.5,
 		FPUReduction:      0.2,
 		FPURoot:           0.0,
@@ -56,6 +85,16 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("mcts settings: simulations %d: want 1 or more", s.Simulations)
 	case !(s.CPuct > 0):
 		return fmt.Errorf("mcts settings: c_puct %v: want more than 0", s.CPuct)
+	case s.Root != RootPUCT && s.Root != RootGumbel:
+		return fmt.Errorf("mcts settings: root %q: want %s or %s", s.Root, RootPUCT, RootGumbel)
+	case s.GumbelActions < 1 || s.GumbelActions > engine.MaxActions:
+		return fmt.Errorf("mcts settings: gumbel_actions %d: want 1..%d", s.GumbelActions, engine.MaxActions)
+	case !(s.CVisit >= 0) || math.IsInf(s.CVisit, 0):
+		return fmt.Errorf("mcts settings: c_visit %v: want a finite 0 or more", s.CVisit)
+	case !(s.CScale >= 0) || math.IsInf(s.CScale, 0):
+		return fmt.Errorf("mcts settings: c_scale %v: want a finite 0 or more", s.CScale)
+	case s.GumbelInterior != InteriorPUCT && s.GumbelInterior != InteriorImproved:
+		return fmt.Errorf("mcts settings: gumbel_interior %q: want %s or %s", s.GumbelInterior, InteriorPUCT, InteriorImproved)
 	case s.FPUReduction < 0 || s.FPUReduction > 1:
 		return fmt.Errorf("mcts settings: fpu_reduction %v: want 0..1", s.FPUReduction)
 	case s.FPURoot < 0 || s.FPURoot > 1:

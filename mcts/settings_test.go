@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -32,6 +33,13 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 		{"final_temperature", func(s *Settings) { s.FinalTemperature = -0.5 }},
 		{"batch_size", func(s *Settings) { s.BatchSize = 0 }},
 		{"virtual_loss", func(s *Settings) { s.VirtualLoss = -1 }},
+		{"root", func(s *Settings) { s.Root = "alphazero" }},
+		{"root", func(s *Settings) { s.Root = "" }},
+		{"gumbel_actions", func(s *Settings) { s.GumbelActions = 0 }},
+		{"c_visit", func(s *Settings) { s.CVisit = -1 }},
+		{"c_visit", func(s *Settings) { s.CVisit = math.Inf(1) }},
+		{"c_scale", func(s *Settings) { s.CScale = math.NaN() }},
+		{"gumbel_interior", func(s *Settings) { s.GumbelInterior = "ucb" }},
 	}
 	for _, c := range cases {
 		set := DefaultSettings()
@@ -60,6 +68,11 @@ final_temperature: 0.1
 reuse_tree: false
 batch_size: 16
 virtual_loss: 2
+root: gumbel
+gumbel_actions: 8
+c_visit: 40
+c_scale: 0.1
+gumbel_interior: improved
 `
 	set := DefaultSettings()
 	dec := yaml.NewDecoder(strings.NewReader(text))
@@ -68,7 +81,8 @@ virtual_loss: 2
 		t.Fatal(err)
 	}
 	want := Settings{Simulations: 800, CPuct: 2.5, FPUReduction: 0.3, FPURoot: 0.1, DirichletAlpha: 0.15,
-		DirichletFraction: 0.2, Temperature: 0.8, TemperaturePlies: 12, FinalTemperature: 0.1, ReuseTree: false, BatchSize: 16, VirtualLoss: 2}
+		DirichletFraction: 0.2, Temperature: 0.8, TemperaturePlies: 12, FinalTemperature: 0.1, ReuseTree: false, BatchSize: 16, VirtualLoss: 2,
+		Root: RootGumbel, GumbelActions: 8, CVisit: 40, CScale: 0.1, GumbelInterior: InteriorImproved}
 	if set != want {
 		t.Errorf("decoded %+v, want %+v", set, want)
 	}

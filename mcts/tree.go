@@ -57,7 +57,7 @@ type Search struct {
 	spare   []node          // the other arena, for compaction when the tree is reused
 	rootPos engine.Position // the position at the root
 	history []uint64        // hashes of the game's positions before the root, oldest first
-	noised  bool            // the root's priors have had their noise
+	noised  bool            // the root is prepared: its priors have had their noise (gumbel: its noise drawn, its halving planned)
 
 	// Scratch of one round of gathering, reused.
 	hist    []uint64 // history plus the hashes of the current descent's path
@@ -78,6 +78,9 @@ type Search struct {
 	solving  bool            // the MCTS-solver is on: Settings.Solver, or a prover
 	seats    []uint8         // the seat to move at each node of the current descent's path
 	probePos engine.Position // the position handed to prover (a field, so that it does not escape per descent)
+
+	gum      gumbelRoot // the root's Gumbel noise and halving plan (Settings.Root gumbel)
+	planSims int        // RunFor's visit cap, which a gumbel root's halving plans for; 0 outside RunFor
 }
 
 // NewSearch makes a search of variant v with settings set, its randomness

@@ -252,7 +252,9 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 	}
 	// Playout cap randomisation (KataGo): a full search, with root noise,
 	// on a share of the moves, which alone are recorded; a fast one
-	// without noise on the others.
+	// without Dirichlet noise on the others. A gumbel root has no
+	// Dirichlet noise: its Gumbel noise, the move's temperature, is the
+	// same in both, and its recorded target is the improved policy.
 	full := job.Settings.Search
 	fast := full
 	fast.Simulations = job.Settings.FastSimulations

@@ -11,6 +11,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
 )
 
 func smallSettings() Settings {
@@ -200,4 +201,61 @@ func TestRun_AProverEndsGamesAndRescoresWhatItKnows(t *testing.T) {
 	if starts != 6 || stats.Rescored != 6 {
 		t.Errorf("%d start samples, %d rescored: want the 6 starts rescored", starts, stats.Rescored)
 	}
+}
+
+// TestRun_GumbelRootRecordsTheImprovedPolicy is the smoke test of self-play
+// with root: gumbel: every game is written once, and each recorded policy
+// target is the improved policy, a distribution with weight on every
+// legal action (the rollout player's priors are uniform, so none is zero;
+// a visit target at 16 simulations leaves most of nine's 24 placements at
+// zero).
+func TestRun_GumbelRootRecordsTheImprovedPolicy(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := smallSettings()
+	set.Search.Root = mcts.RootGumbel
+	set.FullFraction = 1
+	dir := t.TempDir()
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 2, GamesDir: dir, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Games != 2 {
+		t.Fatalf("%d games finished, want 2", stats.Games)
+	}
+	files, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(dir, 0), "*"+dataset.ShardExt))
+	n := 0
+	var buf [engine.MaxActions]engine.Action
+	for _, f := range files {
+		samples, err := dataset.ReadShard(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range samples {
+			n++
+			legal := v.Legal(&s.Position, buf[:0])
+			sum := float32(0)
+			for _, e := range s.Policy {
+				if !v.IsLegal(&s.Position, v.ActionAt(int(e.Action))) {
+					t.Fatalf("policy names an illegal action %s", v.FormatAction(v.ActionAt(int(e.Action))))
+				}
+				sum += e.Prob
+			}
+			if sum < 0.999 || sum > 1.001 {
+				t.Fatalf("policy sums to %v", sum)
+			}
+			if len(s.Policy) != len(legal) {
+				t.Fatalf("ply %d: policy on %d of %d legal actions, want all", s.Ply, len(s.Policy), len(legal))
+			}
+		}
+	}
+	if int64(n) != stats.Positions || n == 0 {
+		t.Fatalf("%d samples in shards, stats say %d", n, stats.Positions)
+	}
+	if kl := stats.MeanPolicyKL(); !(kl > 0.01) {
+		t.Fatalf("mean policy KL %v nats: the improved policy should move off the uniform prior", kl)
+	}
+	t.Logf("%d positions, mean KL of the target from the prior %.3f nats", n, stats.MeanPolicyKL())
 }
