@@ -2,6 +2,7 @@ package main
 
 import (
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,5 +95,30 @@ func TestTablebaseFlag_OtherRulesOrNoTablesIsAClearError(t *testing.T) {
 		if code == 0 || !strings.Contains(errOut, "--tablebase") {
 			t.Errorf("%q: exit %d, %q: want an error naming --tablebase", args, code, errOut)
 		}
+	}
+}
+
+func TestOracle_TablebaseMeasuresMoveAccuracyByMaterial(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCmd("tablebase", "build", "--variant", "nine", "--pieces", "6", "--out", dir+"/tb"); code != 0 {
+		t.Fatalf("build: %s", errOut)
+	}
+	if err := os.MkdirAll(dir+"/run", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/run/run.yaml", []byte("variant: nine\nmodel: {width: 16, blocks: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd("oracle", "--run", dir+"/run", "--untrained", "--tablebase", dir+"/tb", "--positions", "20", "--sims", "8")
+	if code != 0 {
+		t.Fatalf("oracle: %s", errOut)
+	}
+	for _, want := range []string{"3v3", "all", "search@8 right", "20 positions"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errOut := runCmd("oracle", "--run", dir+"/run", "--untrained", "--tablebase", dir+"/missing"); code == 0 || !strings.Contains(errOut, "missing") {
+		t.Errorf("missing tables: exit %d, %q: want an error naming the directory", code, errOut)
 	}
 }
