@@ -1,0 +1,171 @@
+package arena
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/parquet-go/parquet-go"
+)
+
+// renamed is a player under another name, so that a match can seat two
+// different players that play alike.
+type renamed struct {
+	Player
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
+func TestMatch_ThreeAndFourSeatsRotateEveryPlayerThroughEverySeat(t *testing.T) {
+	for _, name := range []string{"moulin-rouge-3", "moulin-rouge-4"} {
+		v := loadVariant(t, name)
+		n := v.Players
+		m := Match{Variant: v, A: renamed{Random{}, "cand"}, B: Random{}, Pairs: 2, OpeningPlies: 2, Seed: 3, Workers: 2}
+		recs, err := m.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(recs) != n*m.Pairs {
+			t.Fatalf("%s: %d games, want %d", name, len(recs), n*m.Pairs)
+		}
+		seen := map[[2]int32]bool{}
+		for _, r := range recs {
+			if r.Seats() != n {
+				t.Errorf("%s: pair %d game %d has %d seats, want %d", name, r.Pair, r.Game, r.Seats(), n)
+			}
+			seen[[2]int32{r.Pair, r.Game}] = true
+			for s := 0; s < n; s++ {
+				want := RandomName
+				if s == int(r.Game) {
+					want = "cand"
+				}
+				if got := r.PlayerAt(s); got != want {
+					t.Errorf("%s: pair %d game %d: seat %d is %q, want %q (the candidate on seat %d)", name, r.Pair, r.Game, s, got, want, r.Game)
+				}
+			}
+			checkReplay(t, v, r)
+		}
+		if len(seen) != n*m.Pairs {
+			t.Errorf("%s: games %v: want every rotation of every opening once", name, seen)
+		}
+	}
+}
+
+// checkReplay replays r and checks its result and places against the
+// rules: the winner is the engine's, first alone; a seat out at the end
+// is placed behind every seat still in.
+func checkReplay(t *testing.T, v *engine.Variant, r Record) {
+	t.Helper()
+	g := engine.NewGame(v)
+	for i, s := range strings.Fields(r.Moves) {
+		if err := g.PlayString(s); err != nil {
+			t.Fatalf("pair %d game %d action %d: %v", r.Pair, r.Game, i, err)
+		}
+	}
+	res, why := g.Outcome()
+	if why.String() != r.Reason {
+		t.Errorf("pair %d game %d: replay ends by %s, record says %q", r.Pair, r.Game, why, r.Reason)
+	}
+	if w, ok := res.Winner(); ok != (r.Winner >= 0) || ok && w != int(r.Winner) {
+		t.Errorf("pair %d game %d: replay gives %s, record's winner is %d", r.Pair, r.Game, res, r.Winner)
+	}
+	if r.Winner >= 0 {
+		for s := 0; s < v.Players; s++ {
+			if (s == int(r.Winner)) != (r.Place(s) == 1) {
+				t.Errorf("pair %d game %d: winner %d, places %q", r.Pair, r.Game, r.Winner, r.Places)
+			}
+		}
+	}
+	for s := 0; s < v.Players; s++ {
+		for o := 0; o < v.Players; o++ {
+			if g.Pos.Out>>s&1 != 0 && g.Pos.Out>>o&1 == 0 && r.Place(s) <= r.Place(o) {
+				t.Errorf("pair %d game %d: seat %d is out and seat %d in, places %q", r.Pair, r.Game, s, o, r.Places)
+			}
+		}
+	}
+}
+
+func TestMatch_MoreSeatsTheLineupAndRotatesIt(t *testing.T) {
+	v := loadVariant(t, "moulin-rouge-4")
+	m := Match{Variant: v, A: renamed{Random{}, "a"}, B: renamed{Random{}, "b"}, More: []Player{renamed{Random{}, "c"}},
+		Pairs: 1, OpeningPlies: 0, Seed: 4, Workers: 1}
+	recs, err := m.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a b c b", "b a b c", "c b a b", "b c b a"}
+	for k, r := range recs {
+		got := strings.Join([]string{r.Player0, r.Player1, r.Player2, r.Player3}, " ")
+		if got != want[k] {
+			t.Errorf("game %d: seats %s, want %s", k, got, want[k])
+		}
+	}
+	m.More = []Player{renamed{Random{}, "a"}}
+	if _, err := m.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), `"a"`) {
+		t.Errorf("two players named a: error %v, want one naming them", err)
+	}
+	m.More = []Player{Random{}, Random{}, Random{}}
+	if _, err := m.Run(context.Background(), nil); err == nil {
+		t.Errorf("five players for four seats: no error")
+	}
+}
+
+func TestRecord_PlacesGiveThePairwiseScore(t *testing.T) {
+	cases := []struct {
+		name   string
+		rec    Record
+		scores []float64
+	}{
+		{"two seats: a win is 1", Record{Player0: "a", Player1: "b", Winner: 0}, []float64{1, 0}},
+		{"two seats: a draw is one half", Record{Player0: "a", Player1: "b", Winner: -1}, []float64{0.5, 0.5}},
+		{"three seats: first beats both, second one of two", Record{Player0: "a", Player1: "b", Player2: "c", Places: "2 3 1", Winner: 2}, []float64{0.5, 0, 1}},
+		{"three seats: a tie counts half", Record{Player0: "a", Player1: "b", Player2: "c", Places: "1 1 3", Winner: -1}, []float64{0.75, 0.75, 0}},
+		{"four seats: out together share a place", Record{Player0: "a", Player1: "b", Player2: "c", Player3: "d", Places: "1 2 2 4", Winner: 0}, []float64{1, 0.5, 0.5, 0}},
+	}
+	for _, c := range cases {
+		for s, want := range c.scores {
+			if got := c.rec.Score(s); !near(got, want, 1e-12) {
+				t.Errorf("%s: seat %d scores %v, want %v", c.name, s, got, want)
+			}
+		}
+	}
+}
+
+// oldRecord is a record as files held it before there were 3-4 seats.
+type oldRecord struct {
+	Match   string `parquet:"match,dict"`
+	Variant string `parquet:"variant,dict"`
+	Pair    int32  `parquet:"pair"`
+	Game    int32  `parquet:"game"`
+	Player0 string `parquet:"player_0,dict"`
+	Player1 string `parquet:"player_1,dict"`
+	Winner  int8   `parquet:"winner"`
+	Forfeit int8   `parquet:"forfeit"`
+}
+
+func TestReadRecords_TwoSeatFilesFromBeforeMoreSeatsStillRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old"+RecordExt)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[oldRecord](f, parquet.KeyValueMetadata(recordFormatKey, recordFormatVersion))
+	if _, err := w.Write([]oldRecord{{Match: "m", Variant: "nine", Player0: "a", Player1: "b", Winner: 1, Forfeit: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	recs, err := ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Seats() != 2 || recs[0].Score(1) != 1 || recs[0].Player1 != "b" || recs[0].Places != "" {
+		t.Errorf("old record read back as %+v", recs)
+	}
+}
