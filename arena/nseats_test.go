@@ -169,3 +169,60 @@ func TestReadRecords_TwoSeatFilesFromBeforeMoreSeatsStillRead(t *testing.T) {
 		t.Errorf("old record read back as %+v", recs)
 	}
 }
+
+func TestFitElo_MultiSeatGamesArePairwiseResultsWeighingOneGameEach(t *testing.T) {
+	// 20 three-seat games with the finishing order A, B, random, rotated
+	// through the seats, rate as 10 two-seat games of each pair with the
+	// same winner: each of a seat's two pairwise results weighs half a game.
+	var three []Record
+	for k := 0; k < 20; k++ {
+		r := Record{Player0: "A", Player1: "B", Player2: RandomName, Places: "1 2 3", Winner: 0}
+		if k%2 == 1 {
+			r = Record{Player0: RandomName, Player1: "A", Player2: "B", Places: "3 1 2", Winner: 1}
+		}
+		three = append(three, r)
+	}
+	var two []Record
+	two = append(two, games("A", "B", 10, 0, 0)...)
+	two = append(two, games("A", RandomName, 10, 0, 0)...)
+	two = append(two, games("B", RandomName, 10, 0, 0)...)
+	got, err := FitElo(three, DefaultEloSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := FitElo(two, DefaultEloSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"A", "B"} {
+		g, w := ratingOf(t, got, name), ratingOf(t, want, name)
+		if !near(g.Elo, w.Elo, 1e-6) || !near(g.Low, w.Low, 1e-6) || !near(g.High, w.High, 1e-6) {
+			t.Errorf("%s: three seats rate %.3f [%.3f, %.3f], the pairwise two-seat games %.3f [%.3f, %.3f]",
+				name, g.Elo, g.Low, g.High, w.Elo, w.Low, w.High)
+		}
+	}
+	if a := ratingOf(t, got, "A"); a.Games != 20 || a.Wins != 20 || a.Score != 20 {
+		t.Errorf("A: %d games, %d wins, score %v; want 20, 20, 20", a.Games, a.Wins, a.Score)
+	}
+	if b := ratingOf(t, got, "B"); b.Losses != 20 || b.Score != 10 {
+		t.Errorf("B: %d losses, score %v; want 20 and 10 (half the others beaten)", b.Losses, b.Score)
+	}
+}
+
+func TestFitElo_CopiesOfOnePlayerAreNotRatedAgainstThemselves(t *testing.T) {
+	// The candidate against two copies of the best: the copies' result
+	// between themselves is no evidence, the candidate's against each is.
+	var recs []Record
+	for k := 0; k < 30; k++ {
+		places := [3]string{"1 2 3", "2 1 3", "3 2 1"}[k%3] // cand first, second, then third
+		recs = append(recs, Record{Player0: "cand", Player1: "best", Player2: "best", Places: places, Winner: -1})
+	}
+	rs, err := FitElo(recs, EloSettings{Anchor: "best"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cand scores 1, 0.5 and 0 against the copies: even.
+	if c := ratingOf(t, rs, "cand"); !near(c.Elo, 0, 1e-6) {
+		t.Errorf("cand %.3f Elo above best, want 0", c.Elo)
+	}
+}
