@@ -2,6 +2,8 @@ package arena
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,5 +226,112 @@ func TestFitElo_CopiesOfOnePlayerAreNotRatedAgainstThemselves(t *testing.T) {
 	// cand scores 1, 0.5 and 0 against the copies: even.
 	if c := ratingOf(t, rs, "cand"); !near(c.Elo, 0, 1e-6) {
 		t.Errorf("cand %.3f Elo above best, want 0", c.Elo)
+	}
+}
+
+// simulateRounds plays the test on rounds of n seats in which the
+// candidate, elo better than each copy of the best, finishes in a
+// Plackett-Luce order (under which it finishes ahead of each copy with
+// the logistic probability of elo), and returns the decision and the
+// rounds played.
+func simulateRounds(t SPRT, rng *rand.Rand, n int, elo float64, maxRounds int) (Decision, int) {
+	gamma := math.Pow(10, elo/400)
+	tally := NewTally("cand")
+	for i := 0; i < maxRounds; i++ {
+		for g := 0; g < n; g++ {
+			// The candidate's place: at each step it is picked first of
+			// those left with probability gamma/(gamma + copies left).
+			place := 1
+			for left := n - 1; left > 0; left-- {
+				if rng.Float64() < gamma/(gamma+float64(left)) {
+					break
+				}
+				place++
+			}
+			places := make([]int, n)
+			for s := range places {
+				places[s] = s + 1 // the copies in any order: their order does not count
+			}
+			// Seat g holds the candidate at place; the copies take the rest.
+			others := []int{}
+			for p := 1; p <= n; p++ {
+				if p != place {
+					others = append(others, p)
+				}
+			}
+			r := Record{Match: "m", Pair: int32(i), Game: int32(g), Player0: "best", Player1: "best", Player2: "best"}
+			if n == 4 {
+				r.Player3 = "best"
+			}
+			for s, o := 0, 0; s < n; s++ {
+				if s == g {
+					places[s] = place
+					continue
+				}
+				places[s] = others[o]
+				o++
+			}
+			switch g {
+			case 0:
+				r.Player0 = "cand"
+			case 1:
+				r.Player1 = "cand"
+			case 2:
+				r.Player2 = "cand"
+			case 3:
+				r.Player3 = "cand"
+			}
+			r.Places = FormatPlaces(places)
+			tally.Add(&r)
+		}
+		if d, _ := tally.Decide(t); d != Continue {
+			return d, i + 1
+		}
+	}
+	return Continue, maxRounds
+}
+
+func TestSPRT_RoundsOfThreeAndFourSeatsDecideAtTheGivenErrorRates(t *testing.T) {
+	test := SPRT{Elo0: 0, Elo1: 60, Alpha: 0.05, Beta: 0.05}
+	const runs = 200
+	for _, n := range []int{3, 4} {
+		for i, tc := range []struct {
+			elo  float64
+			want Decision
+		}{{0, AcceptH0}, {60, AcceptH1}, {-60, AcceptH0}, {200, AcceptH1}} {
+			rng := rand.New(rand.NewPCG(uint64(n*10+i), 5))
+			wrong, rounds := 0, 0
+			for r := 0; r < runs; r++ {
+				d, k := simulateRounds(test, rng, n, tc.elo, 20000)
+				rounds += k
+				if d != tc.want {
+					wrong++
+				}
+			}
+			// 5% errors at the bounds; 10% allows for chance (the
+			// binomial's 99.9% point over 200 runs is about 8.5%).
+			if frac := float64(wrong) / runs; frac > 0.10 {
+				t.Errorf("%d seats, %+.0f Elo: %.1f%% wrong decisions (want %v), want at most 10%%", n, tc.elo, 100*frac, tc.want)
+			}
+			t.Logf("%d seats, %+.0f Elo: %d of %d wrong, %.0f rounds on average", n, tc.elo, wrong, runs, float64(rounds)/runs)
+		}
+	}
+}
+
+func TestGate_ThreeSeatsCountRoundsOfTheCandidateInEverySeat(t *testing.T) {
+	v := loadVariant(t, "moulin-rouge-3")
+	m := Match{Variant: v, A: renamed{Random{}, "cand"}, B: Random{}, OpeningPlies: 1, Seed: 5, Workers: 2}
+	res, err := Gate(context.Background(), m, SPRT{Elo0: 0, Elo1: 400, Alpha: 0.3, Beta: 0.3}, 9, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds.Seats != 3 || res.Rounds.Len() == 0 || len(res.Records) < 3*res.Rounds.Len() {
+		t.Errorf("rounds %+v from %d games: want rounds of three counted", res.Rounds, len(res.Records))
+	}
+	if strings.Count(res.Counts(), "/") != 12 {
+		t.Errorf("counts %q: want 13 cells", res.Counts())
+	}
+	if _, err := Gate(context.Background(), m, DefaultSPRT(), 2, nil); err == nil {
+		t.Errorf("max games 2 with three seats: no error")
 	}
 }
