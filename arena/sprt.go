@@ -269,6 +269,14 @@ type GateResult struct {
 	Records  []Record // every finished game
 }
 
+// Unit names what Counts counts: "pairs" or "rounds".
+func (r GateResult) Unit() string {
+	if r.Rounds.Seats > 2 {
+		return "rounds"
+	}
+	return "pairs"
+}
+
 // Counts is the outcomes the test decided on, slash separated: the
 // pentanomial with two seats, the rounds (Rounds.String) with 3-4.
 func (r GateResult) Counts() string {
