@@ -335,3 +335,102 @@ func TestGate_ThreeSeatsCountRoundsOfTheCandidateInEverySeat(t *testing.T) {
 		t.Errorf("max games 2 with three seats: no error")
 	}
 }
+
+func TestAlphaBeta_MaxNBeatsRandomWithThreeAndFourPlayers(t *testing.T) {
+	for _, name := range []string{"moulin-rouge-3", "moulin-rouge-4"} {
+		v := loadVariant(t, name)
+		m := Match{Variant: v, A: AlphaBeta{Depth: 2}, B: Random{}, Pairs: 3, OpeningPlies: 2, Seed: 6}
+		recs, err := m.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tally := NewTally(m.A.Name())
+		wins := 0
+		for i := range recs {
+			tally.Add(&recs[i])
+			if r := &recs[i]; r.PlayerAt(int(r.Winner)) == m.A.Name() {
+				wins++
+			}
+		}
+		// Against copies of random an equal player scores 1/2 and wins
+		// one game in N.
+		mean := tally.Rounds.Mean()
+		t.Logf("%s: alphabeta:2 wins %d of %d, mean score %.2f", name, wins, len(recs), mean)
+		if mean < 0.8 || wins < len(recs)/2 {
+			t.Errorf("%s: alphabeta:2 against random wins %d of %d games, mean score %.2f; want most games and a score above 0.8", name, wins, len(recs), mean)
+		}
+	}
+}
+
+func TestAlphaBeta_MaxNIsDeterministicAndAllocationFree(t *testing.T) {
+	v := loadVariant(t, "moulin-rouge-3")
+	g := engine.NewGame(v)
+	for _, s := range []string{"a1", "c1", "e1", "b2"} {
+		if err := g.PlayString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first engine.Action
+	for round := 0; round < 2; round++ {
+		gp, err := AlphaBeta{Depth: 2}.NewGame(v, uint64(round))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := gp.Act(context.Background(), g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if round == 0 {
+			first = a
+		} else if a != first {
+			t.Errorf("second search played %s, first %s", v.FormatAction(a), v.FormatAction(first))
+		}
+		if allocs := testing.AllocsPerRun(3, func() { gp.Act(context.Background(), g) }); allocs != 0 {
+			t.Errorf("Act allocates %.0f times, want 0", allocs)
+		}
+	}
+}
+
+func TestAlphaBeta_DeeperMaxNBeatsShallowerWithThreePlayers(t *testing.T) {
+	v := loadVariant(t, "moulin-rouge-3")
+	m := Match{Variant: v, A: AlphaBeta{Depth: 3}, B: AlphaBeta{Depth: 1}, Pairs: 6, OpeningPlies: 4, Seed: 8}
+	recs, err := m.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally := NewTally(m.A.Name())
+	for i := range recs {
+		tally.Add(&recs[i])
+	}
+	t.Logf("alphabeta:3 against two alphabeta:1: rounds %s, mean score %.2f", tally.Rounds, tally.Rounds.Mean())
+	if mean := tally.Rounds.Mean(); mean <= 0.5 {
+		t.Errorf("alphabeta:3 against two alphabeta:1 scores %.2f, want above an equal player's 0.5", mean)
+	}
+}
+
+// BenchmarkAlphaBeta_MaxNDepth3 measures one depth-3 max-n move of Moulin
+// Rouge for three players early in the placing phase, in nodes per second.
+func BenchmarkAlphaBeta_MaxNDepth3(b *testing.B) {
+	v := loadVariant(b, "moulin-rouge-3")
+	g := engine.NewGame(v)
+	for _, s := range []string{"a1", "c1", "e1", "b2"} {
+		if err := g.PlayString(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gp, err := AlphaBeta{Depth: 3}.NewGame(v, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := gp.(*alphaBetaSearch)
+	b.ReportAllocs()
+	nodes := int64(0)
+	for b.Loop() {
+		if _, err := gp.Act(context.Background(), g); err != nil {
+			b.Fatal(err)
+		}
+		nodes += s.nodes
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/move")
+}

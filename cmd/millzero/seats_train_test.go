@@ -57,7 +57,7 @@ func TestTrain_MoulinRougeForThreeAndFourPlayersRunsGenerations(t *testing.T) {
 			for _, r := range ratings[1:] {
 				names[r[0]] = true
 			}
-			for _, want := range []string{"random", "gen-000000", "gen-000001", "gen-000002"} {
+			for _, want := range []string{"random", "alphabeta:1", "gen-000000", "gen-000001", "gen-000002"} {
 				if !names[want] {
 					t.Errorf("ratings.csv lacks %s:\n%v", want, ratings)
 				}
