@@ -74,13 +74,13 @@ func ServeWeb(ctx context.Context, cfg WebConfig, out io.Writer, ready func(url 
 // WebServer holds the one game the page plays. Requests are served one at
 // a time; the model answers within the request that gave it the move.
 type WebServer struct {
-	cfg   WebConfig
-	mu    sync.Mutex
+	cfg    WebConfig
+	mu     sync.Mutex
 	g      *Game
 	humans Seats // the seats people play; the model plays the others
 	bot    *Bot
-	last  *searchInfo // the model's last search, for the stats
-	legal []engine.Action
+	last   *searchInfo // the model's last search, for the stats
+	legal  []engine.Action
 }
 
 // NewWebServer starts the first game of cfg.

@@ -78,14 +78,14 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 // textGame is a game against the model in a terminal: the board after
 // every action, the person's actions typed in the variant's notation.
 type textGame struct {
-	v     *engine.Variant
-	g     *play.Game
+	v      *engine.Variant
+	g      *play.Game
 	humans play.Seats // the people's seats; the model plays every other one
-	bot   *play.Bot
-	in    *bufio.Scanner
-	out   io.Writer
-	legal []engine.Action
-	told  bool // the result of the finished game has been printed
+	bot    *play.Bot
+	in     *bufio.Scanner
+	out    io.Writer
+	legal  []engine.Action
+	told   bool // the result of the finished game has been printed
 }
 
 func newTextGame(v *engine.Variant, human int, bot *play.Bot, in io.Reader, out io.Writer) *textGame {
