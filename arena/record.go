@@ -81,6 +81,15 @@ func (r *Record) PlayerAt(seat int) string {
 	return ""
 }
 
+// Lineup is the players by seat, seat 0 first: "a vs b" (or "a vs b vs c").
+func (r *Record) Lineup() string {
+	names := make([]string, r.Seats())
+	for s := range names {
+		names[s] = r.PlayerAt(s)
+	}
+	return strings.Join(names, " vs ")
+}
+
 // Place is seat's finishing place, from 1: with two seats 1 for the
 // winner and 2 for the loser, 1 for both in a draw; with 3-4 seats as
 // Places says (the winner 1, then the eliminated players, the last out
