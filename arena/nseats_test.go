@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -433,4 +434,38 @@ func BenchmarkAlphaBeta_MaxNDepth3(b *testing.B) {
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 	b.ReportMetric(float64(nodes)/float64(b.N), "nodes/move")
+}
+
+// failing is a player that cannot act: it forfeits at its first turn.
+type failing struct{ name string }
+
+func (f failing) Name() string { return f.name }
+func (f failing) NewGame(*engine.Variant, uint64) (GamePlayer, error) {
+	return f, nil
+}
+func (f failing) Act(context.Context, *engine.Game) (engine.Action, error) {
+	return 0, errors.New("no move")
+}
+func (f failing) Close() error { return nil }
+
+func TestMatch_AForfeitWithThreeSeatsPlacesTheForfeiterBehindTheSeatsStillIn(t *testing.T) {
+	v := loadVariant(t, "moulin-rouge-3")
+	m := Match{Variant: v, A: Random{}, B: failing{"broken"}, Pairs: 1, OpeningPlies: 0, Seed: 2, Workers: 1}
+	recs, err := m.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Seat k holds random in game k; the broken player forfeits on the
+	// first of its seats to move, and the seats still in share first place.
+	want := map[int32]struct {
+		places  string
+		forfeit int8
+	}{0: {"1 3 1", 1}, 1: {"3 1 1", 0}, 2: {"3 1 1", 0}}
+	for _, r := range recs {
+		w := want[r.Game]
+		if r.Places != w.places || r.Forfeit != w.forfeit || r.Winner != -1 || !strings.HasPrefix(r.Reason, "forfeit") {
+			t.Errorf("game %d (%s): places %q, forfeit %d, winner %d, %q; want places %q, forfeit %d, no winner",
+				r.Game, r.Lineup(), r.Places, r.Forfeit, r.Winner, r.Reason, w.places, w.forfeit)
+		}
+	}
 }
