@@ -167,7 +167,7 @@ func (c *Config) validate() error {
 	if err != nil {
 		return fmt.Errorf("variant: %w", err)
 	}
-	if c.Gate.MaxGames < v.Players {
+	if c.Gate.MaxGames >= 2 && c.Gate.MaxGames < v.Players {
 		return fmt.Errorf("gate: max_games %d: want %d or more, one game per seat of %s (the candidate plays every opening in every seat)", c.Gate.MaxGames, v.Players, v.Name)
 	}
 	if c.Tablebase != "" {
