@@ -24,9 +24,9 @@ func DefaultEloSettings() EloSettings { return EloSettings{VirtualDraws: 1} }
 // Rating is one player's results and fitted Elo.
 type Rating struct {
 	Name                string  // the player
-	Games               int     // games played (virtual draws not counted)
-	Wins, Draws, Losses int     // its results
-	Score               float64 // points: a win 1, a draw 0.5
+	Games               int     // games played (virtual draws not counted); with 3-4 seats, seats held (copies of a player count once each)
+	Wins, Draws, Losses int     // its results; with 3-4 seats a win is first place alone, a draw first place shared
+	Score               float64 // points: a win 1, a draw 0.5; with 3-4 seats Record.Score, the share of the other seats finished ahead of
 	Elo                 float64 // its rating, the anchor's being 0
 	Low, High           float64 // the 95% interval of Elo, relative to the anchor
 }
