@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/configs"
+	"github.com/millzero/millzero/engine"
 )
 
 // TestTrain_MoulinRougeForThreeAndFourPlayersRunsGenerations trains two
@@ -63,5 +67,44 @@ func TestTrain_MoulinRougeForThreeAndFourPlayersRunsGenerations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTrain_EveryNamedVariantTrainsAGeneration trains one small generation
+// of every named variant end to end (self-play, training, gate, ladder
+// against random and alphabeta:1, ratings): the README's table says each
+// is trainable.
+func TestTrain_EveryNamedVariantTrainsAGeneration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains every variant (about 15 s on two cores)")
+	}
+	base, err := configs.Runs.ReadFile("runs/moulin-rouge-4-test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range engine.Names() {
+		v, err := engine.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(base), "variant: moulin-rouge-4", "variant: "+name, 1)
+		text = strings.Replace(text, "games: 32, steps: 60", "games: 8, steps: 10", 1)
+		text = strings.Replace(text, "max_games: 32", fmt.Sprintf("max_games: %d", 2*v.Players), 1)
+		dir := t.TempDir()
+		cfg := filepath.Join(dir, "run.yaml")
+		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCmd("train", "--config", cfg, "--run", filepath.Join(dir, "run"), "--generations", "1")
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s\n%s", name, code, errOut, out)
+			continue
+		}
+		if !strings.Contains(out, ": "+name+", network") {
+			t.Errorf("%s: the run is not of %s:\n%s", name, name, out)
+		}
+		if rows := readCSV(t, filepath.Join(dir, "run", "metrics", "generations.csv")); len(rows) != 2 {
+			t.Errorf("%s: generations.csv has %d rows, want one generation", name, len(rows)-1)
+		}
 	}
 }
