@@ -469,3 +469,38 @@ func TestMatch_AForfeitWithThreeSeatsPlacesTheForfeiterBehindTheSeatsStillIn(t *
 		}
 	}
 }
+
+func TestTally_RoundsCountTheSameInAnyOrderOfFinishing(t *testing.T) {
+	var recs []Record
+	for pair := int32(0); pair < 6; pair++ {
+		for g := int32(0); g < 3; g++ {
+			r := Record{Match: "m", Pair: pair, Game: g, Player0: "best", Player1: "best", Player2: "best"}
+			switch g {
+			case 0:
+				r.Player0 = "cand"
+			case 1:
+				r.Player1 = "cand"
+			case 2:
+				r.Player2 = "cand"
+			}
+			r.Places = [3]string{"1 2 3", "2 2 1", "3 1 1"}[(int(pair)+int(g))%3]
+			recs = append(recs, r)
+		}
+	}
+	inOrder := NewTally("cand")
+	for i := range recs {
+		inOrder.Add(&recs[i])
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	rng.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	shuffled := NewTally("cand")
+	done := 0
+	for i := range recs {
+		if shuffled.Add(&recs[i]) {
+			done++
+		}
+	}
+	if done != 6 || shuffled.Rounds.String() != inOrder.Rounds.String() || inOrder.Rounds.Len() != 6 {
+		t.Errorf("in order %s, shuffled %s with %d rounds completed; want the same 6 rounds", inOrder.Rounds, shuffled.Rounds, done)
+	}
+}
