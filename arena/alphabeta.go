@@ -227,8 +227,10 @@ func (s *alphaBetaSearch) ordered(p *engine.Position, ply int) []engine.Action {
 
 // orderKey guesses how good action a is in p, cheaply.
 func (s *alphaBetaSearch) orderKey(p *engine.Position, a engine.Action) int32 {
-	own := p.Pieces[p.Side]
-	opp := p.Occupied() &^ own // the opponent's pieces; with 3-4 seats every other seat's
+	own, opp := p.Pieces[p.Side], p.Pieces[1-p.Side&1]
+	if s.v.Players > 2 {
+		opp = p.Occupied() &^ own // every other seat's pieces
+	}
 	t := a.To()
 	var key int32
 	switch a.Kind() {

@@ -123,9 +123,9 @@ func (t SPRT) llr(counts []int) float64 {
 	s0, s1 := expectedScore(t.Elo0), expectedScore(t.Elo1)
 	l0, l1 := mleLambda(prob, s0), mleLambda(prob, s1)
 	llr := 0.0
-	cells := float64(len(prob) - 1)
+	step := 1 / float64(len(prob)-1) // the score of one cell; exact (0.25) for Penta
 	for k, pk := range prob {
-		x := float64(k) / cells
+		x := float64(k) * step
 		// p_s(k) = p̂ₖ / (1 + λ(xₖ - s)), so log(p1/p0) is the difference
 		// of the denominators' logs.
 		llr += pk * (math.Log1p(l0*(x-s0)) - math.Log1p(l1*(x-s1)))
@@ -155,11 +155,11 @@ func expectedScore(d float64) float64 { return 1 / (1 + math.Pow(10, -d/400)) }
 // every 1+λ(xₖ-s) > 0, so bisection finds it.
 func mleLambda(prob []float64, s float64) float64 {
 	lo, hi := -1/(1-s), 1/s
-	cells := float64(len(prob) - 1)
+	step := 1 / float64(len(prob)-1)
 	f := func(l float64) float64 {
 		sum := 0.0
 		for k, pk := range prob {
-			x := float64(k)/cells - s
+			x := float64(k)*step - s
 			sum += pk * x / (1 + l*x)
 		}
 		return sum
