@@ -18,7 +18,11 @@ type values [engine.MaxSeats]int32
 // pruning does, and it rarely applies with unbounded evaluations), so the
 // whole tree to the depth is searched; a removal is the same seat's next
 // action, as in the two-player search. Ties go to the first action in the
-// move ordering, so the player is deterministic.
+// move ordering, so the player is deterministic. With no pruning the cost
+// grows as the branching factor to the depth: early in Moulin Rouge for
+// three, about 30 actions a node, depth 3 visits 10,690 nodes a move
+// (BenchmarkAlphaBeta_MaxNDepth3, a few milliseconds); depth 4 is about 30
+// times that, and depths beyond are impractical.
 func (s *alphaBetaSearch) actMaxN(ctx context.Context, g *engine.Game) (engine.Action, error) {
 	s.nodes = 0
 	p := &g.Pos
