@@ -16,7 +16,8 @@ const MaxAlphaBetaDepth = 16
 // evaluation (material with the hand, closed and half-built mills,
 // mobility, blocked pieces). It never changes between runs and is
 // deterministic given the position: ties go to the first action in its
-// move ordering, which is stable over the engine's order. Two players only.
+// move ordering, which is stable over the engine's order. With 3-4 players
+// it searches by max-n instead (actMaxN), with the same evaluation per seat.
 type AlphaBeta struct {
 	Depth int // plies searched from the root (every action counts, removals included), 1..MaxAlphaBetaDepth
 }
@@ -65,8 +66,6 @@ type alphaBetaSearch struct {
 
 func newAlphaBetaSearch(v *engine.Variant, depth int) (*alphaBetaSearch, error) {
 	switch {
-	case v.Players != 2:
-		return nil, fmt.Errorf("alphabeta: variant %s has %d players: the alpha-beta player is for two", v.Name, v.Players)
 	case depth < 1 || depth > MaxAlphaBetaDepth:
 		return nil, fmt.Errorf("alphabeta: depth %d: want 1..%d", depth, MaxAlphaBetaDepth)
 	}
@@ -92,6 +91,9 @@ func (s *alphaBetaSearch) Close() error { return nil }
 // Act searches g's position to the player's depth and returns the best
 // action.
 func (s *alphaBetaSearch) Act(ctx context.Context, g *engine.Game) (engine.Action, error) {
+	if s.v.Players > 2 {
+		return s.actMaxN(ctx, g)
+	}
 	s.nodes = 0
 	p := &g.Pos
 	moves := s.ordered(p, 0)
@@ -225,8 +227,10 @@ func (s *alphaBetaSearch) ordered(p *engine.Position, ply int) []engine.Action {
 
 // orderKey guesses how good action a is in p, cheaply.
 func (s *alphaBetaSearch) orderKey(p *engine.Position, a engine.Action) int32 {
-	me, op := int(p.Side), 1-int(p.Side)
-	own, opp := p.Pieces[me], p.Pieces[op]
+	own, opp := p.Pieces[p.Side], p.Pieces[1-p.Side&1]
+	if s.v.Players > 2 {
+		opp = p.Occupied() &^ own // every other seat's pieces
+	}
 	t := a.To()
 	var key int32
 	switch a.Kind() {

@@ -145,9 +145,6 @@ func TestAlphaBeta_DeterministicAndAllocationFree(t *testing.T) {
 }
 
 func TestAlphaBeta_BadSettingsAreErrors(t *testing.T) {
-	if _, err := (AlphaBeta{Depth: 2}).NewGame(loadVariant(t, "moulin-rouge-3"), 0); err == nil {
-		t.Errorf("three players: no error")
-	}
 	if _, err := (AlphaBeta{Depth: 0}).NewGame(loadVariant(t, "nine"), 0); err == nil {
 		t.Errorf("depth 0: no error")
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/millzero/millzero/engine"
 )
 
 // EloSettings are the knobs of the rating fit.
@@ -22,9 +24,9 @@ func DefaultEloSettings() EloSettings { return EloSettings{VirtualDraws: 1} }
 // Rating is one player's results and fitted Elo.
 type Rating struct {
 	Name                string  // the player
-	Games               int     // games played (virtual draws not counted)
-	Wins, Draws, Losses int     // its results
-	Score               float64 // points: a win 1, a draw 0.5
+	Games               int     // games played (virtual draws not counted); with 3-4 seats, seats held (copies of a player count once each)
+	Wins, Draws, Losses int     // its results; with 3-4 seats a win is first place alone, a draw first place shared
+	Score               float64 // points: a win 1, a draw 0.5; with 3-4 seats Record.Score, the share of the other seats finished ahead of
 	Elo                 float64 // its rating, the anchor's being 0
 	Low, High           float64 // the 95% interval of Elo, relative to the anchor
 }
@@ -49,6 +51,24 @@ var ErrDisconnected = errors.New("no games link the player to the anchor")
 // Fisher information with the anchor held at 0; since a draw has less
 // variance than the binomial model assumes, they are conservative when
 // draws are many. Ratings come back best first.
+//
+// A game of N = 3 or 4 seats counts as its N(N-1)/2 pairwise results over
+// the finishing order (Record.Place): a seat placed ahead of another beat
+// it, seats sharing a place drew. Each pairwise result weighs 1/(N-1) of a
+// game, so a seat's N-1 results in one game weigh one game together: the
+// pairs of one game are not independent, and counting each as a whole game
+// would make the intervals too narrow by about sqrt(N-1). Seats of the same
+// player (the candidate against copies of the best) say nothing about
+// ratings and are skipped. With two seats this is exactly the fit above.
+//
+// Pairwise Bradley-Terry, not Plackett-Luce: Plackett-Luce models a strict
+// finishing order, but ours has ties (the seats still in at a draw, the
+// seats knocked out by the same capture), which it would need an extension
+// for (Davidson-Luce) with a tie parameter to fit; pairwise Bradley-Terry
+// takes a tie as the half point it is in two-player games, gives the same
+// ratings as before for two-player games, and puts multi-player results on
+// the same Elo scale as the gate's score (Record.Score, the mean of the
+// same pairwise results), so the gate's SPRT bounds mean the same Elo.
 func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
 	if set.VirtualDraws < 0 || math.IsNaN(set.VirtualDraws) {
 		return nil, fmt.Errorf("elo: virtual draws %v: want 0 or more", set.VirtualDraws)
@@ -68,32 +88,47 @@ func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
 	games := map[pairKey][2]float64{} // for i < j: games, i's score
 	for k := range recs {
 		r := &recs[k]
-		if r.Player0 == r.Player1 {
+		n := r.Seats()
+		if n == 2 && r.Player0 == r.Player1 {
 			return nil, fmt.Errorf("elo: game %s/%d/%d: %q plays itself", r.Match, r.Pair, r.Game, r.Player0)
 		}
-		a, b := player(r.Player0), player(r.Player1)
-		sa := r.Score(0)
-		for _, x := range [2]struct {
-			i int
-			s float64
-		}{{a, sa}, {b, 1 - sa}} {
-			rt := &ratings[x.i]
+		var idx [engine.MaxSeats]int
+		for s := 0; s < n; s++ {
+			idx[s] = player(r.PlayerAt(s))
+			sc := r.Score(s)
+			rt := &ratings[idx[s]]
 			rt.Games++
-			rt.Score += x.s
-			switch x.s {
-			case 1:
+			rt.Score += sc
+			switch {
+			case int(r.Winner) == s:
 				rt.Wins++
-			case 0.5:
+			case r.Winner < 0 && r.Place(s) == 1:
 				rt.Draws++
 			default:
 				rt.Losses++
 			}
 		}
-		if a > b {
-			a, b, sa = b, a, 1-sa
+		w := 1 / float64(n-1)
+		for s := 0; s < n; s++ {
+			for o := s + 1; o < n; o++ {
+				a, b := idx[s], idx[o]
+				if a == b {
+					continue
+				}
+				sa := 0.5
+				switch ps, po := r.Place(s), r.Place(o); {
+				case ps < po:
+					sa = 1
+				case ps > po:
+					sa = 0
+				}
+				if a > b {
+					a, b, sa = b, a, 1-sa
+				}
+				g := games[pairKey{a, b}]
+				games[pairKey{a, b}] = [2]float64{g[0] + w, g[1] + w*sa}
+			}
 		}
-		g := games[pairKey{a, b}]
-		games[pairKey{a, b}] = [2]float64{g[0] + 1, g[1] + sa}
 	}
 	n := len(ratings)
 	if n == 0 {

@@ -18,10 +18,18 @@ import (
 // few random legal actions from the start, drawn from Seed) is played
 // twice with the seats swapped, so neither player gains from a lucky
 // opening or from moving first. Games run in parallel.
+//
+// A variant of N = 3 or 4 seats plays each opening N times, once per
+// seating rotation, so that every player sits in every seat equally often:
+// the lineup is A, B, then More, then copies of B to fill the seats (so A
+// against N-1 copies of B by default), and game k of an opening seats the
+// lineup rotated by k places (A on seat k). Its records carry every
+// seat's player and finishing place.
 type Match struct {
-	Variant      *engine.Variant // the variant played; two players
+	Variant      *engine.Variant // the variant played; 2-4 players
 	A, B         Player          // A has seat 0 in the first game of a pair, B in the second
-	Pairs        int             // pairs of games (distinct openings) to play
+	More         []Player        // 3-4 seats: the lineup's further players, after A and B; the seats left are filled with copies of B
+	Pairs        int             // distinct openings to play, each once per seating rotation (a pair of games with two seats, N games with N)
 	OpeningPlies int             // random legal actions played from the start before the players take over
 	Seed         uint64          // seeds the openings and every player's randomness
 	Workers      int             // games played at once; 0 means runtime.NumCPU()
@@ -88,12 +96,12 @@ func (m *Match) check() error {
 	switch {
 	case m.Variant == nil:
 		return fmt.Errorf("match: no variant")
-	case m.Variant.Players != 2:
-		return fmt.Errorf("match: variant %s has %d players: matches are for two", m.Variant.Name, m.Variant.Players)
+	case m.Variant.Players < 2 || m.Variant.Players > engine.MaxSeats:
+		return fmt.Errorf("match: variant %s has %d players: want 2 to %d", m.Variant.Name, m.Variant.Players, engine.MaxSeats)
 	case m.A == nil || m.B == nil:
 		return fmt.Errorf("match: two players needed")
-	case m.A.Name() == m.B.Name():
-		return fmt.Errorf("match: both players are named %q: names must differ", m.A.Name())
+	case len(m.More) > m.Variant.Players-2:
+		return fmt.Errorf("match: %d players for the %d seats of %s", 2+len(m.More), m.Variant.Players, m.Variant.Name)
 	case m.Pairs < 1:
 		return fmt.Errorf("match: pairs %d: want 1 or more", m.Pairs)
 	case m.OpeningPlies < 0:
@@ -101,7 +109,39 @@ func (m *Match) check() error {
 	case m.Workers < 0:
 		return fmt.Errorf("match: workers %d: want 0 (all cores) or more", m.Workers)
 	}
+	names := map[string]bool{}
+	for _, p := range append([]Player{m.A, m.B}, m.More...) {
+		if p == nil {
+			return fmt.Errorf("match: a player of the lineup is missing")
+		}
+		if names[p.Name()] {
+			return fmt.Errorf("match: two players are named %q: names must differ", p.Name())
+		}
+		names[p.Name()] = true
+	}
 	return nil
+}
+
+// lineup is the players of seats 0..N-1 in the first game of an opening:
+// A, B, More, then copies of B.
+func (m *Match) lineup() []Player {
+	l := append([]Player{m.A, m.B}, m.More...)
+	for len(l) < m.Variant.Players {
+		l = append(l, m.B)
+	}
+	return l
+}
+
+// seating is the players of seats 0..N-1 in game k of an opening: the
+// lineup rotated by k places, so that A sits on seat k.
+func (m *Match) seating(k int) []Player {
+	l := m.lineup()
+	n := len(l)
+	out := make([]Player, n)
+	for s := range out {
+		out[s] = l[((s-k)%n+n)%n]
+	}
+	return out
 }
 
 type job struct {
@@ -136,7 +176,8 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	workers = min(workers, 2*m.Pairs)
+	seats := m.Variant.Players
+	workers = min(workers, seats*m.Pairs)
 
 	parent := ctx
 	ctx, cancel := context.WithCancel(parent)
@@ -163,7 +204,7 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	go func() {
 		defer close(jobs)
 		for i := 0; i < m.Pairs; i++ {
-			for k := 0; k < 2; k++ {
+			for k := 0; k < seats; k++ {
 				select {
 				case jobs <- job{i, k}:
 				case <-ctx.Done():
@@ -223,18 +264,21 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 // forfeits it instead.
 func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action, j job) (Record, error) {
 	v := m.Variant
-	seats := [2]Player{m.A, m.B}
-	if j.game == 1 {
-		seats = [2]Player{m.B, m.A}
-	}
+	seats := m.seating(j.game)
 	rec := Record{
 		Match: id, Variant: v.Name, Pair: int32(j.pair), Game: int32(j.game),
 		Player0: seats[0].Name(), Player1: seats[1].Name(),
 		Opening: int32(len(opening)), Winner: -1, Forfeit: -1,
 		Seed: gameSeed(m.Seed, j.pair, j.game, 0),
 	}
-	var gps [2]GamePlayer
-	for s := 0; s < 2; s++ {
+	if len(seats) > 2 {
+		rec.Player2 = seats[2].Name()
+	}
+	if len(seats) > 3 {
+		rec.Player3 = seats[3].Name()
+	}
+	gps := make([]GamePlayer, len(seats))
+	for s := range seats {
 		gp, err := seats[s].NewGame(v, gameSeed(m.Seed, j.pair, j.game, s))
 		if err != nil {
 			for _, p := range gps[:s] {
@@ -245,8 +289,8 @@ func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action,
 		gps[s] = gp
 	}
 	start := time.Now()
-	g, forfeit, why := PlayGame(ctx, v, gps, opening)
-	for s := 0; s < 2; s++ {
+	g, forfeit, why := PlayGameN(ctx, v, gps, opening)
+	for s := range seats {
 		if err := gps[s].Close(); err != nil && forfeit < 0 && ctx.Err() == nil {
 			// A player that plays well but cannot shut down cleanly still
 			// finished its game; the failure is worth a note in the reason.
@@ -264,6 +308,14 @@ func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action,
 	rec.Reason = why
 	if forfeit >= 0 {
 		rec.Forfeit = int8(forfeit)
+	}
+	if len(seats) > 2 {
+		places, winner := Places(g, forfeit)
+		rec.Places = FormatPlaces(places)
+		rec.Winner = int8(winner)
+		return rec, nil
+	}
+	if forfeit >= 0 {
 		rec.Winner = int8(1 - forfeit)
 	} else if r, _ := g.Outcome(); r != engine.Draw {
 		if seat, ok := r.Winner(); ok {
@@ -280,7 +332,17 @@ func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action,
 // action. When ctx is cancelled the game stops where it is (forfeit -1,
 // the reason says so).
 func PlayGame(ctx context.Context, v *engine.Variant, players [2]GamePlayer, opening []engine.Action) (g *engine.Game, forfeit int, why string) {
+	return PlayGameN(ctx, v, players[:], opening)
+}
+
+// PlayGameN is PlayGame for any number of seats: players[s] on seat s, one
+// per seat of v. A forfeit ends the game, also with 3-4 seats (Places
+// ranks the forfeiting seat behind the seats still in).
+func PlayGameN(ctx context.Context, v *engine.Variant, players []GamePlayer, opening []engine.Action) (g *engine.Game, forfeit int, why string) {
 	g = engine.NewGame(v)
+	if len(players) != v.Players {
+		return g, -1, fmt.Sprintf("bad seating: %d players for %d seats", len(players), v.Players)
+	}
 	for _, a := range opening {
 		if err := g.Play(a); err != nil {
 			return g, -1, fmt.Sprintf("bad opening: %v", err)

@@ -170,7 +170,8 @@ func TestMatch_BadSettingsAreErrors(t *testing.T) {
 		want string
 	}{
 		{"no variant", Match{A: Random{}, B: AlphaBeta{Depth: 1}, Pairs: 1}, "no variant"},
-		{"four players", Match{Variant: four, A: Random{}, B: AlphaBeta{Depth: 1}, Pairs: 1}, "for two"},
+		{"more players than seats", Match{Variant: four, A: Random{}, B: AlphaBeta{Depth: 1}, Pairs: 1,
+			More: []Player{renamed{Random{}, "c"}, renamed{Random{}, "d"}, renamed{Random{}, "e"}}}, "5 players for the 4 seats"},
 		{"same names", Match{Variant: nine, A: Random{}, B: Random{}, Pairs: 1}, "names must differ"},
 		{"no pairs", Match{Variant: nine, A: Random{}, B: AlphaBeta{Depth: 1}}, "pairs 0"},
 		{"too few openings", Match{Variant: three, A: Random{}, B: AlphaBeta{Depth: 1}, Pairs: 20, OpeningPlies: 1}, "distinct openings"},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,16 +29,24 @@ const (
 // Record is one finished arena game, a row of the match's Parquet file.
 // Seat 0 moves first. Moves holds every action from the start position in
 // the variant's notation, space separated, the opening's first.
+//
+// A game of 3-4 seats also names the players of seats 2 and 3 and gives
+// every seat's finishing place in Places; a two-seat game leaves those
+// columns empty, so its record is what it was before there were more
+// seats (and files written then read back with the new columns empty).
 type Record struct {
 	Match    string `parquet:"match,dict"`    // the match's id: its file name without RecordExt
 	Variant  string `parquet:"variant,dict"`  // the variant's name
 	Pair     int32  `parquet:"pair"`          // the pair (opening) number within the match, from 0
-	Game     int32  `parquet:"game"`          // 0: player A has seat 0; 1: the seats swapped
+	Game     int32  `parquet:"game"`          // the seating rotation: player A has seat Game (two seats: 0 A first, 1 swapped)
 	Player0  string `parquet:"player_0,dict"` // the name of the player on seat 0
 	Player1  string `parquet:"player_1,dict"` // the name of the player on seat 1
+	Player2  string `parquet:"player_2,dict"` // the name of the player on seat 2; "" with two seats
+	Player3  string `parquet:"player_3,dict"` // the name of the player on seat 3; "" with two or three seats
+	Places   string `parquet:"places"`        // 3-4 seats: each seat's finishing place from 1, space separated, tied seats sharing one (see Place); "" with two seats
 	Opening  int32  `parquet:"opening"`       // how many of Moves are the random opening
 	Moves    string `parquet:"moves"`         // every action, space separated
-	Winner   int8   `parquet:"winner"`        // the winning seat, or -1 for a draw
+	Winner   int8   `parquet:"winner"`        // the winning seat, or -1 for a draw (3-4 seats: no seat alone in first place)
 	Reason   string `parquet:"reason"`        // why the game ended: the rule, or "forfeit: ..."
 	Forfeit  int8   `parquet:"forfeit"`       // the seat that forfeited, or -1
 	Plies    int32  `parquet:"plies"`         // actions played, the opening's included
@@ -46,20 +55,104 @@ type Record struct {
 	Finished int64  `parquet:"finished"`      // when the game ended, Unix milliseconds
 }
 
-// Score is what seat scores in the game: 1 win, 0.5 draw, 0 loss.
-func (r *Record) Score(seat int) float64 {
-	switch int(r.Winner) {
-	case -1:
-		return 0.5
-	case seat:
-		return 1
+// Seats is the number of seats of the game: 2, 3 or 4.
+func (r *Record) Seats() int {
+	switch {
+	case r.Player3 != "":
+		return 4
+	case r.Player2 != "":
+		return 3
 	}
-	return 0
+	return 2
+}
+
+// PlayerAt is the name of the player on seat.
+func (r *Record) PlayerAt(seat int) string {
+	switch seat {
+	case 0:
+		return r.Player0
+	case 1:
+		return r.Player1
+	case 2:
+		return r.Player2
+	case 3:
+		return r.Player3
+	}
+	return ""
+}
+
+// Lineup is the players by seat, seat 0 first: "a vs b" (or "a vs b vs c").
+func (r *Record) Lineup() string {
+	names := make([]string, r.Seats())
+	for s := range names {
+		names[s] = r.PlayerAt(s)
+	}
+	return strings.Join(names, " vs ")
+}
+
+// Place is seat's finishing place, from 1: with two seats 1 for the
+// winner and 2 for the loser, 1 for both in a draw; with 3-4 seats as
+// Places says (the winner 1, then the eliminated players, the last out
+// best; seats that end together share a place). A seat Places does not
+// cover (a malformed record) is placed last.
+func (r *Record) Place(seat int) int {
+	if r.Places == "" {
+		if r.Winner < 0 || int(r.Winner) == seat {
+			return 1
+		}
+		return 2
+	}
+	f := strings.Fields(r.Places)
+	if seat < 0 || seat >= len(f) {
+		return r.Seats()
+	}
+	p, err := strconv.Atoi(f[seat])
+	if err != nil || p < 1 {
+		return r.Seats()
+	}
+	return p
+}
+
+// Score is what seat scores in the game against the others, 0..1: the
+// share of the other seats it finished ahead of, a tie counting half. With
+// two seats that is 1 for a win, 0.5 for a draw and 0 for a loss; with 3-4
+// it is the mean of the pairwise results that FitElo fits (see there).
+func (r *Record) Score(seat int) float64 {
+	if r.Places == "" {
+		switch int(r.Winner) {
+		case -1:
+			return 0.5
+		case seat:
+			return 1
+		}
+		return 0
+	}
+	n := r.Seats()
+	me := r.Place(seat)
+	s := 0.0
+	for o := 0; o < n; o++ {
+		switch p := r.Place(o); {
+		case o == seat:
+		case me < p:
+			s++
+		case me == p:
+			s += 0.5
+		}
+	}
+	return s / float64(n-1)
 }
 
 // ResultString is the result in the usual notation: "1-0", "0-1" or
-// "1/2-1/2" (seat 0's score first).
+// "1/2-1/2" (seat 0's score first); with 3-4 seats the places, seat 0's
+// first, as "1st 3rd 2nd".
 func (r *Record) ResultString() string {
+	if r.Places != "" {
+		f := strings.Fields(r.Places)
+		for i, p := range f {
+			f[i] = p + ordinalSuffix(p)
+		}
+		return strings.Join(f, " ")
+	}
 	switch r.Winner {
 	case 0:
 		return "1-0"
@@ -67,6 +160,18 @@ func (r *Record) ResultString() string {
 		return "0-1"
 	}
 	return "1/2-1/2"
+}
+
+func ordinalSuffix(n string) string {
+	switch n {
+	case "1":
+		return "st"
+	case "2":
+		return "nd"
+	case "3":
+		return "rd"
+	}
+	return "th"
 }
 
 // newMatchID is a fresh match id: the time first, so ids sort by when the

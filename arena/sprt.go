@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
+
+	"github.com/millzero/millzero/engine"
 )
 
 // SPRT is a generalised sequential probability ratio test on the Elo
@@ -88,12 +92,28 @@ const pentaRegularisation = 1e-3
 // pair scores and p0, p1 are the distributions closest to it (maximum
 // likelihood) whose mean score is that of Elo0 and Elo1.
 func (t SPRT) LLR(p Penta) float64 {
-	if p.Pairs() == 0 {
+	return t.llr(p[:])
+}
+
+// llr is LLR over any histogram of round scores: counts[k] rounds scored
+// a mean of k/(len(counts)-1) per game.
+func (t SPRT) llr(counts []int) float64 {
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	if total == 0 {
 		return 0
 	}
-	var prob [5]float64
+	var buf [2*engine.MaxSeats*(engine.MaxSeats-1) + 1]float64 // the most cells, 4 seats'
+	prob := buf[:]
+	if len(counts) <= len(buf) {
+		prob = buf[:len(counts)]
+	} else {
+		prob = make([]float64, len(counts))
+	}
 	n := 0.0
-	for k, c := range p {
+	for k, c := range counts {
 		prob[k] = max(float64(c), pentaRegularisation)
 		n += prob[k]
 	}
@@ -101,10 +121,11 @@ func (t SPRT) LLR(p Penta) float64 {
 		prob[k] /= n
 	}
 	s0, s1 := expectedScore(t.Elo0), expectedScore(t.Elo1)
-	l0, l1 := mleLambda(&prob, s0), mleLambda(&prob, s1)
+	l0, l1 := mleLambda(prob, s0), mleLambda(prob, s1)
 	llr := 0.0
+	step := 1 / float64(len(prob)-1) // the score of one cell; exact (0.25) for Penta
 	for k, pk := range prob {
-		x := float64(k) / 4
+		x := float64(k) * step
 		// p_s(k) = p̂ₖ / (1 + λ(xₖ - s)), so log(p1/p0) is the difference
 		// of the denominators' logs.
 		llr += pk * (math.Log1p(l0*(x-s0)) - math.Log1p(l1*(x-s1)))
@@ -129,15 +150,16 @@ func (t SPRT) Decide(p Penta) (Decision, float64) {
 func expectedScore(d float64) float64 { return 1 / (1 + math.Pow(10, -d/400)) }
 
 // mleLambda finds the Lagrange multiplier of the distribution closest to
-// prob with mean score s (scores xₖ = k/4): the root of
+// prob with mean score s (scores xₖ = k/(len(prob)-1)): the root of
 // Σ pₖ(xₖ-s)/(1+λ(xₖ-s)) = 0, which decreases in λ over the interval where
 // every 1+λ(xₖ-s) > 0, so bisection finds it.
-func mleLambda(prob *[5]float64, s float64) float64 {
+func mleLambda(prob []float64, s float64) float64 {
 	lo, hi := -1/(1-s), 1/s
+	step := 1 / float64(len(prob)-1)
 	f := func(l float64) float64 {
 		sum := 0.0
 		for k, pk := range prob {
-			x := float64(k)/4 - s
+			x := float64(k)*step - s
 			sum += pk * x / (1 + l*x)
 		}
 		return sum
@@ -156,39 +178,143 @@ func mleLambda(prob *[5]float64, s float64) float64 {
 	return lo + (hi-lo)/2
 }
 
+// Rounds counts a gate's complete rounds of N = 3 or 4 seats (one opening
+// played once per seating rotation, so the candidate sat in every seat
+// once) by the candidate's mean score over the round. A game's score is
+// Record.Score, a multiple of 1/(2(N-1)); the round's mean a multiple of
+// 1/(2N(N-1)), so Count has 2N(N-1)+1 cells, cell k for a mean of
+// k/(2N(N-1)). With N = 2 the cells are those of Penta.
+type Rounds struct {
+	Seats int   // N
+	Count []int // rounds by mean score
+}
+
+// NewRounds is an empty count of rounds of seats games.
+func NewRounds(seats int) Rounds {
+	return Rounds{Seats: seats, Count: make([]int, 2*seats*(seats-1)+1)}
+}
+
+// Len is the number of rounds counted.
+func (r Rounds) Len() int {
+	n := 0
+	for _, c := range r.Count {
+		n += c
+	}
+	return n
+}
+
+// Add counts a round whose games the candidate scored sum points in all
+// (each 0..1, Record.Score).
+func (r *Rounds) Add(sum float64) {
+	cells := len(r.Count) - 1
+	k := int(math.Round(sum / float64(r.Seats) * float64(cells)))
+	r.Count[min(max(k, 0), cells)]++
+}
+
+// Mean is the candidate's mean score per game over the rounds, NaN with
+// none.
+func (r Rounds) Mean() float64 {
+	sum, n := 0.0, 0
+	cells := float64(len(r.Count) - 1)
+	for k, c := range r.Count {
+		sum += float64(c) * float64(k) / cells
+		n += c
+	}
+	return sum / float64(n)
+}
+
+// String is the counts, slash separated, cell 0 first.
+func (r Rounds) String() string {
+	f := make([]string, len(r.Count))
+	for k, c := range r.Count {
+		f[k] = strconv.Itoa(c)
+	}
+	return strings.Join(f, "/")
+}
+
+// DecideRounds is the test's decision on rounds of 3-4 seats, with the
+// LLR: the same generalised SPRT as Decide, over the distribution of the
+// candidate's mean round score instead of the pentanomial.
+//
+// The score of a game is the share of the other seats the candidate
+// finished ahead of (a tie half): the mean of its pairwise results against
+// each copy of the best, the results FitElo rates. If the candidate is d
+// Elo better than the best in the pairwise Bradley-Terry sense, each
+// pairwise result has expectation 1/(1+10^(-d/400)), and so has the mean.
+// So H0 says the candidate's expected score per game is that of Elo0 (0:
+// 1/2, what a copy of the best would score by symmetry, whatever N is),
+// H1 that of Elo1, and a whole round is one sample: its N games share an
+// opening, and each puts the candidate on another seat, so the seat
+// advantage cancels within a round, as it does within a pair.
+func (t SPRT) DecideRounds(r Rounds) (Decision, float64) {
+	llr := t.llr(r.Count)
+	lo, hi := t.Bounds()
+	switch {
+	case llr >= hi:
+		return AcceptH1, llr
+	case llr <= lo:
+		return AcceptH0, llr
+	}
+	return Continue, llr
+}
+
 // GateResult is how a gating match ended.
 type GateResult struct {
 	Decision Decision // AcceptH1: the candidate is better; AcceptH0 or Continue (out of games): it is not
 	LLR      float64  // the last log-likelihood ratio
 	Lower    float64  // the bound for H0
 	Upper    float64  // the bound for H1
-	Penta    Penta    // pair outcomes, from the candidate's side
+	Penta    Penta    // pair outcomes, from the candidate's side (two seats)
+	Rounds   Rounds   // 3-4 seats: round outcomes, from the candidate's side
 	Records  []Record // every finished game
+}
+
+// Unit names what Counts counts: "pairs" or "rounds".
+func (r GateResult) Unit() string {
+	if r.Rounds.Seats > 2 {
+		return "rounds"
+	}
+	return "pairs"
+}
+
+// Counts is the outcomes the test decided on, slash separated: the
+// pentanomial with two seats, the rounds (Rounds.String) with 3-4.
+func (r GateResult) Counts() string {
+	if r.Rounds.Seats > 2 {
+		return r.Rounds.String()
+	}
+	p := r.Penta
+	return fmt.Sprintf("%d/%d/%d/%d/%d", p[0], p[1], p[2], p[3], p[4])
 }
 
 // Accepted reports whether the candidate passed the gate: only a decided
 // H1 does.
 func (r GateResult) Accepted() bool { return r.Decision == AcceptH1 }
 
-// Gate plays m (m.A the candidate, m.B the best so far) pair by pair until
-// the test decides or maxGames games are played (m.Pairs is set from
-// maxGames), stopping as soon as it decides. onGame, if not nil, sees every
-// finished game with the running result, e.g. for progress lines.
+// Gate plays m (m.A the candidate, m.B the best so far; with 3-4 seats
+// the candidate against copies of the best) round by round until the test
+// decides or maxGames games are played (m.Pairs is set from maxGames),
+// stopping as soon as it decides. onGame, if not nil, sees every finished
+// game with the running result, e.g. for progress lines.
 func Gate(ctx context.Context, m Match, t SPRT, maxGames int, onGame func(*Record, GateResult)) (GateResult, error) {
 	if err := t.Validate(); err != nil {
 		return GateResult{}, err
 	}
-	if maxGames < 2 {
-		return GateResult{}, fmt.Errorf("gate: max games %d: want 2 or more (games come in pairs)", maxGames)
+	seats := 2
+	if m.Variant != nil {
+		seats = m.Variant.Players
 	}
-	m.Pairs = maxGames / 2
+	if maxGames < seats {
+		return GateResult{}, fmt.Errorf("gate: max games %d: want %d or more (games come in rounds of one per seat)", maxGames, seats)
+	}
+	m.Pairs = maxGames / seats
 	res := GateResult{}
 	res.Lower, res.Upper = t.Bounds()
 	tally := NewTally(m.A.Name())
 	recs, err := m.Run(ctx, func(r *Record) error {
 		if tally.Add(r) {
-			res.Penta = tally.Penta
-			res.Decision, res.LLR = t.Decide(res.Penta)
+			res.Penta, res.Rounds = tally.Penta, tally.Rounds
+			res.Decision, res.LLR = tally.Decide(t)
 		}
 		if onGame != nil {
 			onGame(r, res)
@@ -202,14 +328,16 @@ func Gate(ctx context.Context, m Match, t SPRT, maxGames int, onGame func(*Recor
 	return res, err
 }
 
-// Tally counts a gate's finished pairs from the candidate's side: a pair
-// counts once both its games are in, whatever order they finish in. Gate
-// uses it as games end; a resumed gate feeds it the games it kept.
+// Tally counts a gate's finished pairs (rounds, with 3-4 seats) from the
+// candidate's side: a pair counts once both its games are in, a round
+// once all its N, whatever order they finish in. Gate uses it as games
+// end; a resumed gate feeds it the games it kept.
 type Tally struct {
-	Penta Penta // the finished pairs, by the candidate's score over the pair
+	Penta  Penta  // the finished pairs, by the candidate's score over the pair
+	Rounds Rounds // 3-4 seats: the finished rounds, by the candidate's mean score
 
 	cand string
-	half map[tallyKey]float64 // the candidate's score in the first finished game of each open pair
+	half map[tallyKey]tallyOpen // the candidate's score so far in each open pair or round
 }
 
 type tallyKey struct {
@@ -217,22 +345,50 @@ type tallyKey struct {
 	pair  int32
 }
 
-// NewTally counts pairs for the player named cand.
-func NewTally(cand string) *Tally { return &Tally{cand: cand, half: map[tallyKey]float64{}} }
+type tallyOpen struct {
+	games int
+	score float64
+}
 
-// Add counts a finished game and reports whether it completed a pair.
+// NewTally counts pairs for the player named cand.
+func NewTally(cand string) *Tally { return &Tally{cand: cand, half: map[tallyKey]tallyOpen{}} }
+
+// Add counts a finished game and reports whether it completed a pair (a
+// round).
 func (t *Tally) Add(r *Record) bool {
+	n := r.Seats()
 	seat := 0
-	if r.Player1 == t.cand {
-		seat = 1
+	for s := 0; s < n; s++ {
+		if r.PlayerAt(s) == t.cand {
+			seat = s
+			break
+		}
 	}
 	k := tallyKey{r.Match, r.Pair}
-	first, ok := t.half[k]
-	if !ok {
-		t.half[k] = r.Score(seat)
+	o := t.half[k]
+	o.games++
+	o.score += r.Score(seat)
+	if o.games < n {
+		t.half[k] = o
 		return false
 	}
 	delete(t.half, k)
-	t.Penta.Add(first + r.Score(seat))
+	if n == 2 {
+		t.Penta.Add(o.score)
+		return true
+	}
+	if t.Rounds.Seats != n {
+		t.Rounds = NewRounds(n)
+	}
+	t.Rounds.Add(o.score)
 	return true
+}
+
+// Decide is the test's decision on what t counted: DecideRounds on rounds
+// of 3-4 seats, Decide on pairs.
+func (t *Tally) Decide(test SPRT) (Decision, float64) {
+	if t.Rounds.Seats > 2 {
+		return test.DecideRounds(t.Rounds)
+	}
+	return test.Decide(t.Penta)
 }

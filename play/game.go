@@ -1,6 +1,7 @@
 package play
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -48,6 +49,19 @@ func (g *Game) UndoSeat(seat int) []engine.Action {
 	return taken
 }
 
+// UndoSeats takes back the last action of any seat in seats and every
+// action after it (UndoSeat of that seat): with people on several seats,
+// the last person's action and the model's replies. It returns none when
+// no seat of seats has played.
+func (g *Game) UndoSeats(seats Seats) []engine.Action {
+	for i := len(g.Movers) - 1; i >= 0; i-- {
+		if seats.Has(g.Movers[i]) {
+			return g.UndoSeat(g.Movers[i])
+		}
+	}
+	return nil
+}
+
 // Format writes actions in the variant's notation, space separated.
 func (g *Game) Format(actions []engine.Action) string {
 	names := make([]string, len(actions))
@@ -55,4 +69,28 @@ func (g *Game) Format(actions []engine.Action) string {
 		names[i] = g.V.FormatAction(a)
 	}
 	return strings.Join(names, " ")
+}
+
+// PointKey draws every point's name where it stands on the board, followed
+// by the symbol of the piece on it (+ for none).
+func PointKey(v *engine.Variant, p *engine.Position) string {
+	b := v.Board
+	rows := make([][]byte, b.Size)
+	for i := range rows {
+		rows[i] = []byte(strings.Repeat(" ", 5*b.Size))
+	}
+	for pt := 0; pt < b.Points; pt++ {
+		c := byte('+')
+		if o := p.Owner(pt); o >= 0 {
+			c = "O@X#"[o] // the symbols of engine.Diagram
+		}
+		cell := fmt.Sprintf("%s%c", b.Name(pt), c)
+		copy(rows[b.Size-1-b.Y[pt]][5*b.X[pt]:], cell)
+	}
+	var sb strings.Builder
+	sb.WriteString("Points (name and piece):\n")
+	for _, r := range rows {
+		sb.WriteString("   " + strings.TrimRight(string(r), " ") + "\n")
+	}
+	return sb.String()
 }

@@ -25,6 +25,7 @@ type WebConfig struct {
 	Addr     string          // listen address; port 0 picks a free one
 	Variant  *engine.Variant // the first game's variant
 	Seat     int             // the person's seat in the first game
+	Humans   Seats           // the people's seats in the first game when several (3-4 players); 0: Seat alone
 	Variants []string        // the variants a new game may be
 
 	// NewBot makes the model's player of a variant.
@@ -73,27 +74,31 @@ func ServeWeb(ctx context.Context, cfg WebConfig, out io.Writer, ready func(url 
 // WebServer holds the one game the page plays. Requests are served one at
 // a time; the model answers within the request that gave it the move.
 type WebServer struct {
-	cfg   WebConfig
-	mu    sync.Mutex
-	g     *Game
-	human int
-	bot   *Bot
-	last  *searchInfo // the model's last search, for the stats
-	legal []engine.Action
+	cfg    WebConfig
+	mu     sync.Mutex
+	g      *Game
+	humans Seats // the seats people play; the model plays the others
+	bot    *Bot
+	last   *searchInfo // the model's last search, for the stats
+	legal  []engine.Action
 }
 
 // NewWebServer starts the first game of cfg.
 func NewWebServer(cfg WebConfig) (*WebServer, error) {
 	s := &WebServer{cfg: cfg, legal: make([]engine.Action, 0, engine.MaxActions)}
-	if err := s.newGame(cfg.Variant, cfg.Seat); err != nil {
+	humans := cfg.Humans
+	if humans == 0 {
+		humans = SeatsOf(cfg.Seat)
+	}
+	if err := s.newGame(cfg.Variant, humans.For(cfg.Variant)); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// newGame starts a game of v with the person at seat, and lets the model
-// open if the person does not.
-func (s *WebServer) newGame(v *engine.Variant, seat int) error {
+// newGame starts a game of v with people on the seats humans, and lets
+// the model open if the first seat is its.
+func (s *WebServer) newGame(v *engine.Variant, humans Seats) error {
 	if s.bot == nil || s.bot.V != v {
 		bot, err := s.cfg.NewBot(v)
 		if err != nil {
@@ -101,7 +106,7 @@ func (s *WebServer) newGame(v *engine.Variant, seat int) error {
 		}
 		s.bot = bot
 	}
-	s.g, s.human, s.last = NewGame(v), seat, nil
+	s.g, s.humans, s.last = NewGame(v), humans, nil
 	return s.modelReplies(context.Background())
 }
 
@@ -109,7 +114,7 @@ func (s *WebServer) newGame(v *engine.Variant, seat int) error {
 // the game is over.
 func (s *WebServer) modelReplies(ctx context.Context) error {
 	for {
-		if r, _ := s.g.Outcome(); r != engine.Ongoing || int(s.g.Pos.Side) == s.human {
+		if r, _ := s.g.Outcome(); r != engine.Ongoing || s.humans.Has(int(s.g.Pos.Side)) {
 			return nil
 		}
 		seat := int(s.g.Pos.Side)
@@ -198,7 +203,7 @@ func (s *WebServer) handleAction(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusConflict, apiError{Error: "the game is over: " + arena.ResultText(s.g.V, &s.g.Pos, res, why)})
 		return
 	}
-	if int(s.g.Pos.Side) != s.human {
+	if !s.humans.Has(int(s.g.Pos.Side)) {
 		writeJSON(w, http.StatusConflict, apiError{Error: "it is the model's turn"})
 		return
 	}
@@ -221,7 +226,7 @@ func (s *WebServer) handleAction(w http.ResponseWriter, r *http.Request) {
 func (s *WebServer) handleUndo(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.g.UndoSeat(s.human)) == 0 {
+	if len(s.g.UndoSeats(s.humans)) == 0 {
 		writeJSON(w, http.StatusConflict, apiError{Error: "nothing to undo: you have not played yet"})
 		return
 	}
@@ -232,7 +237,7 @@ func (s *WebServer) handleUndo(w http.ResponseWriter, r *http.Request) {
 func (s *WebServer) handleNew(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Variant string `json:"variant"` // "" keeps the current one
-		Seat    string `json:"seat"`    // white, black or 1..N; "" keeps the current seat if the variant has it
+		Seat    string `json:"seat"`    // white, black or 1..N, several as "1,3", or "all"; "" keeps the current seats the variant has
 	}
 	if err := readJSON(w, r, &req); err != nil {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
@@ -248,15 +253,15 @@ func (s *WebServer) handleNew(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	seat := min(s.human, v.Players-1)
+	seats := s.humans.For(v)
 	if req.Seat != "" {
 		var err error
-		if seat, err = ParseSeat(v, req.Seat); err != nil {
+		if seats, err = ParseSeats(v, req.Seat); err != nil {
 			writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
 			return
 		}
 	}
-	if err := s.newGame(v, seat); err != nil {
+	if err := s.newGame(v, seats); err != nil {
 		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
@@ -266,7 +271,7 @@ func (s *WebServer) handleNew(w http.ResponseWriter, r *http.Request) {
 func (s *WebServer) handleHint(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if res, _ := s.g.Outcome(); res != engine.Ongoing || int(s.g.Pos.Side) != s.human {
+	if res, _ := s.g.Outcome(); res != engine.Ongoing || !s.humans.Has(int(s.g.Pos.Side)) {
 		writeJSON(w, http.StatusConflict, apiError{Error: "no hint: it is not your turn"})
 		return
 	}
@@ -275,7 +280,7 @@ func (s *WebServer) handleHint(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, apiError{Error: err.Error()})
 		return
 	}
-	writeJSON(w, http.StatusOK, newSearchInfo(s.g.V, s.human, res.Best, res.Visited, res.Value, TopChoices(s.g.V, res, 8), s.bot.Nodes()))
+	writeJSON(w, http.StatusOK, newSearchInfo(s.g.V, int(s.g.Pos.Side), res.Best, res.Visited, res.Value, TopChoices(s.g.V, res, 8), s.bot.Nodes()))
 }
 
 func (s *WebServer) handleStats(w http.ResponseWriter, r *http.Request) {
@@ -314,7 +319,8 @@ type webState struct {
 	Board    webBoard    `json:"board"`
 	Owner    []int       `json:"owner"` // per point: the seat whose piece stands there, or -1
 	Seats    []webSeat   `json:"seats"`
-	Human    int         `json:"human"`    // the person's seat
+	Human    int         `json:"human"`    // the person's seat: the seat to act if a person plays it, else the first person's
+	Humans   []int       `json:"humans"`   // every seat people play
 	Side     int         `json:"side"`     // the seat to act
 	Removing bool        `json:"removing"` // the side to act owes a removal
 	Legal    []webAction `json:"legal"`    // the side to act's legal actions
@@ -379,7 +385,11 @@ func kindName(k engine.Kind) string {
 func (s *WebServer) state() *webState {
 	v, p := s.g.V, &s.g.Pos
 	b := v.Board
-	st := &webState{Variant: v.Name, Model: s.bot.Desc, Human: s.human, Side: int(p.Side), Removing: p.Removing(),
+	human := s.humans.First()
+	if s.humans.Has(int(p.Side)) {
+		human = int(p.Side)
+	}
+	st := &webState{Variant: v.Name, Model: s.bot.Desc, Human: human, Humans: s.humans.List(), Side: int(p.Side), Removing: p.Removing(),
 		Last: s.last, Board: webBoard{Size: b.Size, Rings: b.Rings, Rotating: b.Rotating},
 		Legal: []webAction{}, History: []webMove{}}
 	st.Variants = s.cfg.Variants
@@ -393,7 +403,7 @@ func (s *WebServer) state() *webState {
 		}
 	}
 	for k := 0; k < v.Players; k++ {
-		st.Seats = append(st.Seats, webSeat{Name: arena.SeatName(v, k), Human: k == s.human, Hand: int(p.Hand[k]),
+		st.Seats = append(st.Seats, webSeat{Name: arena.SeatName(v, k), Human: s.humans.Has(k), Hand: int(p.Hand[k]),
 			OnBoard: p.PiecesLeft(k) - int(p.Hand[k]), Out: p.Out>>k&1 != 0})
 	}
 	if r, why := s.g.Outcome(); r != engine.Ongoing {

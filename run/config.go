@@ -206,8 +206,12 @@ func LoadVariant(s string) (*engine.Variant, error) {
 }
 
 func (c *Config) validate() error {
-	if _, err := c.LoadVariant(); err != nil {
+	v, err := c.LoadVariant()
+	if err != nil {
 		return fmt.Errorf("variant: %w", err)
+	}
+	if c.Gate.MaxGames >= 2 && c.Gate.MaxGames < v.Players {
+		return fmt.Errorf("gate: max_games %d: want %d or more, one game per seat of %s (the candidate plays every opening in every seat)", c.Gate.MaxGames, v.Players, v.Name)
 	}
 	if c.Tablebase != "" {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {

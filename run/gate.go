@@ -30,7 +30,9 @@ func (l *Loop) player(gen int) (arena.Player, error) {
 }
 
 // gate plays the candidate against the best until the SPRT decides or
-// gate.max_games are played. Every finished game is journalled as it ends,
+// gate.max_games are played: with 3-4 seats the candidate against copies
+// of the best, each opening once with the candidate in every seat, the
+// SPRT on its mean score over those rounds (arena.SPRT.DecideRounds). Every finished game is journalled as it ends,
 // so a killed run loses none and replays none; the games go to one
 // Parquet file when the gate is over.
 func (l *Loop) gate(ctx context.Context, cand, best int) (arena.GateResult, error) {
@@ -49,31 +51,34 @@ func (l *Loop) gate(ctx context.Context, cand, best int) (arena.GateResult, erro
 	id := "gate-" + ModelName(cand)
 	recs, err := l.matchGames(ctx, id, arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: gc.OpeningPlies}, gc.MaxGames,
 		func(recs []arena.Record) bool {
-			res.Penta, res.Decision, res.LLR = tally(recs, a.Name(), test)
-			l.prog.Update("generation %d arena: %s vs %s: %d games, pairs %v, LLR %.2f in [%.2f, %.2f]",
-				cand-1, a.Name(), b.Name(), len(recs), res.Penta, res.LLR, res.Lower, res.Upper)
+			res.Penta, res.Rounds, res.Decision, res.LLR = tally(recs, a.Name(), test)
+			l.prog.Update("generation %d arena: %s vs %s: %d games, %s %s, LLR %.2f in [%.2f, %.2f]",
+				cand-1, a.Name(), b.Name(), len(recs), res.Unit(), res.Counts(), res.LLR, res.Lower, res.Upper)
 			return res.Decision != arena.Continue
 		})
 	if err != nil {
 		return res, err
 	}
-	res.Penta, res.Decision, res.LLR = tally(recs, a.Name(), test)
+	res.Penta, res.Rounds, res.Decision, res.LLR = tally(recs, a.Name(), test)
 	res.Records = recs
 	return res, nil
 }
 
-// tally counts the candidate's finished pairs in recs and applies the test.
-func tally(recs []arena.Record, cand string, test arena.SPRT) (arena.Penta, arena.Decision, float64) {
+// tally counts the candidate's finished pairs (rounds, with 3-4 seats) in
+// recs and applies the test.
+func tally(recs []arena.Record, cand string, test arena.SPRT) (arena.Penta, arena.Rounds, arena.Decision, float64) {
 	t := arena.NewTally(cand)
 	for i := range recs {
 		t.Add(&recs[i])
 	}
-	d, llr := test.Decide(t.Penta)
-	return t.Penta, d, llr
+	d, llr := t.Decide(test)
+	return t.Penta, t.Rounds, d, llr
 }
 
 // ladder plays model generation gen against every reference player, once
-// per generation that becomes best.
+// per generation that becomes best: ladder_pairs openings, each once per
+// seating rotation (with 3-4 seats the model against copies of the
+// reference player).
 func (l *Loop) ladder(ctx context.Context, gen int) error {
 	if l.cfg.Gate.LadderPairs == 0 {
 		return nil
@@ -89,8 +94,8 @@ func (l *Loop) ladder(ctx context.Context, gen int) error {
 		}
 		id := "ladder-" + ModelName(gen) + "-" + strings.ReplaceAll(spec, ":", "")
 		_, err = l.matchGames(ctx, id, arena.Match{Variant: l.v, A: me, B: ref, OpeningPlies: l.cfg.Gate.OpeningPlies},
-			2*l.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
-				l.prog.Update("ladder: %s vs %s: %d/%d games", me.Name(), spec, len(recs), 2*l.cfg.Gate.LadderPairs)
+			l.v.Players*l.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
+				l.prog.Update("ladder: %s vs %s: %d/%d games", me.Name(), spec, len(recs), l.v.Players*l.cfg.Gate.LadderPairs)
 				return false
 			})
 		if err != nil {
@@ -123,7 +128,7 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 			return nil, err
 		}
 		defer f.Close()
-		m.Pairs = (maxGames - len(recs) + 1) / 2
+		m.Pairs = (maxGames - len(recs) + l.v.Players - 1) / l.v.Players
 		m.Seed = l.cfg.Loop.Seed ^ hashString(id) ^ uint64(len(recs))<<32
 		var werr error
 		_, err = m.Run(ctx, func(r *arena.Record) error {

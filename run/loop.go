@@ -397,12 +397,11 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err != nil {
 		return err
 	}
-	p := res.Penta
 	if err := l.gens.add(g, l.hours(), games, moves, trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
-		fmt.Sprintf("%d/%d/%d/%d/%d", p[0], p[1], p[2], p[3], p[4]), ModelName(best), eloBest); err != nil {
+		res.Counts(), ModelName(best), eloBest); err != nil {
 		return err
 	}
-	l.prog.Done("generation %d: %s %s (LLR %.2f, pairs %v); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, p, ModelName(best), eloBest)
+	l.prog.Done("generation %d: %s %s (LLR %.2f, %s %s); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, res.Unit(), res.Counts(), ModelName(best), eloBest)
 	l.forget(best)
 	if err := l.plots(); err != nil {
 		return err

@@ -24,8 +24,8 @@ func runArena(args []string, out io.Writer) (err error) {
 			"millzero arena model:runs/nine/models/gen-000007.safetensors alphabeta:4 --tablebase tables/nine",
 		}, out)
 	variant := fs.String("variant", "nine", "variant name (millzero variants lists them) or variant file")
-	games := fs.Int("games", 0, "games per match (rounded up to whole pairs); overrides --pairs")
-	pairs := fs.Int("pairs", 10, "pairs of games per match: each opening is played twice, seats swapped")
+	games := fs.Int("games", 0, "games per match (rounded up to whole pairs, or rounds of one game per seat); overrides --pairs")
+	pairs := fs.Int("pairs", 10, "openings per match, each played once per seating: twice with seats swapped (3-4 players: each player against copies of the other, in every seat)")
 	runPath := fs.String("run", "", "run directory or store URL: every game is stored as Parquet under RUN/arena (none without it)")
 	cache := cacheFlag(fs)
 	all := fs.Bool("all", false, "rate every game under RUN/arena, not only this invocation's")
@@ -50,14 +50,11 @@ func runArena(args []string, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if v.Players != 2 {
-		return fmt.Errorf("variant %s has %d players: arena matches are for two-player variants", v.Name, v.Players)
-	}
 	if *games < 0 || *pairs < 1 {
 		return fmt.Errorf("--games %d / --pairs %d: want a positive number of games", *games, *pairs)
 	}
 	if *games > 0 {
-		*pairs = (*games + 1) / 2
+		*pairs = (*games + v.Players - 1) / v.Players
 	}
 	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
@@ -124,7 +121,7 @@ func runArena(args []string, out io.Writer) (err error) {
 		}
 	}
 
-	total := len(matches) * 2 * *pairs
+	total := len(matches) * v.Players * *pairs
 	done := 0
 	var recs []arena.Record
 	start := time.Now()
@@ -134,8 +131,8 @@ func runArena(args []string, out io.Writer) (err error) {
 		fmt.Fprintf(out, "match %d/%d: %s vs %s, %d pair(s) of %s\n", k+1, len(matches), mp.a.Name(), mp.b.Name(), *pairs, v.Name)
 		got, err := m.Run(ctx, func(r *arena.Record) error {
 			done++
-			fmt.Fprintf(out, "  [%d/%d] pair %d game %d: %s vs %s  %-7s  %s, %d plies\n",
-				done, total, r.Pair+1, r.Game+1, r.Player0, r.Player1, r.ResultString(), r.Reason, r.Plies)
+			fmt.Fprintf(out, "  [%d/%d] pair %d game %d: %s  %-7s  %s, %d plies\n",
+				done, total, r.Pair+1, r.Game+1, r.Lineup(), r.ResultString(), r.Reason, r.Plies)
 			return nil
 		})
 		recs = append(recs, got...)

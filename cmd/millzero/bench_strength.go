@@ -67,7 +67,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		return err
 	}
 	if v.Players != 2 {
-		return fmt.Errorf("variant %s has %d players: the alpha-beta yardsticks are for two", v.Name, v.Players)
+		return fmt.Errorf("variant %s has %d players: the strength benchmark is for two-player variants (arena plays 3-4)", v.Name, v.Players)
 	}
 	player := arena.NewSearchPlayer(fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), arena.ArenaSettings(*sims),
 		arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})

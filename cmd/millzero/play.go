@@ -32,7 +32,7 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 		}, out)
 	var pc playerConfig
 	addPlayerFlags(fs, &pc)
-	seatFlag := fs.String("seat", "white", "your seat: white or black, or 1..N with 3-4 players (the model plays the others)")
+	seatFlag := fs.String("seat", "white", "your seat: white or black, or 1..N with 3-4 players; several as 1,3 or all (people take turns; the model plays the others)")
 	web := fs.Bool("web", false, "play in the browser: serve the game page and print its URL")
 	addr := fs.String("addr", "127.0.0.1:0", "with --web: the address to listen on; port 0 picks a free one")
 	rest, err := parseFlags(fs, args)
@@ -50,7 +50,7 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	seat, err := play.ParseSeat(v, *seatFlag)
+	seats, err := play.ParseSeats(v, *seatFlag)
 	if err != nil {
 		return fmt.Errorf("--seat: %w", err)
 	}
@@ -64,32 +64,34 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if *web {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return play.ServeWeb(ctx, webConfig(pc, src, v, seat, *addr, prover), out, nil)
+		return play.ServeWeb(ctx, webConfig(pc, src, v, seats, *addr, prover), out, nil)
 	}
 	bot, err := newBot(v, src, pc.Sims, pc.Seed, prover)
 	if err != nil {
 		return err
 	}
-	return newTextGame(v, seat, bot, in, out).run()
+	tg := newTextGame(v, seats.First(), bot, in, out)
+	tg.humans = seats
+	return tg.run()
 }
 
 // textGame is a game against the model in a terminal: the board after
 // every action, the person's actions typed in the variant's notation.
 type textGame struct {
-	v     *engine.Variant
-	g     *play.Game
-	human int // the person's seat; the model plays every other one
-	bot   *play.Bot
-	in    *bufio.Scanner
-	out   io.Writer
-	legal []engine.Action
-	told  bool // the result of the finished game has been printed
+	v      *engine.Variant
+	g      *play.Game
+	humans play.Seats // the people's seats; the model plays every other one
+	bot    *play.Bot
+	in     *bufio.Scanner
+	out    io.Writer
+	legal  []engine.Action
+	told   bool // the result of the finished game has been printed
 }
 
 func newTextGame(v *engine.Variant, human int, bot *play.Bot, in io.Reader, out io.Writer) *textGame {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 4096), 1<<16)
-	return &textGame{v: v, g: play.NewGame(v), human: human, bot: bot, in: sc, out: out,
+	return &textGame{v: v, g: play.NewGame(v), humans: play.SeatsOf(human), bot: bot, in: sc, out: out,
 		legal: make([]engine.Action, 0, engine.MaxActions)}
 }
 
@@ -102,19 +104,24 @@ after a mill), r1+ / r1- (turn ring 1 clockwise / anticlockwise). Or:
 
 // run plays until the person quits or the input ends.
 func (t *textGame) run() error {
-	others := make([]string, 0, t.v.Players-1)
+	var people, others []string
 	for s := 0; s < t.v.Players; s++ {
-		if s != t.human {
+		if t.humans.Has(s) {
+			people = append(people, seatLabel(t.v, s))
+		} else {
 			others = append(others, seatLabel(t.v, s))
 		}
 	}
-	fmt.Fprintf(t.out, "millzero play: %s. You are %s; the model plays %s.\n", t.v.Name, seatLabel(t.v, t.human), strings.Join(others, ", "))
+	if len(others) == 0 {
+		others = []string{"no seat"}
+	}
+	fmt.Fprintf(t.out, "millzero play: %s. You are %s; the model plays %s.\n", t.v.Name, strings.Join(people, ", "), strings.Join(others, ", "))
 	fmt.Fprintf(t.out, "Model: %s.\n", t.bot.Desc)
 	fmt.Fprint(t.out, textHelp)
 	t.show()
 	for {
 		r, why := t.g.Outcome()
-		if r == engine.Ongoing && int(t.g.Pos.Side) != t.human {
+		if r == engine.Ongoing && !t.humans.Has(int(t.g.Pos.Side)) {
 			if err := t.modelMove(); err != nil {
 				return err
 			}
@@ -207,7 +214,7 @@ func (t *textGame) play(a engine.Action) {
 
 // undo takes back the person's last action and the model's replies.
 func (t *textGame) undo() {
-	taken := t.g.UndoSeat(t.human)
+	taken := t.g.UndoSeats(t.humans)
 	if len(taken) == 0 {
 		fmt.Fprintln(t.out, "Nothing to undo: you have not played yet.")
 		return
@@ -233,7 +240,7 @@ func (t *textGame) hint() {
 		top = append(top, fmt.Sprintf("%s %.0f%%", c.Action, 100*c.Share))
 	}
 	fmt.Fprintf(t.out, "Hint: %s  (%d visits: %s; your expected score %.2f)\n", t.v.FormatAction(res.Best), res.Visited,
-		strings.Join(top, ", "), res.Value[t.human])
+		strings.Join(top, ", "), res.Value[t.g.Pos.Side])
 }
 
 // listLegal prints the legal actions of the side to move.
@@ -259,30 +266,6 @@ func (t *textGame) show() {
 	}
 	fmt.Fprint(t.out, t.v.Diagram(&t.g.Pos))
 	if t.v.Board.Rotating {
-		fmt.Fprint(t.out, pointKey(t.v, &t.g.Pos))
+		fmt.Fprint(t.out, play.PointKey(t.v, &t.g.Pos))
 	}
-}
-
-// pointKey draws every point's name where it stands on the board, followed
-// by the symbol of the piece on it (+ for none).
-func pointKey(v *engine.Variant, p *engine.Position) string {
-	b := v.Board
-	rows := make([][]byte, b.Size)
-	for i := range rows {
-		rows[i] = []byte(strings.Repeat(" ", 5*b.Size))
-	}
-	for pt := 0; pt < b.Points; pt++ {
-		c := byte('+')
-		if o := p.Owner(pt); o >= 0 {
-			c = pieceChars[o]
-		}
-		cell := fmt.Sprintf("%s%c", b.Name(pt), c)
-		copy(rows[b.Size-1-b.Y[pt]][5*b.X[pt]:], cell)
-	}
-	var sb strings.Builder
-	sb.WriteString("Points (name and piece):\n")
-	for _, r := range rows {
-		sb.WriteString("   " + strings.TrimRight(string(r), " ") + "\n")
-	}
-	return sb.String()
 }

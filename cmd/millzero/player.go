@@ -151,8 +151,8 @@ func newBot(v *engine.Variant, src modelSource, sims int, seed uint64, prover mc
 
 // webConfig is what play --web serves: src's model, or rollouts in any
 // variant.
-func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seat int, addr string, prover mcts.Prover) play.WebConfig {
-	c := play.WebConfig{Addr: addr, Variant: v, Seat: seat, Variants: engine.Names(), VariantFor: src.variantFor,
+func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seats play.Seats, addr string, prover mcts.Prover) play.WebConfig {
+	c := play.WebConfig{Addr: addr, Variant: v, Seat: seats.First(), Humans: seats, Variants: engine.Names(), VariantFor: src.variantFor,
 		NewBot: func(w *engine.Variant) (*play.Bot, error) {
 			if w.Name != v.Name {
 				return newBot(w, src, pc.Sims, pc.Seed, nil) // the tables are v's

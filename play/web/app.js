@@ -182,12 +182,15 @@ function drawPanel() {
   status.classList.toggle("thinking", busy);
   if (busy) status.textContent = "The model is thinking";
   else if (st.over) status.textContent = "Game over: " + st.result;
-  else if (st.side === st.human) status.textContent = st.removing ? "Your turn: remove a piece" : "Your turn";
+  else if (st.side === st.human) {
+    const who = st.humans.length > 1 ? seatName(st.side) + ": your" : "Your";
+    status.textContent = st.removing ? who + " turn: remove a piece" : who + " turn";
+  }
   else status.textContent = seatName(st.side) + " to move";
 
   // The model's move(s) since our last action.
   const replies = [];
-  for (let k = st.history.length - 1; k >= 0 && st.history[k].seat !== st.human; k--) {
+  for (let k = st.history.length - 1; k >= 0 && !st.humans.includes(st.history[k].seat); k--) {
     replies.unshift(`${seatName(st.history[k].seat)} ${st.history[k].action}`);
   }
   $("last-move").textContent = replies.length ? "Model played: " + replies.join(", ") : "";
@@ -226,7 +229,7 @@ function drawPanel() {
     hist.appendChild(li);
   }
 
-  $("undo").disabled = busy || !st.history.some((m) => m.seat === st.human);
+  $("undo").disabled = busy || !st.history.some((m) => st.humans.includes(m.seat));
   $("hint-btn").disabled = !myTurn();
   $("stats-btn").textContent = showStats ? "Hide stats" : "Show stats";
   $("stats-btn").setAttribute("aria-pressed", String(showStats));
@@ -245,8 +248,17 @@ function fillSeats(n) {
   if (ss.dataset.n === String(n)) return;
   ss.dataset.n = String(n);
   const names = n === 2 ? ["white", "black"] : Array.from({ length: n }, (_, k) => String(k + 1));
-  ss.replaceChildren(...names.map((s, k) => new Option(n === 2 ? `play ${s}` : `play seat ${s}`, s)));
-  ss.selectedIndex = Math.min(st.human, n - 1);
+  const options = names.map((s) => new Option(n === 2 ? `play ${s}` : `play seat ${s}`, s));
+  if (n > 2) {
+    // People on two seats, or on all of them (passing one screen round).
+    for (let a = 0; a < n; a++) {
+      for (let b = a + 1; b < n; b++) options.push(new Option(`play seats ${a + 1} and ${b + 1}`, `${a + 1},${b + 1}`));
+    }
+    options.push(new Option("everyone plays (no model)", "all"));
+  }
+  ss.replaceChildren(...options);
+  ss.selectedIndex = st.humans.length === 1 ? Math.min(st.human, n - 1) : options.findIndex((o) => o.value === st.humans.map((k) => k + 1).join(","));
+  if (st.humans.length === n) ss.value = "all";
 }
 
 function searchTable(info) {
