@@ -59,7 +59,7 @@ func NewShardWriter(dir string, meta map[string]string) (*ShardWriter, error) {
 			return nil, fmt.Errorf("shard metadata key %q: the millzero. prefix is reserved", k)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("create shard directory: %w", err)
 	}
 	host, err := os.Hostname()

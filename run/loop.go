@@ -603,7 +603,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	if err := l.replaceLossRows(g, rows); err != nil {
 		return 0, 0, err
 	}
-	if err := os.MkdirAll(l.dir.Models(), 0o755); err != nil {
+	if err := os.MkdirAll(l.dir.Models(), 0o777); err != nil {
 		return 0, 0, err
 	}
 	if err := tr.Checkpoint(g + 1).Save(path); err != nil {

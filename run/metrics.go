@@ -96,7 +96,7 @@ func (s *series) column(name string) []float64 {
 // saveFile makes path's directory and writes data there with
 // model.WriteFileAtomic: readers see the old file or the new one.
 func saveFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
 	err := model.WriteFileAtomic(path, func(w io.Writer) error {
