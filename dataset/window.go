@@ -41,6 +41,7 @@ type WindowOptions struct {
 	FullOnly    bool         // drop the samples of fast searches (Full false), which have no policy target
 	Repeat      bool         // start a new pass, reshuffled, after the last shard instead of returning io.EOF
 	Logger      *slog.Logger // where warnings about skipped files go; nil: slog.Default()
+	Variant     string       // a shard with a row of another variant is skipped with a warning; "": any variant
 }
 
 // ErrNoSamples is returned by a repeating Window whose whole pass yielded
@@ -315,6 +316,9 @@ func (w *Window) pull(s *Sample) error {
 		w.pos++
 		w.rowNum++
 		err := w.dec.decode(r, s)
+		if err == nil && w.opts.Variant != "" && s.Variant != w.opts.Variant {
+			err = fmt.Errorf("a game of %q in a window of %q", s.Variant, w.opts.Variant)
+		}
 		if err == nil {
 			if w.opts.FullOnly && !s.Full {
 				continue

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/selfplay"
 )
 
 // A run's files get the mode the user's umask gives a new file, so a
@@ -56,5 +61,81 @@ func TestRunFiles_FollowTheUmask(t *testing.T) {
 				t.Errorf("umask %03o: %s has mode %v, want %v", mask, p, info.Mode().Perm(), want)
 			}
 		}
+	}
+}
+
+// writeTestShard writes a shard of one game of variant (its start
+// position, a uniform policy) into generation g of games, and returns its
+// path.
+func writeTestShard(t *testing.T, games, variant string, g int) string {
+	t.Helper()
+	v, err := engine.Load(variant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	game := engine.NewGame(v)
+	legal := v.Legal(&game.Pos, nil)
+	s := dataset.Sample{Variant: v.Name, GameID: "foreign-" + variant, Position: game.Pos, Outcome: v.Players, Full: true, Simulations: 1}
+	for _, a := range legal {
+		s.Policy = append(s.Policy, dataset.PolicyEntry{Action: uint16(v.ActionIndex(a)), Prob: 1 / float32(len(legal))})
+	}
+	w, err := dataset.NewShardWriter(dataset.GenerationDir(games, g), map[string]string{selfplay.GamesKey: "40"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		s.Ply = i
+		if err := w.Write(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w.Path()
+}
+
+// quickLoop opens a new three-test run in dir, cut to a quick generation.
+func quickLoop(t *testing.T, dir string, log *slog.Logger) *Loop {
+	t.Helper()
+	l, err := Open(context.Background(), dir, "three-test", Options{Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	c := l.Config()
+	c.SelfPlay.Workers, c.Loop.Games, c.Loop.Steps, c.Loop.Generations = 1, 64, 20, 1
+	c.Gate.MaxGames, c.Gate.LadderPairs = 4, 0
+	return l
+}
+
+// A truncated shard and a shard of another variant in a generation, as a
+// killed copy or a mistaken one leaves them, are skipped and named: the
+// generation's games are played again without them, and training reads
+// only this run's games.
+func TestRun_TruncatedAndForeignShardsAreSkippedAndNamed(t *testing.T) {
+	dir := t.TempDir()
+	var logBuf bytes.Buffer
+	l := quickLoop(t, dir, slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	games := filepath.Join(dir, "games")
+	foreign := writeTestShard(t, games, "nine", 0)
+	truncated := writeTestShard(t, games, "three", 0)
+	data, err := os.ReadFile(truncated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(truncated, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatalf("run: %v\n%s", err, logBuf.String())
+	}
+	for _, p := range []string{foreign, truncated} {
+		if !strings.Contains(logBuf.String(), p) {
+			t.Errorf("the log does not name the skipped shard %s:\n%s", p, logBuf.String())
+		}
+	}
+	if got := l.gens.column("games"); len(got) != 1 || got[0] != 64 {
+		t.Errorf("generation 0 counts %v games, want the 64 played (the skipped shards' none)", got)
 	}
 }

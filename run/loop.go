@@ -39,6 +39,7 @@ type Loop struct {
 	base   float64                // run hours before this invocation
 	tables mcts.Prover            // the endgame tables of cfg.Tablebase; nil without
 	nets   map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
+	shards shardChecks            // the verdict on each shard counted
 
 	noLocal bool   // play no games: wait for the workers'
 	lease   *Lease // the trainer's; nil for a worker
@@ -185,7 +186,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		return nil, err
 	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
-		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay}
+		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}}
 	if cfg.Tablebase != "" {
 		set, err := tablebase.Open(v, cfg.Tablebase, 0)
 		if err != nil {
@@ -478,7 +479,7 @@ func (l *Loop) countGames(ctx context.Context, g int) (int, error) {
 	if _, err := l.wd.pullAll(ctx, genPrefix(g)); err != nil {
 		return 0, err
 	}
-	return selfplay.CountGames(dataset.GenerationDir(l.dir.Games(), g))
+	return l.shards.count(dataset.GenerationDir(l.dir.Games(), g), l.v.Name, l.log)
 }
 
 // pollEvery is how often a trainer without local self-play looks for the
@@ -573,7 +574,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		}
 	}
 	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: lc.WindowGenerations,
-		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log},
+		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log, Variant: l.v.Name},
 		lc.ValFraction)
 	if err != nil {
 		return 0, 0, err
