@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
@@ -137,5 +139,48 @@ func TestRun_TruncatedAndForeignShardsAreSkippedAndNamed(t *testing.T) {
 	}
 	if got := l.gens.column("games"); len(got) != 1 || got[0] != 64 {
 		t.Errorf("generation 0 counts %v games, want the 64 played (the skipped shards' none)", got)
+	}
+}
+
+// A match resumed from its journal numbers its new pairs after the
+// journal's: the pentanomial tally counts a pair by (match, pair), so a
+// repeated number would merge two pairs.
+func TestMatchGames_AResumedMatchKeepsPairNumbersUnique(t *testing.T) {
+	l := quickLoop(t, t.TempDir(), nil)
+	a, err := l.player(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := referencePlayer("random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := arena.Match{Variant: l.v, A: a, B: b, Pairs: 1, Seed: 7, OpeningPlies: 2}
+	first, err := m.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var journal bytes.Buffer // the first pair, as a killed run leaves it
+	for _, r := range first {
+		line, _ := json.Marshal(r)
+		journal.Write(append(line, '\n'))
+	}
+	if err := saveFile(filepath.Join(l.dir.Arena(), "gate-test.jsonl"), journal.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := l.matchGames(context.Background(), "gate-test", arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: 2}, 6, func([]arena.Record) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[[2]int32]bool{}
+	for _, r := range recs {
+		k := [2]int32{r.Pair, r.Game}
+		if seen[k] {
+			t.Fatalf("pair %d game %d recorded twice in %d games", r.Pair, r.Game, len(recs))
+		}
+		seen[k] = true
+	}
+	if len(recs) != 6 {
+		t.Errorf("%d games, want 6", len(recs))
 	}
 }

@@ -125,8 +125,13 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		defer f.Close()
 		m.Pairs = (maxGames - len(recs) + 1) / 2
 		m.Seed = l.cfg.Loop.Seed ^ hashString(id) ^ uint64(len(recs))<<32
+		var next int32 // the pairs of a resumed match follow the journal's: a pair is (match, pair)
+		for _, r := range recs {
+			next = max(next, r.Pair+1)
+		}
 		var werr error
 		_, err = m.Run(ctx, func(r *arena.Record) error {
+			r.Pair += next
 			line, err := json.Marshal(r)
 			if err == nil {
 				_, err = f.Write(append(line, '\n'))
