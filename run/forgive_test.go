@@ -3,11 +3,14 @@ package run
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -108,6 +111,7 @@ func quickLoop(t *testing.T, dir string, log *slog.Logger) *Loop {
 	c := l.Config()
 	c.SelfPlay.Workers, c.Loop.Games, c.Loop.Steps, c.Loop.Generations = 1, 64, 20, 1
 	c.Gate.MaxGames, c.Gate.LadderPairs = 4, 0
+	c.Loop.ValFraction, c.Loop.ValBatches = 0.5, 1
 	return l
 }
 
@@ -182,5 +186,95 @@ func TestMatchGames_AResumedMatchKeepsPairNumbersUnique(t *testing.T) {
 	}
 	if len(recs) != 6 {
 		t.Errorf("%d games, want 6", len(recs))
+	}
+}
+
+// A generation resumed after a kill between its ratings and its commit
+// (the generations.csv row) writes each metrics row once, and the self-play
+// figures of the killed session (no longer NaN rows): every generation row
+// holds the seconds of its phases and the search's KL.
+func TestRun_AResumedGenerationWritesItsMetricsOnce(t *testing.T) {
+	dir := t.TempDir()
+	l := quickLoop(t, dir, nil)
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	gens := filepath.Join(dir, "metrics", "generations.csv")
+	data, err := os.ReadFile(gens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(data), "\n")
+	if err := os.WriteFile(gens, []byte(header+"\n"), 0o644); err != nil { // killed before the commit point
+		t.Fatal(err)
+	}
+	l = quickLoop(t, dir, nil)
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows(t, filepath.Join(dir, "metrics", "elo.csv"))
+	seen := map[string]bool{}
+	for _, r := range rows[1:] {
+		if seen[r[0]+"/"+r[2]] {
+			t.Errorf("elo.csv: generation %s, player %s written twice:\n%v", r[0], r[2], rows)
+		}
+		seen[r[0]+"/"+r[2]] = true
+	}
+	rows = readRows(t, gens)
+	if len(rows) != 2 {
+		t.Fatalf("generations.csv: %d rows, want 1:\n%v", len(rows)-1, rows)
+	}
+	for i, name := range rows[0] {
+		cell := rows[1][i]
+		if cell == "" || strings.EqualFold(cell, "nan") {
+			t.Errorf("generations.csv: %s is %q after the resume", name, cell)
+		}
+	}
+}
+
+func readRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// A generations.csv of an older version (fewer columns) is migrated: its
+// rows keep their values by column name, the new columns are empty, and
+// the next row rewrites the file with the new header.
+func TestSeries_AnOlderHeaderIsMigratedByName(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "generations.csv")
+	old := "generation,hours,games,moves_per_s,train_loss,val_loss,candidate,decision,llr,pairs,best,best_elo\n" +
+		"0,0.01,256,3631.59,2.4035,2.30879,gen-000001,accepted,1.42743,0/0/3/0/4,gen-000001,610.582\n"
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openSeries(path, genColumns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.rows) != 1 || s.column("best_elo")[0] != 610.582 || s.column("games")[0] != 256 || !math.IsNaN(s.column("train_s")[0]) {
+		t.Fatalf("migrated rows %v", s.rows)
+	}
+	if err := s.add(1, 0.02, 256, 1.0, 2.0, 2.1, "gen-000002", "rejected", -1.0, "0/0/1/0/0", "gen-000001", 600.0, 1.0, 2.0, 3.0, 4.0, 0.1); err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows(t, path)
+	if !slices.Equal(rows[0], genColumns) || len(rows) != 3 || rows[1][2] != "256" || rows[1][len(genColumns)-1] != "" {
+		t.Fatalf("rewritten file %v", rows)
+	}
+	if err := os.WriteFile(path, []byte("generation,elo_of_the_moon\n0,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openSeries(path, genColumns...); err == nil || !strings.Contains(err.Error(), "elo_of_the_moon") {
+		t.Errorf("a file with an unknown column: %v, want an error naming it", err)
 	}
 }

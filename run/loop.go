@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
@@ -35,6 +36,7 @@ type Loop struct {
 	gens   *series // one row per finished generation: the commit point of a generation
 	loss   *series // training and validation losses
 	elo    *series // the best model's rating after each generation
+	phases *series // the seconds (and self-play's figures) of each phase run, by every session: summed per generation
 	start  time.Time
 	base   float64                // run hours before this invocation
 	tables mcts.Prover            // the endgame tables of cfg.Tablebase; nil without
@@ -204,7 +206,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	if l.gens, err = openSeries(filepath.Join(dir.Metrics(), "generations.csv"),
-		"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision", "llr", "pairs", "best", "best_elo"); err != nil {
+		genColumns...); err != nil {
 		return nil, err
 	}
 	if l.loss, err = openSeries(filepath.Join(dir.Metrics(), "losses.csv"),
@@ -213,6 +215,9 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	}
 	if l.elo, err = openSeries(filepath.Join(dir.Metrics(), "elo.csv"),
 		"generation", "hours", "player", "elo", "low", "high", "games"); err != nil {
+		return nil, err
+	}
+	if l.phases, err = openSeries(filepath.Join(dir.Metrics(), "phases.csv"), phaseColumns...); err != nil {
 		return nil, err
 	}
 	if h := l.gens.column("hours"); len(h) > 0 {
@@ -229,7 +234,7 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 	if l.wd.local {
 		return nil
 	}
-	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "arena/ratings.csv"} {
+	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/phases.csv", "arena/ratings.csv"} {
 		if err := l.wd.pull(ctx, name); err != nil {
 			return err
 		}
@@ -349,19 +354,18 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	} else if err != nil {
 		return err
 	}
-	if err := l.ladder(ctx, best); err != nil {
+	if err := l.timed(g, "ladder", func() error { return l.ladder(ctx, best) }); err != nil {
 		return err
 	}
-	moves, err := l.selfplay(ctx, g, best)
-	if err != nil {
+	if err := l.selfplay(ctx, g, best); err != nil {
 		return err
 	}
-	trainLoss, valLoss, err := l.train(ctx, g)
-	if err != nil {
+	var trainLoss, valLoss float64
+	if err := l.timed(g, "train", func() (err error) { trainLoss, valLoss, err = l.train(ctx, g); return err }); err != nil {
 		return err
 	}
-	res, err := l.gate(ctx, g+1, best)
-	if err != nil {
+	var res arena.GateResult
+	if err := l.timed(g, "gate", func() (err error) { res, err = l.gate(ctx, g+1, best); return err }); err != nil {
 		return err
 	}
 	decision := l.cfg.Gate.Decision(res)
@@ -370,10 +374,11 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 			return err
 		}
 		best = g + 1
-		if err := l.ladder(ctx, best); err != nil {
+		if err := l.timed(g, "ladder", func() error { return l.ladder(ctx, best) }); err != nil {
 			return err
 		}
 	}
+	l.elo.drop(fmt.Sprint(g)) // a resumed generation's ratings replace its earlier ones
 	eloBest, err := l.ratings(g)
 	if err != nil {
 		return err
@@ -383,8 +388,10 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		return err
 	}
 	p := res.Penta
-	if err := l.gens.add(g, l.hours(), games, moves, trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
-		fmt.Sprintf("%d/%d/%d/%d/%d", p[0], p[1], p[2], p[3], p[4]), ModelName(best), eloBest); err != nil {
+	t := l.phaseTotals(g)
+	if err := l.gens.add(g, l.hours(), games, t.movesPerSecond(), trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
+		fmt.Sprintf("%d/%d/%d/%d/%d", p[0], p[1], p[2], p[3], p[4]), ModelName(best), eloBest,
+		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL()); err != nil {
 		return err
 	}
 	l.prog.Done("generation %d: %s %s (LLR %.2f, pairs %v); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, p, ModelName(best), eloBest)
@@ -393,7 +400,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		return err
 	}
 	// generations.csv last: it is the commit point of a generation.
-	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/elo.png", "metrics/loss.png", "metrics/generations.csv"} {
+	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/elo.png", "metrics/loss.png", "metrics/time.png", "metrics/generations.csv"} {
 		if _, err := os.Stat(l.wd.path(name)); os.IsNotExist(err) {
 			continue
 		}
@@ -438,39 +445,43 @@ func (l *Loop) forget(keep int) {
 }
 
 // selfplay tops generation g's games up to loop.games, played by model
-// generation best (0: rollouts). It returns the moves per second played
-// now (NaN when nothing was left to play).
-func (l *Loop) selfplay(ctx context.Context, g, best int) (float64, error) {
+// generation best (0: rollouts), and records its time and figures in
+// metrics/phases.csv, also when interrupted.
+func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	have, err := l.countGames(ctx, g)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	need := l.cfg.Loop.Games - have
 	if need <= 0 {
-		return math.NaN(), nil
+		return nil
 	}
 	if l.noLocal {
-		return math.NaN(), l.awaitGames(ctx, g, best)
+		return l.timed(g, "selfplay", func() error { return l.awaitGames(ctx, g, best) })
 	}
 	job, err := l.selfplayJob(g, best, need, l.cfg.Loop.Seed^uint64(g)<<20^uint64(have))
 	if err != nil {
-		return 0, err
+		return err
 	}
 	job.ProgressEvery = time.Second
 	job.Progress = func(s selfplay.Stats) {
 		l.prog.Update("generation %d self-play (%s): %d/%d games, %.0f moves/s, mean length %.0f, wins %v draws %d",
 			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
+	start := time.Now()
 	st, err := selfplay.Run(ctx, job)
 	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted session
 	}
+	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro); err == nil {
+		err = rerr
+	}
 	if err != nil {
-		return 0, err
+		return err
 	}
 	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats, %d adjudicated by the tables",
 		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.Adjudicated)
-	return st.MovesPerSecond(), nil
+	return nil
 }
 
 // countGames is the number of games of generation g, from every self-play

@@ -8,11 +8,12 @@ import (
 
 // OpenSplits opens the two Sources of a games directory: the training
 // split, shuffled, augmented by random board symmetries and repeating
-// pass after pass, and the validation split, read once in order without
-// augmentation. A game is wholly in one of them (dataset.InValidation on
-// its id, valFraction of the games). opts sets the window (Samples,
-// Generations, Shuffle, Seed, FullOnly, Logger); its Split, Augment,
-// Repeat and ValFraction are set here.
+// pass after pass, and the validation split of the newest generation
+// only (games no training has seen: the newest model's, measured as they
+// come), read once in order without augmentation. A game is wholly in one
+// of them (dataset.InValidation on its id, valFraction of the games). opts
+// sets the window (Samples, Generations, Shuffle, Seed, FullOnly, Logger,
+// Variant); its Split, Augment, Repeat and ValFraction are set here.
 func OpenSplits(gamesDir string, opts dataset.WindowOptions, valFraction float64) (trainSrc, valSrc *dataset.Window, err error) {
 	if valFraction < 0 || valFraction >= 1 {
 		return nil, nil, fmt.Errorf("open splits of %s: validation fraction %v: want 0 <= f < 1", gamesDir, valFraction)
@@ -24,7 +25,7 @@ func OpenSplits(gamesDir string, opts dataset.WindowOptions, valFraction float64
 		return nil, nil, fmt.Errorf("open training split: %w", err)
 	}
 	v := opts
-	v.Split, v.Augment, v.Repeat, v.Shuffle = dataset.Validation, false, false, 0
+	v.Split, v.Augment, v.Repeat, v.Shuffle, v.Generations, v.Samples = dataset.Validation, false, false, 0, 1, 0
 	if valSrc, err = dataset.OpenWindow(gamesDir, v); err != nil {
 		return nil, nil, fmt.Errorf("open validation split: %w", err)
 	}

@@ -68,3 +68,49 @@ func TestSplitsFromAGamesDirectoryAreDisjointByGame(t *testing.T) {
 		t.Errorf("validation split after Validate: %v, want io.EOF (read once)", err)
 	}
 }
+
+// Validation measures the newest generation's held-out games, not the
+// oldest samples of the window: those are the games the candidate is
+// about to play like.
+func TestSplits_ValidationReadsTheNewestGenerationOnly(t *testing.T) {
+	v := mustVariant(t, "three")
+	dir := t.TempDir()
+	for gen := 0; gen < 3; gen++ {
+		w, err := dataset.NewShardWriter(dataset.GenerationDir(dir, gen), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples := randomSamples(t, v, 300, uint64(30+gen))
+		for i := range samples {
+			samples[i].Generation = gen
+		}
+		if err := w.Write(samples...); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, valSrc, err := OpenSplits(dir, dataset.WindowOptions{Generations: 3, Seed: 1}, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer valSrc.Close()
+	n := 0
+	for {
+		var s dataset.Sample
+		if err := valSrc.Next(&s); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+		n++
+		if s.Generation != 2 {
+			t.Fatalf("validation sample %d of game %s is of generation %d, want only the newest (2)", n, s.GameID, s.Generation)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no validation samples")
+	}
+}
