@@ -278,3 +278,83 @@ func TestSeries_AnOlderHeaderIsMigratedByName(t *testing.T) {
 		t.Errorf("a file with an unknown column: %v, want an error naming it", err)
 	}
 }
+
+// train --config on an existing run lays the file over its run.yaml: the
+// settings a generation may change change, and are printed; the variant
+// and the network's shape are refused, naming each setting and why.
+func TestOpen_ConfigOnAnExistingRunChangesWhatMayChange(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	l, err := Open(context.Background(), dir, "three-test", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	change := filepath.Join(t.TempDir(), "change.yaml")
+	cases := []struct {
+		text    string
+		refused []string // settings named in the error; none: accepted
+	}{
+		{"loop: {games: 128, window_generations: 6}\ntrain: {lr: 0.001}\nselfplay: {search: {simulations: 48}}\n", nil},
+		{"model: {width: 32}\n", []string{"model.width: 64 -> 32", "network shape"}},
+		{"variant: nine\nloop: {games: 64}\n", []string{"variant: three -> nine", "variant"}},
+		{"train: {optimizer: sgd}\n", []string{"train.optimizer: adam -> sgd"}},
+	}
+	for _, c := range cases {
+		if err := os.WriteFile(change, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out progressLog
+		l, err := Open(context.Background(), dir, change, Options{Progress: &out})
+		if len(c.refused) > 0 {
+			if err == nil {
+				l.Close()
+				t.Errorf("%q: accepted, want refused", c.text)
+				continue
+			}
+			for _, want := range c.refused {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%q: %v, want it to name %q", c.text, err, want)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.text, err)
+		}
+		l.Close()
+		lc := l.Config()
+		if lc.Loop.Games != 128 || lc.Loop.WindowGenerations != 6 || lc.Train.LR != 0.001 || lc.SelfPlay.Search.Simulations != 48 || lc.Variant != "three" {
+			t.Errorf("config after the change: %+v", lc)
+		}
+		for _, want := range []string{"loop.games: 256 -> 128", "train.lr: 0.002 -> 0.001", "selfplay.search.simulations: 64 -> 48"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("the printed changes do not say %q:\n%s", want, out.String())
+			}
+		}
+		stored, _, err := LoadConfig(filepath.Join(dir, "run.yaml"))
+		if err != nil || stored.Loop.Games != 128 {
+			t.Errorf("run.yaml after the change: games %d, %v", stored.Loop.Games, err)
+		}
+	}
+}
+
+// Settings valid one by one but failing together are found when the run
+// opens, before its first game, not in the generation that needs them.
+func TestOpen_SettingsThatFailTogetherAreFoundBeforeTheFirstGame(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(path, []byte("variant: three\ngate: {max_games: 40, opening_plies: 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	l, err := Open(context.Background(), dir, path, Options{})
+	if err == nil {
+		l.Close()
+		t.Fatal("a gate of 20 pairs from 0 opening plies opened, want an error before any game")
+	}
+	if !strings.Contains(err.Error(), "opening_plies 0") || !strings.Contains(err.Error(), "max_games") {
+		t.Errorf("error %v does not name gate.max_games and opening_plies", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run.yaml")); !os.IsNotExist(err) {
+		t.Errorf("the refused run was made (run.yaml: %v)", err)
+	}
+}

@@ -57,6 +57,8 @@ type Options struct {
 	// NoLocalSelfplay makes the trainer play no games itself: it waits
 	// for self-play workers' shards (millzero selfplay --follow).
 	NoLocalSelfplay bool
+
+	configPath string // Open's cfgPath: laid over an existing run's run.yaml
 }
 
 // Progress shows a long job's state to people.
@@ -75,7 +77,9 @@ func (quiet) Done(string, ...any)   {}
 // runs/VARIANT) or an object-store URL (see OpenStore), which the loop
 // mirrors in a local cache (Options.Cache). A new run stores the resolved
 // config (cfgPath over the default) as run.yaml; an existing run uses its
-// run.yaml, and a cfgPath that resolves differently is an error.
+// run.yaml, and the trainer lays a cfgPath over it: the settings that may
+// change between generations change (and are printed), the others are
+// refused with the reason (see reconfigure).
 func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error) {
 	cfg, text, err := LoadConfig(cfgPath)
 	if err != nil {
@@ -88,6 +92,7 @@ func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error)
 	if err != nil {
 		return nil, err
 	}
+	opts.configPath = cfgPath
 	l, err := openOn(ctx, st, loc, cfg, text, cfgPath != "", opts)
 	if err != nil {
 		st.Close()
@@ -160,6 +165,7 @@ func onlyLease(ctx context.Context, st *Store, also ...string) bool {
 // trainer under its lease.
 func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
 	dir := wd.dir
+	var changes []string
 	switch {
 	case exists:
 		if err := wd.pull(ctx, "run.yaml"); err != nil {
@@ -169,13 +175,21 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
-		if given && !bytes.Equal(storedText, text) {
-			return nil, fmt.Errorf("run %s was started with another config (its run.yaml): leave out --config to resume it, or use a new --run", loc)
-		}
 		cfg = storedCfg
+		if given && !bytes.Equal(storedText, text) {
+			if opts.Existing || opts.configPath == "" {
+				return nil, fmt.Errorf("run %s was started with another config (its run.yaml): leave out --config to resume it, or use a new --run", loc)
+			}
+			if cfg, changes, err = reconfigureRun(ctx, wd, storedText, opts.configPath); err != nil {
+				return nil, fmt.Errorf("run %s: %w", loc, err)
+			}
+		}
 	case opts.Existing:
 		return nil, fmt.Errorf("run %s: no run.yaml: start the run with millzero train first", loc)
 	default:
+		if v, err := cfg.LoadVariant(); err != nil || checkBeforeGames(&cfg, v) != nil {
+			break // the error, below, before the run is made
+		}
 		if err := saveFile(dir.Config(), text); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
@@ -186,6 +200,9 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	v, err := cfg.LoadVariant()
 	if err != nil {
 		return nil, err
+	}
+	if err := checkBeforeGames(&cfg, v); err != nil {
+		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
 		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}}
@@ -198,6 +215,9 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	}
 	if l.prog == nil {
 		l.prog = quiet{}
+	}
+	if len(changes) > 0 {
+		l.prog.Done("run %s: its config changes (run.yaml):\n  %s", loc, strings.Join(changes, "\n  "))
 	}
 	if l.log == nil {
 		l.log = slog.Default()

@@ -62,7 +62,8 @@ func newWorkDir(st *Store, loc, cache, role string) (*workDir, error) {
 // holder replaces (the best pointer, metrics, plots, ratings); every other
 // object is written once.
 func mutable(name string) bool {
-	return name == "models/best" || strings.HasPrefix(name, "metrics/") || name == "arena/ratings.csv"
+	return name == "models/best" || strings.HasPrefix(name, "metrics/") || name == "arena/ratings.csv" ||
+		name == "run.yaml" // train --config changes a run's settings between generations
 }
 
 // path is the cache path of the object name.
