@@ -144,6 +144,9 @@ func TestRun_TruncatedAndForeignShardsAreSkippedAndNamed(t *testing.T) {
 	if got := l.gens.column("games"); len(got) != 1 || got[0] != 64 {
 		t.Errorf("generation 0 counts %v games, want the 64 played (the skipped shards' none)", got)
 	}
+	if _, err := l.Status(context.Background()); err != nil {
+		t.Errorf("status of a run with a truncated shard: %v", err)
+	}
 }
 
 // A match resumed from its journal numbers its new pairs after the
