@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -360,4 +361,47 @@ func TestOpen_SettingsThatFailTogetherAreFoundBeforeTheFirstGame(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "run.yaml")); !os.IsNotExist(err) {
 		t.Errorf("the refused run was made (run.yaml: %v)", err)
 	}
+}
+
+// BenchmarkCheckShard is the cost of counting a new shard's games with
+// the whole-shard check (once per shard and process): a shard of 32 nine
+// games of about 100 recorded positions each.
+func BenchmarkCheckShard(b *testing.B) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		b.Fatal(err)
+	}
+	game := engine.NewGame(v)
+	legal := v.Legal(&game.Pos, nil)
+	s := dataset.Sample{Variant: v.Name, Position: game.Pos, Outcome: v.Players, Full: true, Simulations: 1}
+	for _, a := range legal {
+		s.Policy = append(s.Policy, dataset.PolicyEntry{Action: uint16(v.ActionIndex(a)), Prob: 1 / float32(len(legal))})
+	}
+	w, err := dataset.NewShardWriter(dataset.GenerationDir(b.TempDir(), 0), map[string]string{selfplay.GamesKey: "32"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 3200; i++ {
+		s.GameID, s.Ply = fmt.Sprint("g", i/100), i%100
+		if err := w.Write(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("footer", func(b *testing.B) { // the count alone, as before the check
+		for range b.N {
+			if _, err := selfplay.ShardGames(w.Path()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for range b.N {
+			if _, err := checkShard(w.Path(), "nine"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
