@@ -154,7 +154,7 @@ func (w *ShardWriter) Close() (err error) {
 	}
 	final := w.Path()
 	tmp := final + TempExt
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("create shard: %w", err)
 	}

@@ -43,6 +43,10 @@ func TestRunFiles_FollowTheUmask(t *testing.T) {
 		if err == nil {
 			err = st.Put(context.Background(), "games/gen-000000/a.parquet", bytes.NewReader([]byte("x")))
 		}
+		var shard string
+		if err == nil { // a self-play shard, as its writer leaves it
+			shard = writeTestShard(t, filepath.Join(dir, "games"), "three", 0)
+		}
 		syscall.Umask(old)
 		st.Close()
 		if err != nil {
@@ -58,7 +62,8 @@ func TestRunFiles_FollowTheUmask(t *testing.T) {
 			}
 		}
 		want := os.FileMode(0o666 &^ mask)
-		for _, p := range []string{"metrics/generations.csv", "gen-000001.safetensors", "run/games/gen-000000/a.parquet"} {
+		rel, _ := filepath.Rel(dir, shard)
+		for _, p := range []string{"metrics/generations.csv", "gen-000001.safetensors", "run/games/gen-000000/a.parquet", rel} {
 			info, err := os.Stat(filepath.Join(dir, p))
 			if err != nil {
 				t.Fatal(err)

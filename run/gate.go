@@ -118,7 +118,7 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		if err := os.MkdirAll(l.dir.Arena(), 0o755); err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 		if err != nil {
 			return nil, err
 		}
