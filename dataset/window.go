@@ -42,6 +42,12 @@ type WindowOptions struct {
 	Repeat      bool         // start a new pass, reshuffled, after the last shard instead of returning io.EOF
 	Logger      *slog.Logger // where warnings about skipped files go; nil: slog.Default()
 	Variant     string       // a shard with a row of another variant is skipped with a warning; "": any variant
+
+	// HoldoutNewest holds out the Validation games of the newest
+	// generation in the window only: older generations' games are all in
+	// Train (validated on when they were newest, they are training data
+	// since), and none in Validation.
+	HoldoutNewest bool
 }
 
 // ErrNoSamples is returned by a repeating Window whose whole pass yielded
@@ -73,6 +79,8 @@ type Window struct {
 	passCount int   // samples returned by the current pass
 
 	cur    *shardReader
+	curGen int // the generation of cur
+	newest int // the newest generation in the window
 	dec    decoder
 	batch  []parquet.Row
 	pos    int
@@ -108,6 +116,9 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 	candidates, err := listShards(gamesDir, opts.Generations)
 	if err != nil {
 		return nil, fmt.Errorf("open window %s: %w", gamesDir, err)
+	}
+	for _, c := range candidates {
+		w.newest = max(w.newest, c.gen)
 	}
 	// Newest first, read footers until the window is full.
 	var total int64
@@ -297,7 +308,7 @@ func (w *Window) pull(s *Sample) error {
 				w.skip(ref.path, err)
 				continue
 			}
-			w.cur, w.pos, w.n, w.rowNum = sr, 0, 0, ref.skip
+			w.cur, w.curGen, w.pos, w.n, w.rowNum = sr, ref.gen, 0, 0, ref.skip
 		}
 		if w.pos == w.n {
 			n, err := w.cur.read(w.batch)
@@ -323,7 +334,8 @@ func (w *Window) pull(s *Sample) error {
 			if w.opts.FullOnly && !s.Full {
 				continue
 			}
-			if w.opts.Split != All && InValidation(s.GameID, w.opts.ValFraction) != (w.opts.Split == Validation) {
+			inVal := InValidation(s.GameID, w.opts.ValFraction) && (!w.opts.HoldoutNewest || w.curGen == w.newest)
+			if w.opts.Split != All && inVal != (w.opts.Split == Validation) {
 				continue
 			}
 		}
