@@ -303,7 +303,10 @@ func TestOpen_ConfigOnAnExistingRunChangesWhatMayChange(t *testing.T) {
 		text    string
 		refused []string // settings named in the error; none: accepted
 	}{
-		{"loop: {games: 128, window_generations: 6}\ntrain: {lr: 0.001}\nselfplay: {search: {simulations: 48}}\n", nil},
+		{"loop: {games: 128, window_generations: 6}\ntrain: {lr: 0.001}\nselfplay: {search: {simulations: 200}}\n", nil},
+		// Valid over the run's config (now 200 simulations), not over the
+		// default (96): laid over the run's.
+		{"selfplay: {fast_simulations: 150}\n", nil},
 		{"model: {width: 32}\n", []string{"model.width: 64 -> 32", "network shape"}},
 		{"variant: nine\nloop: {games: 64}\n", []string{"variant: three -> nine", "variant"}},
 		{"train: {optimizer: sgd}\n", []string{"train.optimizer: adam -> sgd"}},
@@ -332,10 +335,13 @@ func TestOpen_ConfigOnAnExistingRunChangesWhatMayChange(t *testing.T) {
 		}
 		l.Close()
 		lc := l.Config()
-		if lc.Loop.Games != 128 || lc.Loop.WindowGenerations != 6 || lc.Train.LR != 0.001 || lc.SelfPlay.Search.Simulations != 48 || lc.Variant != "three" {
+		if lc.SelfPlay.FastSimulations == 150 {
+			continue // the second change, over the first
+		}
+		if lc.Loop.Games != 128 || lc.Loop.WindowGenerations != 6 || lc.Train.LR != 0.001 || lc.SelfPlay.Search.Simulations != 200 || lc.Variant != "three" {
 			t.Errorf("config after the change: %+v", lc)
 		}
-		for _, want := range []string{"loop.games: 256 -> 128", "train.lr: 0.002 -> 0.001", "selfplay.search.simulations: 64 -> 48"} {
+		for _, want := range []string{"loop.games: 256 -> 128", "train.lr: 0.002 -> 0.001", "selfplay.search.simulations: 64 -> 200"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("the printed changes do not say %q:\n%s", want, out.String())
 			}

@@ -59,6 +59,7 @@ type Options struct {
 	NoLocalSelfplay bool
 
 	configPath string // Open's cfgPath: laid over an existing run's run.yaml
+	configErr  error  // cfgPath's error over the default config: a new run's
 }
 
 // Progress shows a long job's state to people.
@@ -82,9 +83,10 @@ func (quiet) Done(string, ...any)   {}
 // refused with the reason (see reconfigure).
 func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error) {
 	cfg, text, err := LoadConfig(cfgPath)
-	if err != nil {
-		return nil, err
+	if err != nil && (loc == "" || opts.Existing || !strings.Contains(loc, "://") && !isFile(Dir(loc).Config())) {
+		return nil, err // no run to lay cfgPath over: nothing is made
 	}
+	opts.configErr = err // over the default; the error of a new run, while an existing one lays cfgPath over its run.yaml
 	if loc == "" {
 		loc = filepath.Join("runs", cfg.Variant)
 	}
@@ -187,6 +189,9 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	case opts.Existing:
 		return nil, fmt.Errorf("run %s: no run.yaml: start the run with millzero train first", loc)
 	default:
+		if opts.configErr != nil {
+			return nil, opts.configErr
+		}
 		if v, err := cfg.LoadVariant(); err != nil || checkBeforeGames(&cfg, v) != nil {
 			break // the error, below, before the run is made
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -158,4 +159,10 @@ func checkBeforeGames(c *Config, v *engine.Variant) error {
 		return fmt.Errorf("gate: the arena's search: %w", err)
 	}
 	return nil
+}
+
+// isFile reports whether path is an existing file.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }
