@@ -9,6 +9,11 @@ import (
 	"strings"
 )
 
+// commit is the commit the Makefile's build names with -ldflags "-X
+// github.com/millzero/millzero/internal/version.commit=HASH", for builds
+// the toolchain does not stamp (-buildvcs=false); set only by the linker.
+var commit string
+
 // String is the running binary's version line (see Describe).
 func String() string {
 	info, ok := debug.ReadBuildInfo()
@@ -22,9 +27,9 @@ func String() string {
 // DATE[, modified], GO)". VERSION is the module's version, "(devel)" for a
 // build from a checkout (go build) rather than a released module (go
 // install ...@vX); the commit and its date are those of the checkout
-// (vcs.revision, vcs.time), "unknown" when built outside one (-buildvcs=false,
-// or from a module download), and "modified" says the checkout had
-// uncommitted changes.
+// (vcs.revision, vcs.time), else the commit the Makefile linked in, else
+// "unknown" (built outside a checkout, or with -buildvcs=false without the
+// Makefile); "modified" says the checkout had uncommitted changes.
 func Describe(info *debug.BuildInfo) string {
 	set := map[string]string{}
 	for _, s := range info.Settings {
@@ -37,6 +42,8 @@ func Describe(info *debug.BuildInfo) string {
 	parts := []string{"commit unknown"}
 	if rev := set["vcs.revision"]; rev != "" {
 		parts[0] = "commit " + rev
+	} else if commit != "" {
+		parts[0] = "commit " + commit
 	}
 	if t := set["vcs.time"]; t != "" {
 		parts = append(parts, t)
