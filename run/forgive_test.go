@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/train"
 )
 
 // A run's files get the mode the user's umask gives a new file, so a
@@ -415,4 +417,29 @@ func BenchmarkCheckShard(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A generation whose training diverges stops the run with an error naming
+// the step, saves no checkpoint of NaN weights, and keeps the last good
+// one, from which the run resumes.
+func TestRun_ANonFiniteLossStopsTheRunAndKeepsTheLastGoodCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	l := quickLoop(t, dir, nil)
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	l = quickLoop(t, dir, nil)
+	l.Config().Loop.Generations = 2
+	l.Config().Train.LR = 1e30 // diverges within a few steps
+	_, err := l.Run(context.Background())
+	if !errors.Is(err, train.ErrNonFiniteLoss) || !strings.Contains(err.Error(), "generation 1") || !strings.Contains(err.Error(), "step ") {
+		t.Fatalf("run with a diverging learning rate: %v, want the non-finite loss of generation 1 naming its step", err)
+	}
+	if _, err := os.Stat(l.dir.Model(2)); !os.IsNotExist(err) {
+		t.Errorf("a checkpoint of the diverged generation was saved (%v)", err)
+	}
+	if _, err := model.LoadCheckpointFor(l.dir.Model(1), l.v); err != nil {
+		t.Errorf("the last good checkpoint: %v", err)
+	}
 }
