@@ -8,8 +8,10 @@ BIN := bin/millzero
 
 all: build
 
+# The commit is linked in for --version also where the toolchain does not
+# stamp it (GOFLAGS=-buildvcs=false, or no git at build time: then empty).
 build:
-	$(GO) build -o $(BIN) ./cmd/millzero
+	$(GO) build -ldflags "-X github.com/millzero/millzero/internal/version.commit=$$(git rev-parse --short=12 HEAD 2>/dev/null)" -o $(BIN) ./cmd/millzero
 
 # setup installs the external tools the tests use (DuckDB for the Parquet
 # interoperability test, ONNX Runtime, a headless browser, MinIO for the

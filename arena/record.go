@@ -199,7 +199,7 @@ func WriteRecords(dir, id string, recs []Record) (path string, err error) {
 	}
 	final := filepath.Join(dir, id+RecordExt)
 	tmp := final + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return "", fmt.Errorf("write arena records: %w", err)
 	}

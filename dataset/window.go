@@ -47,6 +47,12 @@ type WindowOptions struct {
 	// is skipped with a warning naming the difference. Shards without a
 	// spec (written before specs travelled) are read by the name.
 	Variant *engine.Variant
+
+	// HoldoutNewest holds out the Validation games of the newest
+	// generation in the window only: older generations' games are all in
+	// Train (validated on when they were newest, they are training data
+	// since), and none in Validation.
+	HoldoutNewest bool
 }
 
 // ErrNoSamples is returned by a repeating Window whose whole pass yielded
@@ -79,6 +85,8 @@ type Window struct {
 	passCount int   // samples returned by the current pass
 
 	cur    *shardReader
+	curGen int // the generation of cur
+	newest int // the newest generation in the window
 	dec    decoder
 	batch  []parquet.Row
 	pos    int
@@ -114,6 +122,9 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 	candidates, err := listShards(gamesDir, opts.Generations)
 	if err != nil {
 		return nil, fmt.Errorf("open window %s: %w", gamesDir, err)
+	}
+	for _, c := range candidates {
+		w.newest = max(w.newest, c.gen)
 	}
 	// Newest first, read footers until the window is full.
 	var total int64
@@ -314,7 +325,7 @@ func (w *Window) pull(s *Sample) error {
 				w.skip(ref.path, err)
 				continue
 			}
-			w.cur, w.curVars, w.pos, w.n, w.rowNum = sr, vars, 0, 0, ref.skip
+			w.cur, w.curVars, w.curGen, w.pos, w.n, w.rowNum = sr, vars, ref.gen, 0, 0, ref.skip
 		}
 		if w.pos == w.n {
 			n, err := w.cur.read(w.batch)
@@ -337,7 +348,8 @@ func (w *Window) pull(s *Sample) error {
 			if w.opts.FullOnly && !s.Full {
 				continue
 			}
-			if w.opts.Split != All && InValidation(s.GameID, w.opts.ValFraction) != (w.opts.Split == Validation) {
+			inVal := InValidation(s.GameID, w.opts.ValFraction) && (!w.opts.HoldoutNewest || w.curGen == w.newest)
+			if w.opts.Split != All && inVal != (w.opts.Split == Validation) {
 				continue
 			}
 		}

@@ -65,7 +65,7 @@ func NewShardWriter(dir string, meta map[string]string, variants ...*engine.Vari
 			return nil, fmt.Errorf("shard metadata key %q: the millzero. prefix is reserved", k)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("create shard directory: %w", err)
 	}
 	host, err := os.Hostname()
@@ -172,7 +172,7 @@ func (w *ShardWriter) Close() (err error) {
 	}
 	final := w.Path()
 	tmp := final + TempExt
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("create shard: %w", err)
 	}

@@ -2,9 +2,14 @@ package model
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // WriteFileAtomic writes a file through a temporary file in the same
@@ -12,7 +17,7 @@ import (
 // old file or the whole new one, never half of it. Checkpoints, exported
 // models and the run's metrics are written with it.
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := CreateTemp(path)
 	if err != nil {
 		return err
 	}
@@ -32,4 +37,22 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		err = os.Rename(tmp.Name(), path)
 	}
 	return err
+}
+
+// CreateTemp creates a new temporary file next to path, named
+// ".BASE.RANDOM.tmp", for writing. Unlike os.CreateTemp (mode 0600) it
+// asks for mode 0666, so the file, once renamed to path, has the mode the
+// user's umask gives a new file (0644 under the usual 022): a second user
+// or a container with another uid can read the run.
+func CreateTemp(path string) (*os.File, error) {
+	dir, base := filepath.Dir(path), "."+filepath.Base(path)+"."
+	for range 100 {
+		name := filepath.Join(dir, base+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("create a temporary file for %s: 100 names taken", path)
 }

@@ -123,15 +123,20 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		if err := os.MkdirAll(l.dir.Arena(), 0o755); err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
 		m.Pairs = (maxGames - len(recs) + l.v.Players - 1) / l.v.Players
 		m.Seed = l.cfg.Loop.Seed ^ hashString(id) ^ uint64(len(recs))<<32
+		var next int32 // the pairs of a resumed match follow the journal's: a pair is (match, pair)
+		for _, r := range recs {
+			next = max(next, r.Pair+1)
+		}
 		var werr error
 		_, err = m.Run(ctx, func(r *arena.Record) error {
+			r.Pair += next
 			line, err := json.Marshal(r)
 			if err == nil {
 				_, err = f.Write(append(line, '\n'))

@@ -37,11 +37,13 @@ type Loop struct {
 	loss   *series // training and validation losses
 	elo    *series // the best model's rating after each generation
 	str    *series // the strength benchmark of the best, now and then (strength.every_hours)
+	phases *series // the seconds (and self-play's figures) of each phase run, by every session: summed per generation
 	start  time.Time
 	base   float64                // run hours before this invocation
 	tables mcts.Prover            // the endgame tables of cfg.Tablebase; nil without
 	oracle []arena.TablePosition  // the tables' positions the strength benchmark measures, drawn once
 	nets   map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
+	shards shardChecks            // the verdict on each shard counted
 
 	noLocal bool   // play no games: wait for the workers'
 	lease   *Lease // the trainer's; nil for a worker
@@ -57,6 +59,9 @@ type Options struct {
 	// NoLocalSelfplay makes the trainer play no games itself: it waits
 	// for self-play workers' shards (millzero selfplay --follow).
 	NoLocalSelfplay bool
+
+	configPath string // Open's cfgPath: laid over an existing run's run.yaml
+	configErr  error  // cfgPath's error over the default config: a new run's
 }
 
 // Progress shows a long job's state to people.
@@ -75,12 +80,15 @@ func (quiet) Done(string, ...any)   {}
 // runs/VARIANT) or an object-store URL (see OpenStore), which the loop
 // mirrors in a local cache (Options.Cache). A new run stores the resolved
 // config (cfgPath over the default) as run.yaml; an existing run uses its
-// run.yaml, and a cfgPath that resolves differently is an error.
+// run.yaml, and the trainer lays a cfgPath over it: the settings that may
+// change between generations change (and are printed), the others are
+// refused with the reason (see reconfigure).
 func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error) {
 	cfg, text, err := LoadConfig(cfgPath)
-	if err != nil {
-		return nil, err
+	if err != nil && (loc == "" || opts.Existing || !strings.Contains(loc, "://") && !isFile(Dir(loc).Config())) {
+		return nil, err // no run to lay cfgPath over: nothing is made
 	}
+	opts.configErr = err // over the default; the error of a new run, while an existing one lays cfgPath over its run.yaml
 	if loc == "" {
 		loc = filepath.Join("runs", cfg.VariantSpec.Name) // the name, also of a variant file
 	}
@@ -88,6 +96,7 @@ func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error)
 	if err != nil {
 		return nil, err
 	}
+	opts.configPath = cfgPath
 	l, err := openOn(ctx, st, loc, cfg, text, cfgPath != "", opts)
 	if err != nil {
 		st.Close()
@@ -160,6 +169,7 @@ func onlyLease(ctx context.Context, st *Store, also ...string) bool {
 // trainer under its lease.
 func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
 	dir := wd.dir
+	var changes []string
 	switch {
 	case exists:
 		if err := wd.pull(ctx, "run.yaml"); err != nil {
@@ -174,13 +184,24 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 				return nil, fmt.Errorf("run %s: %w", loc, err)
 			}
 		}
-		if given && !bytes.Equal(storedText, text) {
-			return nil, fmt.Errorf("run %s was started with another config (its run.yaml): leave out --config to resume it, or use a new --run", loc)
-		}
 		cfg = storedCfg
+		if given && !bytes.Equal(storedText, text) {
+			if opts.Existing || opts.configPath == "" {
+				return nil, fmt.Errorf("run %s was started with another config (its run.yaml): leave out --config to resume it, or use a new --run", loc)
+			}
+			if cfg, changes, err = reconfigureRun(ctx, wd, storedText, opts.configPath); err != nil {
+				return nil, fmt.Errorf("run %s: %w", loc, err)
+			}
+		}
 	case opts.Existing:
 		return nil, fmt.Errorf("run %s: no run.yaml: start the run with millzero train first", loc)
 	default:
+		if opts.configErr != nil {
+			return nil, opts.configErr
+		}
+		if v, err := cfg.LoadVariant(); err != nil || checkBeforeGames(&cfg, v) != nil {
+			break // the error, below, before the run is made
+		}
 		if err := saveFile(dir.Config(), text); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
@@ -192,8 +213,11 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	if err != nil {
 		return nil, err
 	}
+	if err := checkBeforeGames(&cfg, v); err != nil {
+		return nil, fmt.Errorf("run %s: %w", loc, err)
+	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
-		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay}
+		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}}
 	if cfg.Tablebase != "" {
 		set, err := tablebase.Open(v, cfg.Tablebase, 0)
 		if err != nil {
@@ -204,6 +228,9 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	if l.prog == nil {
 		l.prog = quiet{}
 	}
+	if len(changes) > 0 {
+		l.prog.Done("run %s: its config changes (run.yaml):\n  %s", loc, strings.Join(changes, "\n  "))
+	}
 	if l.log == nil {
 		l.log = slog.Default()
 	}
@@ -211,7 +238,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	if l.gens, err = openSeries(filepath.Join(dir.Metrics(), "generations.csv"),
-		"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision", "llr", "pairs", "best", "best_elo"); err != nil {
+		genColumns...); err != nil {
 		return nil, err
 	}
 	if l.loss, err = openSeries(filepath.Join(dir.Metrics(), "losses.csv"),
@@ -223,6 +250,9 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		return nil, err
 	}
 	if l.str, err = openSeries(filepath.Join(dir.Metrics(), "strength.csv"), strengthHeader...); err != nil {
+		return nil, err
+	}
+	if l.phases, err = openSeries(filepath.Join(dir.Metrics(), "phases.csv"), phaseColumns...); err != nil {
 		return nil, err
 	}
 	if h := l.gens.column("hours"); len(h) > 0 {
@@ -239,7 +269,7 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 	if l.wd.local {
 		return nil
 	}
-	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/strength.csv", "arena/ratings.csv"} {
+	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/strength.csv", "arena/ratings.csv"} {
 		if err := l.wd.pull(ctx, name); err != nil {
 			return err
 		}
@@ -359,20 +389,19 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	} else if err != nil {
 		return err
 	}
-	if err := l.ladder(ctx, best); err != nil {
+	if err := l.timed(g, "ladder", func() error { return l.ladder(ctx, best) }); err != nil {
 		return err
 	}
-	moves, err := l.selfplay(ctx, g, best)
-	if err != nil {
+	if err := l.selfplay(ctx, g, best); err != nil {
 		return err
 	}
-	trainLoss, valLoss, err := l.train(ctx, g)
-	if err != nil {
+	var trainLoss, valLoss float64
+	if err := l.timed(g, "train", func() (err error) { trainLoss, valLoss, err = l.train(ctx, g); return err }); err != nil {
 		return err
 	}
 	var res arena.GateResult
 	if l.cfg.Gate.MaxGames > 0 {
-		if res, err = l.gate(ctx, g+1, best); err != nil {
+		if err := l.timed(g, "gate", func() (err error) { res, err = l.gate(ctx, g+1, best); return err }); err != nil {
 			return err
 		}
 	}
@@ -382,13 +411,14 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 			return err
 		}
 		best = g + 1
-		if err := l.ladder(ctx, best); err != nil {
+		if err := l.timed(g, "ladder", func() error { return l.ladder(ctx, best) }); err != nil {
 			return err
 		}
 	}
 	if err := l.strength(ctx, g, best); err != nil {
 		return err
 	}
+	l.elo.drop(fmt.Sprint(g)) // a resumed generation's ratings replace its earlier ones
 	eloBest, err := l.ratings(g)
 	if err != nil {
 		return err
@@ -397,8 +427,10 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err != nil {
 		return err
 	}
-	if err := l.gens.add(g, l.hours(), games, moves, trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
-		res.Counts(), ModelName(best), eloBest); err != nil {
+	t := l.phaseTotals(g)
+	if err := l.gens.add(g, l.hours(), games, t.movesPerSecond(), trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
+		res.Counts(), ModelName(best), eloBest,
+		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL()); err != nil {
 		return err
 	}
 	l.prog.Done("generation %d: %s %s (LLR %.2f, %s %s); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, res.Unit(), res.Counts(), ModelName(best), eloBest)
@@ -407,7 +439,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		return err
 	}
 	// generations.csv last: it is the commit point of a generation.
-	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/elo.png", "metrics/loss.png", "metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
+	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/elo.png", "metrics/loss.png", "metrics/time.png", "metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
 		if _, err := os.Stat(l.wd.path(name)); os.IsNotExist(err) {
 			continue
 		}
@@ -452,39 +484,43 @@ func (l *Loop) forget(keep int) {
 }
 
 // selfplay tops generation g's games up to loop.games, played by model
-// generation best (0: rollouts). It returns the moves per second played
-// now (NaN when nothing was left to play).
-func (l *Loop) selfplay(ctx context.Context, g, best int) (float64, error) {
+// generation best (0: rollouts), and records its time and figures in
+// metrics/phases.csv, also when interrupted.
+func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	have, err := l.countGames(ctx, g)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	need := l.cfg.Loop.Games - have
 	if need <= 0 {
-		return math.NaN(), nil
+		return nil
 	}
 	if l.noLocal {
-		return math.NaN(), l.awaitGames(ctx, g, best)
+		return l.timed(g, "selfplay", func() error { return l.awaitGames(ctx, g, best) })
 	}
 	job, err := l.selfplayJob(g, best, need, l.cfg.Loop.Seed^uint64(g)<<20^uint64(have))
 	if err != nil {
-		return 0, err
+		return err
 	}
 	job.ProgressEvery = time.Second
 	job.Progress = func(s selfplay.Stats) {
 		l.prog.Update("generation %d self-play (%s): %d/%d games, %.0f moves/s, mean length %.0f, wins %v draws %d",
 			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
+	start := time.Now()
 	st, err := selfplay.Run(ctx, job)
 	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted session
 	}
+	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro); err == nil {
+		err = rerr
+	}
 	if err != nil {
-		return 0, err
+		return err
 	}
 	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats, %d adjudicated by the tables",
 		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.Adjudicated)
-	return st.MovesPerSecond(), nil
+	return nil
 }
 
 // countGames is the number of games of generation g, from every self-play
@@ -493,7 +529,7 @@ func (l *Loop) countGames(ctx context.Context, g int) (int, error) {
 	if _, err := l.wd.pullAll(ctx, genPrefix(g)); err != nil {
 		return 0, err
 	}
-	return selfplay.CountGames(dataset.GenerationDir(l.dir.Games(), g))
+	return l.shards.count(dataset.GenerationDir(l.dir.Games(), g), l.v.Name, l.log)
 }
 
 // pollEvery is how often a trainer without local self-play looks for the
@@ -618,7 +654,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	if err := l.replaceLossRows(g, rows); err != nil {
 		return 0, 0, err
 	}
-	if err := os.MkdirAll(l.dir.Models(), 0o755); err != nil {
+	if err := os.MkdirAll(l.dir.Models(), 0o777); err != nil {
 		return 0, 0, err
 	}
 	if err := tr.Checkpoint(g + 1).Save(path); err != nil {

@@ -30,7 +30,10 @@ type series struct {
 }
 
 // openSeries opens the table at path, reading the rows it already has, or
-// starts an empty one. An existing file with another header is an error.
+// starts an empty one. An existing file written with fewer columns (an
+// older version's) is migrated: its columns are mapped by name and the new
+// ones left empty; the file is rewritten with the next row. A file with a
+// column header does not know is an error naming it.
 func openSeries(path string, header ...string) (*series, error) {
 	s := &series{path: path, header: header}
 	data, err := os.ReadFile(path)
@@ -44,11 +47,35 @@ func openSeries(path string, header ...string) (*series, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics %s: %w", path, err)
 	}
-	if len(recs) == 0 || !slices.Equal(recs[0], header) {
-		return nil, fmt.Errorf("metrics %s: header %v, want %v", path, recs[0:min(1, len(recs))], header)
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("metrics %s: no header, want %v", path, header)
 	}
-	s.rows = recs[1:]
+	if slices.Equal(recs[0], header) {
+		s.rows = recs[1:]
+		return s, nil
+	}
+	// An older header: where each of its columns goes.
+	to := make([]int, len(recs[0]))
+	for i, name := range recs[0] {
+		if to[i] = slices.Index(header, name); to[i] < 0 || slices.Index(recs[0], name) != i {
+			return nil, fmt.Errorf("metrics %s: header %v: column %q is not one of %v (or is repeated): move the file aside to start a new table",
+				path, recs[0], name, header)
+		}
+	}
+	for _, old := range recs[1:] {
+		row := make([]string, len(header))
+		for i, cell := range old {
+			row[to[i]] = cell
+		}
+		s.rows = append(s.rows, row)
+	}
 	return s, nil
+}
+
+// drop removes the rows whose first cell is key (a generation's rows, to
+// be written again); the file is rewritten with the next row.
+func (s *series) drop(key string) {
+	s.rows = slices.DeleteFunc(s.rows, func(r []string) bool { return r[0] == key })
 }
 
 // add appends a row and writes the table.
@@ -61,6 +88,9 @@ func (s *series) add(values ...any) error {
 		switch x := v.(type) {
 		case float64:
 			row[i] = strconv.FormatFloat(x, 'g', 6, 64)
+			if math.IsNaN(x) {
+				row[i] = "" // unknown: an empty cell, never "NaN"
+			}
 		case float32:
 			row[i] = strconv.FormatFloat(float64(x), 'g', 6, 32)
 		default:
@@ -96,7 +126,7 @@ func (s *series) column(name string) []float64 {
 // saveFile makes path's directory and writes data there with
 // model.WriteFileAtomic: readers see the old file or the new one.
 func saveFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
 	err := model.WriteFileAtomic(path, func(w io.Writer) error {
@@ -155,7 +185,7 @@ func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 	return saveFile(path, buf.Bytes())
 }
 
-// plots redraws metrics/elo.png and metrics/loss.png.
+// plots redraws metrics/elo.png, metrics/loss.png and metrics/time.png.
 func (l *Loop) plots() error {
 	// One line per player of metrics/elo.csv: the best model (rows named
 	// "best", or older rows named by its generation) and the yardsticks.
@@ -194,5 +224,8 @@ func (l *Loop) plots() error {
 			va.x, va.y = append(va.x, steps[i]), append(va.y, total[i])
 		}
 	}
-	return plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss", tr, va)
+	if err := plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss", tr, va); err != nil {
+		return err
+	}
+	return l.plotTime()
 }

@@ -89,8 +89,9 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			return st, err
 		}
 		n, err := selfplay.ShardGames(l.wd.path(o.Name))
-		if err != nil {
-			return st, err
+		if err != nil { // the trainer skips it too
+			l.log.Warn("skipping shard", "path", l.wd.path(o.Name), "err", err)
+			continue
 		}
 		gs.Games += n
 		w := shardWorker(file)

@@ -154,7 +154,7 @@ func openLocalStore(loc, dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open run store %q: %w", loc, err)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := os.MkdirAll(abs, 0o777); err != nil {
 		return nil, fmt.Errorf("open run store %q: create the directory: %w", loc, err)
 	}
 	// The store writes its files itself (storeLocal), so fileblob only reads,
@@ -550,7 +550,7 @@ func (s *Store) Download(ctx context.Context, name, localPath string) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("download from %s: %w", s.loc, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(localPath), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(localPath), 0o777); err != nil {
 		return fmt.Errorf("download %s from %s: %w", name, s.loc, err)
 	}
 	return s.do(ctx, "download", name, func(int) error {

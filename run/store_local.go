@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/millzero/millzero/model"
 )
 
 // Writes to a local run directory do not go through fileblob (whose
@@ -40,7 +42,7 @@ func writeLocal(dir, name string, r io.Reader, once bool) error {
 			return fs.ErrExist
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
 		return err
 	}
 	tmp, err := writeTemp(p, r)
@@ -87,17 +89,13 @@ func writeFileAtomic(path string, r io.Reader) error {
 // returns its name. On error the file is removed. Local file system errors
 // are localError.
 func writeTemp(path string, r io.Reader) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := model.CreateTemp(path) // the umask's mode, as a new file
 	if err != nil {
 		return "", localError{err}
 	}
 	_, err = io.Copy(localWriter{f}, r)
 	if err == nil {
-		if err = f.Chmod(0o644); err == nil {
-			if err = f.Sync(); err != nil {
-				err = localError{err}
-			}
-		} else {
+		if err = f.Sync(); err != nil {
 			err = localError{err}
 		}
 	}

@@ -52,7 +52,7 @@ func newWorkDir(st *Store, loc, cache, role string) (*workDir, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
+	if err := os.MkdirAll(cache, 0o777); err != nil {
 		return nil, fmt.Errorf("run %s: cache %s: %w", loc, cache, err)
 	}
 	return &workDir{store: st, dir: Dir(cache)}, nil
@@ -62,7 +62,8 @@ func newWorkDir(st *Store, loc, cache, role string) (*workDir, error) {
 // holder replaces (the best pointer, metrics, plots, ratings); every other
 // object is written once.
 func mutable(name string) bool {
-	return name == "models/best" || strings.HasPrefix(name, "metrics/") || name == "arena/ratings.csv"
+	return name == "models/best" || strings.HasPrefix(name, "metrics/") || name == "arena/ratings.csv" ||
+		name == "run.yaml" // train --config changes a run's settings between generations
 }
 
 // path is the cache path of the object name.
@@ -95,7 +96,7 @@ func (w *workDir) pull(ctx context.Context, name string) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
 		return err
 	}
 	return w.store.Download(ctx, name, p)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 
 	G "gorgonia.org/gorgonia"
@@ -443,11 +444,23 @@ func (t *Trainer) combine(w, i int) (lo, hi int) {
 	return lo, hi
 }
 
-// Step takes one optimizer step on a batch of exactly BatchSize samples.
+// ErrNonFiniteLoss is the error of a step whose loss is NaN or infinite:
+// the step is not applied, and training stops there.
+var ErrNonFiniteLoss = errors.New("train: the loss is not finite")
+
+// Step takes one optimizer step on a batch of exactly BatchSize samples. A
+// non-finite loss is an error (ErrNonFiniteLoss) naming the step, and the
+// step is not applied.
 func (t *Trainer) Step(batch []dataset.Sample) (Stats, error) {
 	s, err := t.forward(batch, true)
 	if err != nil {
 		return Stats{}, fmt.Errorf("train step %d: %w", t.steps, err)
+	}
+	if math.IsNaN(s.Total) || math.IsInf(s.Total, 0) {
+		// Not applied: an update from a non-finite loss would make every
+		// weight non-finite, and training on would save them.
+		return Stats{}, fmt.Errorf("%w at step %d: %v (policy %v, outcome %v, l2 %v); lower the learning rate (train.lr)",
+			ErrNonFiniteLoss, t.steps, s.Total, s.Policy, s.Outcome, s.L2)
 	}
 	s.LR = t.cfg.LearningRate(t.steps)
 	t.opt.begin(s.LR)

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -310,5 +311,28 @@ func TestRowsWithoutAPolicyTargetAddNoPolicyLoss(t *testing.T) {
 	}
 	if math.Abs(got.Outcome-o) > 1e-4*math.Max(1, o) {
 		t.Errorf("outcome loss %v, want %v over all 8 rows", got.Outcome, o)
+	}
+}
+
+func TestFit_ANonFiniteLossStopsTrainingNamingTheStep(t *testing.T) {
+	v := mustVariant(t, "three")
+	c := DefaultConfig()
+	c.BatchSize = 10
+	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 1}, 1), c)
+	src := &sliceSource{s: randomSamples(t, v, 100, 2)}
+	if _, err := tr.Fit(t.Context(), src, 3, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range tr.net.Params { // as a diverged update leaves them
+		for i := range p.Data {
+			p.Data[i] = float32(math.NaN())
+		}
+	}
+	n, err := tr.Fit(t.Context(), src, 5, 0, nil)
+	if !errors.Is(err, ErrNonFiniteLoss) || !strings.Contains(err.Error(), "step 3") {
+		t.Fatalf("Fit over NaN weights: %d steps, %v; want ErrNonFiniteLoss naming step 3", n, err)
+	}
+	if n != 0 || tr.Steps() != 3 {
+		t.Errorf("Fit took %d steps (%d in all) after the non-finite loss, want none", n, tr.Steps())
 	}
 }

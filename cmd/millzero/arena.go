@@ -72,6 +72,9 @@ func runArena(args []string, out io.Writer) (err error) {
 			return err
 		}
 		defer rs.Close()
+		if err := rs.CheckVariant(ctx, v); err != nil {
+			return err
+		}
 		defer func() {
 			// What was played goes up, also after an interruption.
 			if perr := rs.Push(context.WithoutCancel(ctx)); perr != nil && err == nil {

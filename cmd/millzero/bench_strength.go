@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/run"
 )
 
 // runBenchStrength is `millzero bench strength`: a model with a fixed
@@ -78,7 +79,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	defer stop()
 	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
 		src.desc, *sims, *depths, *pairs, v.Name)
-	prog, done, start := newProgress(os.Stderr), 0, time.Now()
+	prog, done, start := run.NewTerminalProgress(os.Stderr), 0, time.Now()
 	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {
 		done++
 		prog.Update("strength: %s game %d of %d, %d of %d in all, %.0fs", opponents[opp].Name(),

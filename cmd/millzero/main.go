@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	_ "go4.org/unsafe/assume-no-moving-gc" // Gorgonia's dependency panics at start on Go 1.26 without the new version
+
+	"github.com/millzero/millzero/internal/version"
 )
 
 // command is one subcommand: its one-line summary, and run, which parses
@@ -52,8 +54,15 @@ func main() {
 // exit status.
 func dispatch(args []string, out, errOut io.Writer) int {
 	cmds := commands()
+	if len(args) == 2 && args[0] == "help" { // help CMD is CMD --help
+		args = []string{args[1], "--help"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(out, cmds)
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(out, version.String())
 		return 0
 	}
 	c, ok := cmds[args[0]]
@@ -63,8 +72,12 @@ func dispatch(args []string, out, errOut io.Writer) int {
 		return 2
 	}
 	if err := c.run(args[1:], out); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		var status exitStatus
+		switch {
+		case errors.Is(err, flag.ErrHelp):
 			return 0
+		case errors.As(err, &status):
+			return int(status)
 		}
 		fmt.Fprintf(errOut, "millzero %s: %v\n", args[0], err)
 		return 1
@@ -72,9 +85,15 @@ func dispatch(args []string, out, errOut io.Writer) int {
 	return 0
 }
 
+// exitStatus is the error of a command that has said why it stopped and
+// ends with this exit status (130: interrupted).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "millzero: self-play training for the Mill family of games")
-	fmt.Fprintln(w, "\nUsage: millzero COMMAND [flags]   (millzero COMMAND --help for details)")
+	fmt.Fprintln(w, "\nUsage: millzero COMMAND [flags]   (millzero help COMMAND for details; millzero --version)")
 	fmt.Fprintln(w, "\nCommands:")
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {

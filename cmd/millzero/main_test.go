@@ -62,3 +62,22 @@ func TestHelp_EveryCommandShowsAnExample(t *testing.T) {
 		}
 	}
 }
+
+func TestHelp_HelpCommandShowsThatCommandsHelp(t *testing.T) {
+	for name := range commands() {
+		code, out, _ := runCmd("help", name)
+		if code != 0 || !strings.Contains(out, "millzero "+name) || !strings.Contains(out, "Examples:") {
+			t.Errorf("help %s: exit %d, output:\n%s", name, code, out)
+		}
+	}
+	if code, _, errOut := runCmd("help", "frobnicate"); code != 2 || !strings.Contains(errOut, "frobnicate") {
+		t.Errorf("help frobnicate: exit %d, %q, want 2 naming the command", code, errOut)
+	}
+}
+
+func TestVersion_PrintsTheModuleVersionAndCommit(t *testing.T) {
+	code, out, _ := runCmd("--version")
+	if code != 0 || !strings.HasPrefix(out, "millzero ") || !strings.Contains(out, "commit ") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+}

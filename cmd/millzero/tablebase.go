@@ -68,7 +68,7 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prog := newProgress(os.Stderr)
+	prog := run.NewTerminalProgress(os.Stderr)
 	start := time.Now()
 	var total int64
 	_, err = tablebase.Build(v, tablebase.BuildOptions{

@@ -34,6 +34,9 @@ func runTrain(args []string, out io.Writer) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q", rest[0])
 	}
+	if *gens < -1 || *hours < 0 && *hours != -1 {
+		return fmt.Errorf("--generations %d, --hours %g: want -1 (the config's), 0 (no limit) or more", *gens, *hours)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := loopOptions(out, *cache)
@@ -54,12 +57,15 @@ func runTrain(args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "stopped: %s\n", why)
+	if ctx.Err() != nil {
+		return exitStatus(130) // interrupted (SIGINT or SIGTERM), after saving
+	}
 	return nil
 }
 
 // loopOptions shows the loop's progress on out, and its warnings.
 func loopOptions(out io.Writer, cache string) run.Options {
-	return run.Options{Progress: newProgress(out), Cache: cache,
+	return run.Options{Progress: run.NewTerminalProgress(out), Cache: cache,
 		Log: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 }
 

@@ -203,10 +203,12 @@ func TestTrain_KilledAndResumed_LosesNothingAndCountsNothingTwice(t *testing.T) 
 	waitFor(t, &out, "run "+dir) // the loop has started, and handles SIGINT
 	time.Sleep(300 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("after SIGINT: %v\n%s", err, out.String())
+	cmd.Wait()
+	interrupted := strings.Contains(out.String(), "stopped: interrupted in generation")
+	if code := cmd.ProcessState.ExitCode(); interrupted && code != 130 || !interrupted && code != 0 {
+		t.Fatalf("after SIGINT: exit %d, want 130 when interrupted (0 when done)\n%s", code, out.String())
 	}
-	if !strings.Contains(out.String(), "stopped: interrupted in generation") && !strings.Contains(out.String(), "reached the budget") {
+	if !interrupted && !strings.Contains(out.String(), "reached the budget") {
 		t.Fatalf("SIGINT: output does not say it was interrupted:\n%s", out.String())
 	}
 	killed := 0
@@ -323,5 +325,26 @@ func TestTrain_ASecondTrainerOnTheRunExitsAtOnceNamingTheFirst(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("the second trainer took %s to stop", el)
+	}
+}
+
+// Every argument is checked before the first game: a budget flag out of
+// range, and arena --run naming a run of another variant.
+func TestTrainAndArena_ArgumentsAreCheckedBeforeTheFirstGame(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"--generations", "-5"}, {"--hours", "-2"}} {
+		code, out, errOut := runCmd(append([]string{"train", "--config", "three-test", "--run", dir}, args...)...)
+		if code == 0 || !strings.Contains(errOut, args[0]) || strings.Contains(out, "self-play") {
+			t.Errorf("train %v: exit %d, stderr %q, want an error naming %s before any game:\n%s", args, code, errOut, args[0], out)
+		}
+	}
+	l, err := run.Open(context.Background(), dir, "three-test", run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	code, out, errOut := runCmd("arena", "random", "alphabeta:1", "--games", "2", "--variant", "nine", "--run", dir)
+	if code == 0 || !strings.Contains(errOut, "nine") || !strings.Contains(errOut, "three") || strings.Contains(out, "pair 1") {
+		t.Errorf("arena of nine into a run of three: exit %d, stderr %q, want an error before any game:\n%s", code, errOut, out)
 	}
 }

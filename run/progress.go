@@ -1,4 +1,4 @@
-package main
+package run
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// progress shows a long job's state: on a terminal one line redrawn in
-// place, elsewhere (a log file, CI) a line every interval.
-type progress struct {
+// TerminalProgress shows a long job's state: on a terminal one line
+// redrawn in place, elsewhere (a log file, CI) a line every interval.
+type TerminalProgress struct {
 	mu      sync.Mutex
 	out     io.Writer
 	tty     bool
@@ -21,18 +21,20 @@ type progress struct {
 	pending bool
 }
 
-func newProgress(out io.Writer) *progress {
+// NewTerminalProgress shows progress on out, in place when out is a
+// terminal.
+func NewTerminalProgress(out io.Writer) *TerminalProgress {
 	tty := false
 	if f, ok := out.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			tty = true
 		}
 	}
-	return &progress{out: out, tty: tty, every: 10 * time.Second, last: time.Now()}
+	return &TerminalProgress{out: out, tty: tty, every: 10 * time.Second, last: time.Now()}
 }
 
 // Update shows the job's current state.
-func (p *progress) Update(format string, args ...any) {
+func (p *TerminalProgress) Update(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	line := fmt.Sprintf(format, args...)
@@ -53,7 +55,7 @@ func (p *progress) Update(format string, args ...any) {
 }
 
 // Done ends the current state with a line that stays.
-func (p *progress) Done(format string, args ...any) {
+func (p *TerminalProgress) Done(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.pending {

@@ -1,0 +1,58 @@
+// Package version tells which build of millzero is running: the module
+// version and the commit it was built from, as the Go toolchain records
+// them in the binary (runtime/debug.ReadBuildInfo).
+package version
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+)
+
+// commit is the commit the Makefile's build names with -ldflags "-X
+// github.com/millzero/millzero/internal/version.commit=HASH", for builds
+// the toolchain does not stamp (-buildvcs=false); set only by the linker.
+var commit string
+
+// String is the running binary's version line (see Describe).
+func String() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "millzero (no build information: built without module support)"
+	}
+	return Describe(info)
+}
+
+// Describe is the version line of a build: "millzero VERSION (commit C,
+// DATE[, modified], GO)". VERSION is the module's version, "(devel)" for a
+// build from a checkout (go build) rather than a released module (go
+// install ...@vX); the commit and its date are those of the checkout
+// (vcs.revision, vcs.time), else the commit the Makefile linked in, else
+// "unknown" (built outside a checkout, or with -buildvcs=false without the
+// Makefile); "modified" says the checkout had uncommitted changes.
+func Describe(info *debug.BuildInfo) string {
+	set := map[string]string{}
+	for _, s := range info.Settings {
+		set[s.Key] = s.Value
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	parts := []string{"commit unknown"}
+	if rev := set["vcs.revision"]; rev != "" {
+		parts[0] = "commit " + rev
+	} else if commit != "" {
+		parts[0] = "commit " + commit
+	}
+	if t := set["vcs.time"]; t != "" {
+		parts = append(parts, t)
+	}
+	if set["vcs.modified"] == "true" {
+		parts = append(parts, "modified")
+	}
+	if info.GoVersion != "" {
+		parts = append(parts, info.GoVersion)
+	}
+	return fmt.Sprintf("millzero %s (%s)", v, strings.Join(parts, ", "))
+}

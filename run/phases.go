@@ -1,0 +1,91 @@
+package run
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+)
+
+// genColumns are the columns of metrics/generations.csv, one row per
+// generation: the generation's commit point. The newer ones come last, so
+// an older file migrates by name (openSeries).
+var genColumns = []string{"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision",
+	"llr", "pairs", "best", "best_elo", "selfplay_s", "train_s", "gate_s", "ladder_s", "search_kl"}
+
+// phaseColumns are the columns of metrics/phases.csv: one row each time a
+// session ran a phase of a generation (self-play, train, gate or ladder),
+// with its wall seconds and, for self-play, the moves played, the
+// positions recorded and their summed KL divergence of the visit target
+// from the prior, in micro-nats. A generation resumed after a stop sums
+// the rows of every session.
+var phaseColumns = []string{"generation", "phase", "seconds", "moves", "positions", "kl_micro"}
+
+// phaseNames are the phases, in the order of a generation.
+var phaseNames = []string{"selfplay", "train", "gate", "ladder"}
+
+// timed runs f, phase of generation g, and records its wall time in
+// metrics/phases.csv, also when f fails or is interrupted.
+func (l *Loop) timed(g int, phase string, f func() error) error {
+	start := time.Now()
+	err := f()
+	if rerr := l.phases.add(g, phase, time.Since(start).Seconds(), 0, 0, 0); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// phaseTotal is what every session spent in each phase of one generation.
+type phaseTotal struct {
+	seconds          map[string]float64
+	moves, positions float64
+	klMicro          float64
+}
+
+// phaseTotals sums generation g's rows of metrics/phases.csv.
+func (l *Loop) phaseTotals(g int) phaseTotal {
+	t := phaseTotal{seconds: map[string]float64{}}
+	gen := fmt.Sprint(g)
+	sec, moves, pos, kl := l.phases.column("seconds"), l.phases.column("moves"), l.phases.column("positions"), l.phases.column("kl_micro")
+	for i, r := range l.phases.rows {
+		if r[0] != gen || math.IsNaN(sec[i]) {
+			continue
+		}
+		t.seconds[r[1]] += sec[i]
+		if r[1] == "selfplay" && !math.IsNaN(moves[i]+pos[i]+kl[i]) {
+			t.moves, t.positions, t.klMicro = t.moves+moves[i], t.positions+pos[i], t.klMicro+kl[i]
+		}
+	}
+	return t
+}
+
+// movesPerSecond is self-play's speed over the generation's sessions; NaN
+// (an empty cell) when this trainer played none of its games.
+func (t phaseTotal) movesPerSecond() float64 {
+	if t.moves == 0 || t.seconds["selfplay"] <= 0 {
+		return math.NaN()
+	}
+	return t.moves / t.seconds["selfplay"]
+}
+
+// meanKL is the mean KL divergence, in nats, of the recorded policy
+// targets from the priors of this trainer's self-play (selfplay.Stats.MeanPolicyKL
+// over every session); NaN when it recorded none.
+func (t phaseTotal) meanKL() float64 {
+	if t.positions == 0 {
+		return math.NaN()
+	}
+	return t.klMicro / 1e6 / t.positions
+}
+
+// plotTime draws metrics/time.png: the seconds of each phase of every
+// generation, from metrics/generations.csv.
+func (l *Loop) plotTime() error {
+	x := l.gens.column("generation")
+	var lines []line
+	for _, p := range phaseNames {
+		lines = append(lines, line{name: p, x: x, y: l.gens.column(p + "_s")})
+	}
+	return plotLines(filepath.Join(l.dir.Metrics(), "time.png"), "Where a generation's time goes ("+l.v.Name+")",
+		"generation", "seconds", lines...)
+}

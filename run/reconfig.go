@@ -1,0 +1,168 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/engine"
+)
+
+// fixedSettings are the settings of a run's config that may not change
+// once it has games and checkpoints, by key prefix, with the reason.
+var fixedSettings = []struct{ prefix, why string }{
+	{"variant", "the run's games and checkpoints are of its variant; start a new --run"},
+	{"model.", "the run's checkpoints have its network shape; start a new --run for another"},
+	{"train.optimizer", "the run's checkpoints hold the optimizer's state, which another optimizer cannot resume"},
+}
+
+// reconfigure lays the config file at path (as LoadConfig reads it) over
+// an existing run's resolved config stored, and returns the new config,
+// its YAML and the settings that changed ("key: old -> new"). A change to
+// a setting that may not change (fixedSettings) is an error naming each
+// one with the reason; budgets, simulation counts, the learning rate, the
+// window and the other settings of a generation may change.
+func reconfigure(stored []byte, path string) (Config, []byte, []string, error) {
+	var c Config
+	if err := decodeStrict(stored, &c); err != nil {
+		return c, nil, nil, fmt.Errorf("run.yaml: %w", err)
+	}
+	text, err := readConfigFile(path)
+	if err != nil {
+		return c, nil, nil, err
+	}
+	if err := decodeStrict(text, &c); err != nil {
+		return c, nil, nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := c.validate(); err != nil {
+		return c, nil, nil, fmt.Errorf("config %s over the run's run.yaml: %w", path, err)
+	}
+	out, err := yaml.Marshal(&c)
+	if err != nil {
+		return c, nil, nil, err
+	}
+	changes, err := configChanges(stored, out)
+	if err != nil {
+		return c, nil, nil, err
+	}
+	var refused []string
+	for _, ch := range changes {
+		for _, f := range fixedSettings {
+			if strings.HasPrefix(ch, f.prefix) {
+				refused = append(refused, fmt.Sprintf("%s (%s)", ch, f.why))
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return c, nil, nil, fmt.Errorf("config %s changes what a run cannot change: %s", path, strings.Join(refused, "; "))
+	}
+	return c, out, changes, nil
+}
+
+// configChanges lists the settings whose values differ between two
+// resolved configs, as "key: old -> new", keys dotted and sorted.
+func configChanges(old, new []byte) ([]string, error) {
+	a, b := map[string]string{}, map[string]string{}
+	for _, x := range []struct {
+		text []byte
+		into map[string]string
+	}{{old, a}, {new, b}} {
+		var m map[string]any
+		if err := yaml.NewDecoder(bytes.NewReader(x.text)).Decode(&m); err != nil {
+			return nil, fmt.Errorf("compare configs: %w", err)
+		}
+		flatten("", m, x.into)
+	}
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if a[k] != b[k] {
+			out = append(out, fmt.Sprintf("%s: %s -> %s", k, orNone(a[k]), orNone(b[k])))
+		}
+	}
+	return slices.Clip(out), nil
+}
+
+// flatten puts the leaves of m into out under dotted keys.
+func flatten(prefix string, m map[string]any, out map[string]string) {
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			flatten(prefix+k+".", sub, out)
+			continue
+		}
+		out[prefix+k] = fmt.Sprint(v)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// reconfigureRun applies the config file at path to the existing run in
+// wd, whose run.yaml is stored: it writes the new run.yaml and returns the
+// new config and the changes.
+func reconfigureRun(ctx context.Context, wd *workDir, stored []byte, path string) (Config, []string, error) {
+	cfg, text, changes, err := reconfigure(stored, path)
+	if err != nil || len(changes) == 0 {
+		return cfg, nil, err
+	}
+	v, err := cfg.LoadVariant()
+	if err == nil {
+		err = checkBeforeGames(&cfg, v)
+	}
+	if err != nil {
+		return cfg, nil, fmt.Errorf("config %s over the run's run.yaml: %w", path, err)
+	}
+	if err := saveFile(wd.dir.Config(), text); err != nil {
+		return cfg, nil, err
+	}
+	return cfg, changes, wd.push(ctx, "run.yaml")
+}
+
+// checkBeforeGames finds what fails only when settings meet, before the
+// first game rather than in the generation that needs it: the openings of
+// the gate's and the ladder's matches, and the arena's search.
+func checkBeforeGames(c *Config, v *engine.Variant) error {
+	g := c.Gate
+	for _, m := range []struct {
+		what  string
+		pairs int
+	}{{"gate: max_games", (g.MaxGames + 1) / 2}, {"gate: ladder_pairs", g.LadderPairs}} {
+		if m.pairs == 0 {
+			continue
+		}
+		if _, err := arena.Openings(v, m.pairs, g.OpeningPlies, c.Loop.Seed); err != nil {
+			return fmt.Errorf("%s, opening_plies %d: %w", m.what, g.OpeningPlies, err)
+		}
+	}
+	s := c.GateSearch()
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("gate: the arena's search: %w", err)
+	}
+	return nil
+}
+
+// isFile reports whether path is an existing file.
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
