@@ -161,9 +161,16 @@ func TestEngine_MalformedCommandsAreAnsweredAndIgnored(t *testing.T) {
 		{"setoption", "setoption name NAME value VALUE"},
 		{"setoption name colour value red", `unknown option "colour"`},
 		{"setoption name sims value -3", `sims "-3"`},
+		{"setoption name NMoveRule value many", `NMoveRule "many"`},
+		{"setoption name MayFly value perhaps", "want true or false"},
+		{"setoption name PiecesCount value 99", "want a whole number in 3..32"},
+		{"setoption name Threads value 2", "want 1"},
 		{"setoption name variant value ninety", `"ninety"`},
 	}
 	for _, b := range bad {
+		if strings.HasPrefix(b.line, "go") {
+			p.send("position startpos") // the bad positions before left none
+		}
 		p.send(b.line)
 		p.send("isready")
 		lines := p.until("readyok")
@@ -172,7 +179,7 @@ func TestEngine_MalformedCommandsAreAnsweredAndIgnored(t *testing.T) {
 			t.Errorf("%q answered %q, want an error line naming %q", b.line, lines, b.want)
 		}
 	}
-	// Still playing three from the position before the bad ones.
+	// Still playing three: the bad options changed nothing.
 	p.send("position startpos moves b2")
 	p.send("go movetime 50")
 	lines := p.until("bestmove")
@@ -206,7 +213,7 @@ func TestEngine_ArenaExternalPlaysAWholeGameAgainstIt(t *testing.T) {
 	}
 	ext := &arena.External{Label: "millzero-engine", Path: os.Args[0],
 		Env:      []string{testEngineEnv + "=--sims 32"},
-		Options:  map[string]string{"variant": "three", "seed": "5"},
+		Options:  []arena.EngineOption{{Name: "Seed", Value: "5"}},
 		MoveTime: 40 * time.Millisecond, Grace: 5 * time.Second}
 	players := [2]arena.GamePlayer{}
 	for s := range players {
