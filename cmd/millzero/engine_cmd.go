@@ -22,6 +22,7 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 			"millzero engine --run runs/nine",
 			"millzero arena \"engine:bin/millzero engine --run runs/nine\" alphabeta:4 --movetime 500ms --games 10",
 			"printf 'uci\\nisready\\nposition startpos moves d6 f4\\ngo movetime 500\\nquit\\n' | millzero engine",
+			"printf 'setoption name PiecesCount value 12\\nsetoption name HasDiagonalLines value true\\ngo nodes 800\\nquit\\n' | millzero engine",
 		}, out)
 	var pc playerConfig
 	addPlayerFlags(fs, &pc)

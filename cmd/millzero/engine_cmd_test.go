@@ -280,3 +280,35 @@ func TestEngine_EndOfInputLetsTheSearchAnswer(t *testing.T) {
 		t.Errorf("input ended during the search; the engine wrote %q, want its bestmove", out.String())
 	}
 }
+
+func TestEngine_FailedModelLoadStillAnswersEveryGo(t *testing.T) {
+	// Before: the error was said, and no bestmove.
+	var out strings.Builder
+	in := strings.NewReader("uci\nisready\nposition startpos\ngo nodes 8\ngo infinite\nstop\n")
+	if err := engineMain([]string{"--model", "/nonexistent/gen-000001.safetensors"}, in, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "bestmove (none)"); n != 2 || !strings.Contains(out.String(), "/nonexistent/gen-000001.safetensors") {
+		t.Errorf("two go with a missing model: %q, want the file named and two bestmove (none)", out.String())
+	}
+}
+
+func TestEngine_HelpsPipeExampleAnswersAsPrinted(t *testing.T) {
+	// engine --help: printf 'uci\nisready\nposition startpos moves d6 f4\ngo movetime 500\nquit\n' | millzero engine
+	var out strings.Builder
+	in := strings.NewReader("uci\nisready\nposition startpos moves d6 f4\ngo movetime 500\nquit\n")
+	if err := engineMain(nil, in, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	best := strings.Fields(lines[len(lines)-1])
+	g, _ := startGame("nine", "", "", "")
+	g.PlayString("d6")
+	g.PlayString("f4")
+	if len(best) != 2 || best[0] != "bestmove" || g.PlayString(best[1]) != nil {
+		t.Errorf("the pipe example ended %q, want a legal bestmove after d6 f4", lines[len(lines)-1])
+	}
+	if !strings.Contains(out.String(), "info depth ") {
+		t.Errorf("no info line during a 500 ms search: %q", out.String())
+	}
+}
