@@ -17,7 +17,7 @@ type EngineOptions struct {
 	Model   string // a checkpoint file; "" none
 	Run     string // a run directory (or URL) whose best model plays; "" none
 	Visits  int    // search visits of a go without limits
-	Threads int    // search threads; this engine searches one tree on one goroutine, so 1
+	Threads int    // search threads, 1..MaxThreads: each its own tree of the position (root parallelism)
 	Seed    uint64 // seeds each game's player, with the game's number
 
 	// Rules are the rule options set, by their canonical names (as
@@ -26,6 +26,9 @@ type EngineOptions struct {
 	// never share a change.
 	Rules map[string]string
 }
+
+// MaxThreads is the most search threads a Server takes.
+const MaxThreads = 64
 
 // ruleOption is one of Sanmill's rule options and the field of
 // engine.Spec it sets. A check is read as 0 (false) or 1 (true).
@@ -165,10 +168,11 @@ func (o *EngineOptions) Set(name, value string) error {
 	case "visits", "sims", "simulations":
 		o.Visits, err = whole(1)
 	case "threads":
-		if value != "1" {
-			return fmt.Errorf("setoption Threads %q: want 1 (this engine searches one tree on one thread)", value)
+		n, perr := strconv.Atoi(value)
+		if perr != nil || n < 1 || n > MaxThreads {
+			return fmt.Errorf("setoption Threads %q: want a whole number in 1..%d", value, MaxThreads)
 		}
-		o.Threads = 1
+		o.Threads = n
 	case "seed":
 		n, perr := strconv.ParseUint(value, 10, 64)
 		if perr != nil {
@@ -266,7 +270,7 @@ func (o EngineOptions) uciOptions(v *engine.Variant) []string {
 		"name Model type string default " + empty(o.Model),
 		"name Run type string default " + empty(o.Run),
 		fmt.Sprintf("name Visits type spin default %d min 1 max 100000000", o.Visits),
-		"name Threads type spin default 1 min 1 max 1",
+		fmt.Sprintf("name Threads type spin default %d min 1 max %d", max(o.Threads, 1), MaxThreads),
 		fmt.Sprintf("name Seed type spin default %d min 0 max 9223372036854775807", o.Seed),
 	}
 	if v == nil {

@@ -163,9 +163,9 @@ type SearchLimits struct {
 	MaxNodes int           // the tree's bound; 0: MaxTreeNodes
 	Every    time.Duration // with Report, report about this often while searching
 	// Report, if not nil, is called on the searching goroutine with the
-	// result so far and the visits added by this search: every Every and
-	// once at the end.
-	Report func(res *mcts.Result, searched int)
+	// result so far and the visits added by this search: every Every, and
+	// once at the end with done true.
+	Report func(res *mcts.Result, searched int, done bool)
 }
 
 // Analyse searches the game's position until one of the limits is reached
@@ -208,7 +208,7 @@ func (x *SearchGame) Analyse(ctx context.Context, g *engine.Game, l SearchLimits
 		done := res.Visited >= visits || ctx.Err() != nil || x.s.Nodes() >= maxNodes ||
 			(!deadline.IsZero() && !time.Now().Before(deadline))
 		if l.Report != nil {
-			l.Report(res, res.Visited-before)
+			l.Report(res, res.Visited-before, done)
 		}
 		if done {
 			if len(res.Actions) == 0 {

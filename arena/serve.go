@@ -88,7 +88,7 @@ type session struct {
 
 	opts   EngineOptions
 	eng    *Engine      // nil until needed
-	gp     GamePlayer   // the player of the current game; nil until a go
+	gps    []GamePlayer // the players of the current game, one per thread; nil until a go
 	games  int          // game players made, for their seeds
 	game   *engine.Game // the position of the last `position`; nil for the start
 	posErr error        // why the last `position` failed: there is no position until the next
@@ -253,10 +253,10 @@ func (x *session) flushErr() error {
 }
 
 func (x *session) closeGame() {
-	if x.gp != nil {
-		x.gp.Close()
-		x.gp = nil
+	for _, gp := range x.gps {
+		gp.Close()
 	}
+	x.gps = nil
 }
 
 // command runs one command line, split into words. An error of go is
@@ -480,21 +480,24 @@ func (x *session) goSearch(f []string) error {
 		x.answer(nil, 0, nil)
 		return nil
 	}
-	if x.gp == nil {
+	if x.gps == nil {
 		x.games++
-		gp, err := x.eng.Player.NewGame(g.V, gameSeed(x.opts.Seed, x.games, 0, 0))
-		if err != nil {
-			return err
+		for i := 0; i < max(x.opts.Threads, 1); i++ {
+			gp, err := x.eng.Player.NewGame(g.V, gameSeed(x.opts.Seed, x.games, 0, i))
+			if err != nil {
+				x.closeGame()
+				return err
+			}
+			x.gps = append(x.gps, gp)
 		}
-		x.gp = gp
 	}
 	ctx, cancel := context.WithCancel(x.ctx)
 	run := &running{cancel: cancel, done: make(chan struct{}), infinite: lim.infinite}
 	x.search = run
-	gp := x.gp
+	gps := x.gps
 	go func() {
 		defer close(run.done)
-		a, err := x.think(ctx, gp, g, lim)
+		a, err := x.think(ctx, gps, g, lim)
 		if lim.infinite {
 			<-ctx.Done() // an infinite search answers after stop
 		}
@@ -503,39 +506,131 @@ func (x *session) goSearch(f []string) error {
 	return nil
 }
 
-// think searches g under lim: a search player's Analyse, reporting info
-// lines as it goes, or another player's Act.
-func (x *session) think(ctx context.Context, gp GamePlayer, g *engine.Game, lim goLimits) (engine.Action, error) {
-	sg, ok := gp.(*SearchGame)
-	if !ok {
-		return gp.Act(ctx, g)
-	}
-	every := x.s.InfoEvery
-	if every <= 0 {
-		every = time.Second
-	}
-	start := time.Now()
-	var pv []engine.Action
-	var sb strings.Builder
-	report := func(res *mcts.Result, searched int) {
-		pv = sg.PV(pv[:0], 64)
-		ms := time.Since(start).Milliseconds()
-		seat := int(g.Pos.Side)
-		sb.Reset()
-		fmt.Fprintf(&sb, "info depth %d nodes %d nps %d time %d score cp %d pv", len(pv), res.Visited,
-			int64(searched)*1000/max(ms, 1), ms, int(math.Round(1000*(2*float64(res.Value[seat])-1))))
-		for _, a := range pv {
-			sb.WriteByte(' ')
-			sb.WriteString(g.V.FormatAction(a))
+// think searches g under lim: with search players, one Analyse per
+// thread (root parallelism: each thread its own tree, their root visits
+// summed), saying info lines as it goes; another player's Act.
+func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits) (engine.Action, error) {
+	sgs := make([]*SearchGame, len(gps))
+	for i, gp := range gps {
+		sg, ok := gp.(*SearchGame)
+		if !ok {
+			return gps[0].Act(ctx, g)
 		}
-		x.say("%s", sb.String())
+		sgs[i] = sg
 	}
-	res, err := sg.Analyse(ctx, g, SearchLimits{Visits: lim.nodes, MoveTime: lim.moveTime, Infinite: lim.infinite,
-		MaxNodes: x.s.MaxNodes, Every: every, Report: report})
+	n := len(sgs)
+	l := SearchLimits{Visits: lim.nodes, MoveTime: lim.moveTime, Infinite: lim.infinite, Every: x.s.InfoEvery}
+	if l.Visits > 0 {
+		l.Visits = max(l.Visits/n, 1)
+	}
+	if l.MaxNodes = x.s.MaxNodes; l.MaxNodes <= 0 {
+		l.MaxNodes = MaxTreeNodes
+	}
+	l.MaxNodes = max(l.MaxNodes/n, 1)
+	if l.Every <= 0 {
+		l.Every = time.Second
+	}
+	start, seat := time.Now(), int(g.Pos.Side)
+	var mu sync.Mutex // guards ts: each thread copies its result in
+	ts := make([]threadState, n)
+	var pv []engine.Action
+	errs := make(chan error, n)
+	for i, sg := range sgs {
+		l := l
+		l.Report = func(res *mcts.Result, searched int, done bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			ts[i].copyFrom(res, searched, seat)
+			if i == 0 && !done {
+				pv = sg.PV(pv[:0], 64)
+				x.sayInfo(ts, pv, g, start)
+			}
+		}
+		go func() {
+			_, err := sg.Analyse(ctx, g, l)
+			errs <- err
+		}()
+	}
+	var err error
+	for range sgs {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
-	return res.Best, nil
+	best, from := choose(ts)
+	if pv = append(pv[:0], best); from >= 0 {
+		pv = sgs[from].PV(pv[:0], 64)
+	}
+	x.sayInfo(ts, pv, g, start)
+	return best, nil
+}
+
+// threadState is what one thread's search has found so far, copied out of
+// its result for the other threads to read.
+type threadState struct {
+	visited, searched int     // the root's visits; those this go added
+	score             float64 // the mover's expected score
+	actions           []engine.Action
+	visits            []int32 // the root visits of each of actions
+	best              engine.Action
+	proven            bool
+}
+
+func (t *threadState) copyFrom(res *mcts.Result, searched, seat int) {
+	t.visited, t.searched, t.score = res.Visited, searched, float64(res.Value[seat])
+	t.actions = append(t.actions[:0], res.Actions...)
+	t.visits = append(t.visits[:0], res.Visits...)
+	t.best, t.proven = res.Best, res.Proven != engine.Ongoing
+}
+
+// choose is the threads' choice: a thread's proven choice, or else the
+// action with the most root visits summed over the threads (one thread:
+// its own choice); and a thread whose own choice it is, or -1.
+func choose(ts []threadState) (engine.Action, int) {
+	for i, t := range ts {
+		if t.proven || len(ts) == 1 {
+			return t.best, i
+		}
+	}
+	sum := make(map[engine.Action]int64)
+	best := ts[0].best
+	for _, t := range ts {
+		for k, a := range t.actions {
+			if sum[a] += int64(t.visits[k]); sum[a] > sum[best] {
+				best = a
+			}
+		}
+	}
+	for i, t := range ts {
+		if t.best == best {
+			return best, i
+		}
+	}
+	return best, -1
+}
+
+// sayInfo says the threads' search so far: `info depth D nodes N nps R
+// time T score cp C pv ...`, where nodes are the root visits (playouts)
+// of all threads, nps those this go added per second, depth the length of
+// pv, and the score the mover's expected score s (1 a win, 0 a loss, the
+// threads' mean by visits) as 1000(2s-1).
+func (x *session) sayInfo(ts []threadState, pv []engine.Action, g *engine.Game, start time.Time) {
+	nodes, added, score := 0, 0, 0.0
+	for _, t := range ts {
+		nodes, added, score = nodes+t.visited, added+t.searched, score+t.score*float64(t.visited)
+	}
+	ms := time.Since(start).Milliseconds()
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "info depth %d nodes %d nps %d time %d score cp %d pv", len(pv), nodes,
+		int64(added)*1000/max(ms, 1), ms, int(math.Round(1000*(2*score/float64(max(nodes, 1))-1))))
+	for _, a := range pv {
+		sb.WriteByte(' ')
+		sb.WriteString(g.V.FormatAction(a))
+	}
+	x.say("%s", sb.String())
 }
 
 // answer is the one answer to go: `bestmove` with the action a in g, or,

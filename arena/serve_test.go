@@ -337,7 +337,7 @@ func TestEngineOptions_RulesMapToTheSpec(t *testing.T) {
 		}
 	}
 	var o EngineOptions
-	for _, bad := range [][2]string{{"PiecesCount", "2"}, {"MayFly", "yes"}, {"NMoveRule", "-1"}, {"Colour", "red"}, {"Threads", "4"}, {"Visits", "0"}} {
+	for _, bad := range [][2]string{{"PiecesCount", "2"}, {"MayFly", "yes"}, {"NMoveRule", "-1"}, {"Colour", "red"}, {"Threads", "65"}, {"Visits", "0"}} {
 		if err := o.Set(bad[0], bad[1]); err == nil {
 			t.Errorf("%s %s: no error", bad[0], bad[1])
 		}
@@ -348,5 +348,26 @@ func TestEngineOptions_RulesMapToTheSpec(t *testing.T) {
 	o.Set("HasDiagonalLines", "true")
 	if _, err := o.ApplyRules(loadVariant(t, "moulin-rouge")); err == nil {
 		t.Error("HasDiagonalLines true on the ring board: no error")
+	}
+}
+
+func TestServe_ThreadsSearchOneTreeEach(t *testing.T) {
+	s := rolloutServer(t, "nine")
+	s.InfoEvery = 20 * time.Millisecond
+	lines := served(t, s, "setoption name Threads value 2\nposition startpos moves d6\ngo nodes 64\ngo movetime 150\n")
+	var finals []string
+	for i, l := range lines {
+		if strings.HasPrefix(l, "bestmove") {
+			finals = append(finals, lines[i-1])
+			if l == "bestmove (none)" || strings.Fields(l)[1] == "d6" {
+				t.Errorf("two threads answered %q", l)
+			}
+		}
+	}
+	if len(finals) != 2 || !strings.Contains(finals[0], " nodes 64 ") {
+		t.Fatalf("go nodes 64 on two threads: %q, want its final info line to count 64 nodes (32 a thread)", lines)
+	}
+	if f := strings.Fields(finals[1]); len(f) < 14 || f[13] != strings.Fields(lines[len(lines)-1])[1] {
+		t.Errorf("final info %q does not lead with the bestmove %q", finals[1], lines[len(lines)-1])
 	}
 }

@@ -164,7 +164,7 @@ func TestEngine_MalformedCommandsAreAnsweredAndIgnored(t *testing.T) {
 		{"setoption name NMoveRule value many", `NMoveRule "many"`},
 		{"setoption name MayFly value perhaps", "want true or false"},
 		{"setoption name PiecesCount value 99", "want a whole number in 3..32"},
-		{"setoption name Threads value 2", "want 1"},
+		{"setoption name Threads value 0", "want a whole number in 1..64"},
 		{"setoption name variant value ninety", `"ninety"`},
 	}
 	for _, b := range bad {
