@@ -482,7 +482,11 @@ func (x *session) goSearch(f []string) error {
 	}
 	if x.gps == nil {
 		x.games++
-		for i := 0; i < max(x.opts.Threads, 1); i++ {
+		threads := 1 // a search thread is a search player's; other players play as they are
+		if _, ok := x.eng.Player.(*SearchPlayer); ok {
+			threads = max(x.opts.Threads, 1)
+		}
+		for i := 0; i < threads; i++ {
 			gp, err := x.eng.Player.NewGame(g.V, gameSeed(x.opts.Seed, x.games, 0, i))
 			if err != nil {
 				x.closeGame()
