@@ -24,7 +24,7 @@ const (
 // fakeEngine is a tiny engine speaking the protocol, for the tests: mode
 // random answers a uniformly random legal action; sanmill answers one as
 // Sanmill does (`info score 0 bestmove M` on one line), but only once it
-// has been sent the variant's rule options and those fakeWantEnv names
+// has been sent the variant (its name and rule options) and the options fakeWantEnv names
 // (NAME=VALUE, comma separated), else `bestmove (none)`; garbled answers
 // something that is not an action; silent never answers go; illegal
 // answers an occupied point; crash exits when asked to move; alphabeta2
@@ -44,7 +44,7 @@ func fakeEngine(mode, variant string, in io.Reader, out io.Writer) int {
 	}
 	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
 	g := engine.NewGame(v)
-	want := map[string]string{}
+	want := map[string]string{"Variant": v.Name}
 	for _, o := range RuleValues(v) {
 		want[o.Name] = o.Value
 	}
