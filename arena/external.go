@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -19,20 +18,23 @@ import (
 
 // External is an engine in another process that speaks the UCI-style text
 // protocol of Sanmill over its standard input and output: `uci` answered by
-// `uciok`, `isready` by `readyok`, then for every move `position startpos
+// `uciok`; the variant's options (`setoption name Variant value NAME`,
+// then its rules by Sanmill's option names, RuleValues) and Options; then
+// `isready` answered by `readyok`, then for every move `position startpos
 // moves M1 M2 ...` (or `position fen FEN`) and `go movetime MS`, answered
-// by `bestmove MOVE` in the variant's notation (d6, d6-d5, xd7). Each game
-// starts its own process, so games in parallel never share one.
+// by `bestmove MOVE` in the variant's notation (d6, d6-d5, xd7), wherever
+// it stands in its line (Sanmill answers `info score V ... bestmove M`).
+// Each game starts its own process, so games in parallel never share one.
 type External struct {
-	Label    string            // the name in tables and records; "" means "engine:" and the program's base name
-	Path     string            // the program to run
-	Args     []string          // its arguments
-	Env      []string          // extra environment variables, KEY=VALUE, on top of this process's
-	Options  map[string]string // sent as `setoption name K value V` after the handshake
-	MoveTime time.Duration     // the time per move sent with `go movetime`; 0 means one second
-	Grace    time.Duration     // how much longer than MoveTime to wait for `bestmove` before the engine forfeits; 0 means a second
-	Startup  time.Duration     // how long the handshake may take; 0 means ten seconds
-	FEN      bool              // send the position as `position fen` (24-point boards) instead of the moves from the start
+	Label    string         // the name in tables and records; "" means "engine:" and the program's base name
+	Path     string         // the program to run
+	Args     []string       // its arguments
+	Env      []string       // extra environment variables, KEY=VALUE, on top of this process's
+	Options  []EngineOption // sent as `setoption name K value V` after the variant's, in order
+	MoveTime time.Duration  // the time per move sent with `go movetime`; 0 means one second
+	Grace    time.Duration  // how much longer than MoveTime to wait for `bestmove` before the engine forfeits; 0 means a second
+	Startup  time.Duration  // how long the handshake may take; 0 means ten seconds
+	FEN      bool           // send the position as `position fen` (24-point boards) instead of the moves from the start
 }
 
 // Name is the Label, or "engine:" and the program's base name.
@@ -130,12 +132,22 @@ type externalGame struct {
 func (x *externalGame) read(r io.ReadCloser) {
 	defer r.Close()
 	defer close(x.lines)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		select {
-		case x.lines <- strings.TrimRight(sc.Text(), "\r"):
-		case <-x.done:
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for {
+		line, err := readLine(br, buf[:0], MaxLineBytes)
+		buf = line
+		if err != nil && err != io.EOF && !errors.Is(err, errLineTooLong) {
+			return
+		}
+		if err == nil || err == io.EOF && len(line) > 0 {
+			select {
+			case x.lines <- strings.TrimRight(string(line), "\r"):
+			case <-x.done:
+				return
+			}
+		}
+		if err == io.EOF {
 			return
 		}
 	}
@@ -154,24 +166,40 @@ func (x *externalGame) send(line string) error {
 	return nil
 }
 
-// expect waits up to timeout for a line whose first word is word, and
-// returns that line; other lines (id, option, info) are skipped.
-func (x *externalGame) expect(ctx context.Context, word string, timeout time.Duration, after string) (string, error) {
+// wordAt is the index of word among the words f of a line, or -1; the
+// text of an `info ... string` is not read.
+func wordAt(f []string, word string) int {
+	for i, w := range f {
+		if w == word {
+			return i
+		}
+		if w == "string" && f[0] == "info" {
+			break
+		}
+	}
+	return -1
+}
+
+// expect waits up to timeout for a line holding word (wordAt), and returns
+// that line's words from word on; other lines (id, option, info) are
+// skipped.
+func (x *externalGame) expect(ctx context.Context, word string, timeout time.Duration, after string) ([]string, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
 		case line, ok := <-x.lines:
 			if !ok {
-				return "", fmt.Errorf("%s: %w exited before answering %s with %s%s", x.e.Name(), ErrEngine, after, word, x.stderrNote())
+				return nil, fmt.Errorf("%s: %w exited before answering %s with %s%s", x.e.Name(), ErrEngine, after, word, x.stderrNote())
 			}
-			if f := strings.Fields(line); len(f) > 0 && f[0] == word {
-				return line, nil
+			f := strings.Fields(line)
+			if i := wordAt(f, word); i >= 0 {
+				return f[i:], nil
 			}
 		case <-timer.C:
-			return "", fmt.Errorf("%s: %w: no %s within %s after %s", x.e.Name(), ErrEngine, word, timeout, after)
+			return nil, fmt.Errorf("%s: %w: no %s within %s after %s", x.e.Name(), ErrEngine, word, timeout, after)
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 }
@@ -184,13 +212,9 @@ func (x *externalGame) handshake(timeout time.Duration) error {
 	if _, err := x.expect(ctx, "uciok", timeout, "uci"); err != nil {
 		return err
 	}
-	keys := make([]string, 0, len(x.e.Options))
-	for k := range x.e.Options {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := x.send("setoption name " + k + " value " + x.e.Options[k]); err != nil {
+	opts := append([]EngineOption{{"Variant", x.v.Name}}, RuleValues(x.v)...)
+	for _, o := range append(opts, x.e.Options...) {
+		if err := x.send("setoption name " + o.Name + " value " + o.Value); err != nil {
 			return err
 		}
 	}
@@ -233,11 +257,11 @@ func (x *externalGame) Act(ctx context.Context, g *engine.Game) (engine.Action, 
 	if err := x.send(fmt.Sprintf("go movetime %d", mt.Milliseconds())); err != nil {
 		return 0, err
 	}
-	line, err := x.expect(ctx, "bestmove", mt+x.e.grace(), "go movetime")
+	f, err := x.expect(ctx, "bestmove", mt+x.e.grace(), "go movetime")
 	if err != nil {
 		return 0, err
 	}
-	f := strings.Fields(line)
+	line := strings.Join(f, " ")
 	if len(f) < 2 || f[1] == "-" || f[1] == "none" || f[1] == "0000" || f[1] == "(none)" {
 		return 0, fmt.Errorf("%s: %w answered %q: no move", x.e.Name(), ErrEngine, line)
 	}

@@ -18,10 +18,14 @@ import (
 const (
 	fakeEngineEnv  = "MILLZERO_ARENA_FAKE_ENGINE"  // the fake engine's behaviour
 	fakeVariantEnv = "MILLZERO_ARENA_FAKE_VARIANT" // the variant it plays
+	fakeWantEnv    = "MILLZERO_ARENA_FAKE_WANT"    // the options mode sanmill wants besides the variant's
 )
 
 // fakeEngine is a tiny engine speaking the protocol, for the tests: mode
-// random answers a uniformly random legal action; garbled answers
+// random answers a uniformly random legal action; sanmill answers one as
+// Sanmill does (`info score 0 bestmove M` on one line), but only once it
+// has been sent the variant (its name and rule options) and the options fakeWantEnv names
+// (NAME=VALUE, comma separated), else `bestmove (none)`; garbled answers
 // something that is not an action; silent never answers go; illegal
 // answers an occupied point; crash exits when asked to move; alphabeta2
 // is Serve with the depth-2 alpha-beta player.
@@ -40,6 +44,14 @@ func fakeEngine(mode, variant string, in io.Reader, out io.Writer) int {
 	}
 	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
 	g := engine.NewGame(v)
+	want := map[string]string{"Variant": v.Name}
+	for _, o := range RuleValues(v) {
+		want[o.Name] = o.Value
+	}
+	for _, o := range strings.FieldsFunc(os.Getenv(fakeWantEnv), func(r rune) bool { return r == ',' }) {
+		name, value, _ := strings.Cut(o, "=")
+		want[name] = value
+	}
 	var buf [engine.MaxActions]engine.Action
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
@@ -53,6 +65,10 @@ func fakeEngine(mode, variant string, in io.Reader, out io.Writer) int {
 			fmt.Fprintln(out, "uciok")
 		case "isready":
 			fmt.Fprintln(out, "readyok")
+		case "setoption":
+			if len(f) == 5 && want[f[2]] == f[4] {
+				delete(want, f[2])
+			}
 		case "position":
 			g = engine.NewGame(v)
 			if len(f) > 1 && f[1] == "fen" {
@@ -79,6 +95,12 @@ func fakeEngine(mode, variant string, in io.Reader, out io.Writer) int {
 			case "random":
 				fmt.Fprintln(out, "info depth 1 score cp 0")
 				fmt.Fprintln(out, "bestmove", v.FormatAction(legal[rng.IntN(len(legal))]))
+			case "sanmill":
+				if len(want) > 0 {
+					fmt.Fprintf(out, "info string missing options %v\nbestmove (none)\n", want)
+				} else {
+					fmt.Fprintln(out, "info score 0 bestmove", v.FormatAction(legal[rng.IntN(len(legal))]))
+				}
 			case "garbled":
 				fmt.Fprintln(out, "bestmove zz99")
 			case "illegal":
@@ -121,6 +143,38 @@ func TestExternal_PlaysWholeGamesOverTheProtocol(t *testing.T) {
 			if r.Plies <= r.Opening {
 				t.Errorf("fen %v: %d plies after a %d-ply opening: the players did not play", fen, r.Plies, r.Opening)
 			}
+		}
+	}
+}
+
+func TestExternal_SendsTheVariantsOptionsAndReadsBestmoveAnywhere(t *testing.T) {
+	// Before: no options were sent but those given, and only a line that
+	// began with bestmove was read.
+	for _, name := range []string{"twelve", "three"} {
+		v := loadVariant(t, name)
+		p, err := ParsePlayer("engine:"+os.Args[0]+" --option Hash=64 --option=SkillLevel=3", v, DefaultSpecSettings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := p.(*External)
+		e.Env = []string{fakeEngineEnv + "=sanmill", fakeVariantEnv + "=" + name, fakeWantEnv + "=Hash=64,SkillLevel=3"}
+		e.MoveTime, e.Grace = 20*time.Millisecond, 2*time.Second
+		gp, err := e.NewGame(v, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := engine.NewGame(v)
+		for i := 0; i < 4; i++ {
+			a, err := gp.Act(context.Background(), g)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if err := g.Play(a); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+		if err := gp.Close(); err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -152,29 +152,76 @@ const MaxTreeNodes = 1 << 22
 // above 0, or the tree reaches MaxTreeNodes, whichever comes first. It stops
 // after the step in which ctx is done, with what it found.
 func (x *SearchGame) Think(ctx context.Context, g *engine.Game, visits int, moveTime time.Duration) (*mcts.Result, error) {
+	return x.Analyse(ctx, g, SearchLimits{Visits: visits, MoveTime: moveTime})
+}
+
+// SearchLimits bound one search of Analyse and say how it reports.
+type SearchLimits struct {
+	Visits   int           // the root's visits to reach; 0: the settings' Simulations, or no bound with MoveTime or Infinite
+	MoveTime time.Duration // search this long at most; 0: no time bound
+	Infinite bool          // no bound but ctx and MaxNodes (Visits and MoveTime are not read)
+	MaxNodes int           // the tree's bound; 0: MaxTreeNodes
+	Every    time.Duration // with Report, report about this often while searching
+	// Report, if not nil, is called on the searching goroutine with the
+	// result so far and the visits added by this search: every Every, and
+	// once at the end with done true.
+	Report func(res *mcts.Result, searched int, done bool)
+}
+
+// Analyse searches the game's position until one of the limits is reached
+// or ctx is done (it stops after the step in which it is, with what it
+// found), and returns the result, which the next search overwrites.
+func (x *SearchGame) Analyse(ctx context.Context, g *engine.Game, l SearchLimits) (*mcts.Result, error) {
 	if r, why := g.Outcome(); r != engine.Ongoing {
 		return nil, fmt.Errorf("the game is over (%s)", why)
 	}
 	x.s.Follow(g)
+	visits := l.Visits
 	var deadline time.Time
 	switch {
-	case moveTime > 0:
-		deadline = time.Now().Add(moveTime)
+	case l.Infinite:
+		visits = math.MaxInt32
+	case l.MoveTime > 0:
+		deadline = time.Now().Add(l.MoveTime)
 		if visits <= 0 {
 			visits = math.MaxInt32
 		}
 	case visits <= 0:
 		visits = x.p.Settings.Simulations
 	}
-	if err := x.s.RunFor(ctx, x.eval, visits, deadline, MaxTreeNodes); err != nil {
-		return nil, err
+	maxNodes := l.MaxNodes
+	if maxNodes <= 0 {
+		maxNodes = MaxTreeNodes
 	}
-	res := x.s.Result()
-	if len(res.Actions) == 0 {
-		return nil, fmt.Errorf("the search found no action")
+	before := x.s.Result().Visited
+	for {
+		until := deadline
+		if l.Report != nil && l.Every > 0 {
+			if next := time.Now().Add(l.Every); until.IsZero() || next.Before(until) {
+				until = next
+			}
+		}
+		if err := x.s.RunFor(ctx, x.eval, visits, until, maxNodes); err != nil {
+			return nil, err
+		}
+		res := x.s.Result()
+		done := res.Visited >= visits || ctx.Err() != nil || x.s.Nodes() >= maxNodes ||
+			(!deadline.IsZero() && !time.Now().Before(deadline))
+		if l.Report != nil {
+			l.Report(res, res.Visited-before, done)
+		}
+		if done {
+			if len(res.Actions) == 0 {
+				return nil, fmt.Errorf("the search found no action")
+			}
+			return res, nil
+		}
 	}
-	return res, nil
 }
+
+// PV appends the principal variation of the last search to dst (see
+// mcts.Search.PV).
+func (x *SearchGame) PV(dst []engine.Action, maxLen int) []engine.Action { return x.s.PV(dst, maxLen) }
 
 // Nodes is the number of nodes in the game's search tree.
 func (x *SearchGame) Nodes() int { return x.s.Nodes() }

@@ -2,9 +2,12 @@ package arena
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,11 +19,34 @@ import (
 
 // Serve plays p as an engine over the UCI-style protocol that External
 // speaks (Sanmill's), reading commands from in and answering on out until
-// `quit` or the end of in: a Server whose engine is fixed (setoption is
-// ignored). See Server.Serve.
+// `quit` or the end of in: a Server of variant v and player p, whose
+// Variant option may name another variant and whose rule options change
+// the variant's rules (a fixed player takes no Model or Run). See
+// Server.Serve.
 func Serve(ctx context.Context, v *engine.Variant, p Player, name string, seed uint64, in io.Reader, out io.Writer) error {
-	s := &Server{Name: name, Seed: seed, Load: func() (Engine, error) { return Engine{Variant: v, Player: p}, nil }}
+	s := &Server{Name: name, Options: EngineOptions{Visits: DefaultSpecSettings().Simulations, Threads: 1, Seed: seed},
+		Load: func(o EngineOptions) (Engine, error) { return FixedEngine(v, p, o) }}
 	return s.Serve(ctx, in, out)
+}
+
+// FixedEngine is the engine of player p for the options o: variant v, or
+// the variant o names, with o's rules. It refuses a Model or Run: p is
+// fixed.
+func FixedEngine(v *engine.Variant, p Player, o EngineOptions) (Engine, error) {
+	if o.Model != "" || o.Run != "" {
+		return Engine{}, fmt.Errorf("%s is a fixed player: it takes no Model or Run", p.Name())
+	}
+	if o.Variant != "" && o.Variant != v.Name {
+		var err error
+		if v, err = engine.Load(o.Variant); err != nil {
+			return Engine{}, err
+		}
+	}
+	v, err := o.ApplyRules(v)
+	if err != nil {
+		return Engine{}, err
+	}
+	return Engine{Variant: v, Player: p}, nil
 }
 
 // Engine is what a Server plays: a variant and a player of it.
@@ -30,93 +56,183 @@ type Engine struct {
 	Desc    string // said in an `info string` line when the engine is loaded; "" says nothing
 }
 
+// MaxLineBytes is the longest command line a Server reads: a longer one is
+// read to its end, refused with an error and not run. A position command
+// of the longest game (60000 plies, max_plies' bound) fits.
+const MaxLineBytes = 1 << 20
+
 // Server is the one engine-protocol server (`millzero engine`, and the
 // other side of External in tests). Its options and its engine come from
-// the caller: Load builds the engine of the current options, when first
-// needed and again after each setoption.
+// the caller: Load builds the engine of the options.
 type Server struct {
-	Name    string   // the `id name`
-	Seed    uint64   // seeds each game's player, with the game's number
-	Options []string // the `option name ...` lines uci lists, without "option "
+	Name    string        // the `id name`
+	Options EngineOptions // the options before any setoption (the command line's)
 
-	// SetOption sets one option; nil ignores setoption (the engine is fixed).
-	SetOption func(name, value string) error
-	// Load builds the engine of the current options.
-	Load func() (Engine, error)
+	// Load builds the engine of options o: the variant, with o's rules
+	// applied (EngineOptions.ApplyRules), and its player. The server calls
+	// it when the engine is first needed and at each setoption, which it
+	// refuses when Load fails.
+	Load func(o EngineOptions) (Engine, error)
+
+	MaxNodes  int           // the tree's bound in a search not bounded by visits (time, infinite); 0 MaxTreeNodes
+	InfoEvery time.Duration // how often a search says `info ...`; 0 a second
 }
 
-// session is the state of one Serve: the engine, its game player and the
-// position, and the search running in the background.
+// session is the state of one Serve: the options and engine, the game
+// player and position, and the search running in the background.
 type session struct {
 	s   *Server
 	ctx context.Context
 	out *bufio.Writer
 	mu  sync.Mutex // serialises writes: a search answers from its own goroutine
 
-	eng      *Engine       // nil until needed, and after an option changes
-	gp       GamePlayer    // the player of the current game; nil until a go
-	games    int           // game players made, for their seeds
-	game     *engine.Game  // the position of the last `position`; nil for the start
-	stop     func()        // cancels the running search; nil when none runs
-	search   chan struct{} // closed when the running search has answered
-	infinite bool          // the running search goes on until stop
+	opts   EngineOptions
+	eng    *Engine      // nil until needed
+	gps    []GamePlayer // the players of the current game, one per thread; nil until a go
+	games  int          // game players made, for their seeds
+	game   *engine.Game // the position of the last `position`; nil for the start
+	posErr error        // why the last `position` failed: there is no position until the next
+	search *running     // the search running in the background; nil when none
 }
+
+// running is a search in the background.
+type running struct {
+	cancel   context.CancelFunc
+	done     chan struct{} // closed when the search has answered
+	infinite bool          // it answers only after stop
+}
+
+// errLineTooLong says a line was over MaxLineBytes.
+var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused, not run", MaxLineBytes)
 
 // Serve reads commands from in and answers on out until `quit` or the end
 // of in: uci, isready, setoption, ucinewgame, position startpos|fen FEN
-// [moves ...], go [movetime MS | nodes N | wtime/btime/winc/binc MS |
-// infinite], stop, d (the board) and quit. A search (go) runs while the
-// next commands are read: isready is answered at once, stop ends the
-// search early, quit ends it and the engine; any other command waits for
-// the search's bestmove first (quit too, unless the search is infinite). At the end of in the running search
-// finishes and answers. A command it cannot follow is answered with `info
-// string error: ...` and changes nothing, and `go` in a finished game
-// answers `bestmove (none)`. Each ucinewgame (and the first go) starts a
-// fresh GamePlayer, seeded from Seed and the game's number.
+// [moves ...], go [movetime MS] [nodes N] [wtime/btime/winc/binc MS
+// [movestogo N]] [infinite], stop, d (the board) and quit.
+//
+// A search (go) runs while the next commands are read: isready is answered
+// at once, stop ends the search with its best so far; any other command
+// (quit and the end of in too) waits for a bounded search's bestmove, and
+// stops an infinite one first. Every go is answered by exactly one
+// bestmove: `bestmove (none)` after an `info string error: ...` line when
+// it cannot search (no position, a bad limit, an engine that does not
+// load) and in a finished game. An infinite search answers only after
+// stop, even when its tree is full. A command it cannot follow is answered
+// with `info string error: ...` and changes nothing, except a position
+// command, which leaves no position until the next. Each ucinewgame, each
+// setoption and the first go start a fresh GamePlayer, seeded from the
+// Seed option and the game's number.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	x := &session{s: s, ctx: ctx, out: bufio.NewWriter(out)}
+	x := &session{s: s, ctx: ctx, out: bufio.NewWriter(out), opts: s.Options}
 	defer x.closeGame()
-	defer x.wait()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
-		}
-		if x.stop != nil {
-			switch f[0] {
-			case "isready":
-				x.say("readyok")
-				continue
-			case "ponderhit":
-				continue
-			case "stop":
-				x.stop()
-			case "quit":
-				if x.infinite {
-					x.stop()
-				}
+	r := bufio.NewReaderSize(in, 64<<10)
+	var buf []byte
+	for {
+		line, err := readLine(r, buf[:0], MaxLineBytes)
+		buf = line
+		switch {
+		case err == nil || err == io.EOF || errors.Is(err, errLineTooLong):
+			if x.handle(string(line), err) {
+				x.finish(false)
+				return x.flushErr()
 			}
-			x.wait()
+		default:
+			x.finish(false)
+			return fmt.Errorf("serve: read: %w", err)
 		}
-		if f[0] == "quit" {
+		if err == io.EOF {
+			x.finish(false)
 			return x.flushErr()
 		}
-		if err := x.command(f); err != nil {
-			x.say("info string error: %s", strings.ReplaceAll(err.Error(), "\n", " "))
-		}
 		if err := x.flushErr(); err != nil {
+			x.finish(true)
 			return err
 		}
 		if err := ctx.Err(); err != nil {
+			x.finish(true)
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("serve: read: %w", err)
+}
+
+// readLine reads one line of r into buf, without its end. A line longer
+// than max is read to its end and comes back cut to its first bytes, with
+// errLineTooLong. At the end of r it returns the last line, if it has no
+// end, with io.EOF.
+func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
+	long := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !long {
+			buf = append(buf, chunk...)
+			if n := len(bytes.TrimSuffix(buf, []byte("\n"))); n > max {
+				long, buf = true, buf[:min(len(buf), 80)]
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return buf, err
+		}
+		if long {
+			return buf, errLineTooLong
+		}
+		return bytes.TrimSuffix(buf, []byte("\n")), err
 	}
-	return nil
+}
+
+// handle runs one line, which failed to read with lineErr if not nil (and
+// not io.EOF), and reports whether it was quit.
+func (x *session) handle(line string, lineErr error) (quit bool) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return false
+	}
+	if x.search != nil {
+		switch f[0] {
+		case "isready":
+			x.say("readyok")
+			return false
+		case "ponderhit":
+			return false
+		}
+		x.finish(f[0] == "stop")
+	}
+	if lineErr == io.EOF {
+		lineErr = nil
+	}
+	if f[0] == "quit" && lineErr == nil {
+		return true
+	}
+	err := lineErr
+	if err == nil {
+		err = x.command(f)
+	}
+	if err != nil {
+		x.say("info string error: %s", strings.ReplaceAll(err.Error(), "\n", " "))
+		switch f[0] {
+		case "position":
+			x.game, x.posErr = nil, err
+		case "go":
+			x.answer(nil, 0, nil)
+		}
+	}
+	return false
+}
+
+// finish waits for the running search, if any, to answer, stopping it
+// first if stop or it is infinite.
+func (x *session) finish(stop bool) {
+	if x.search == nil {
+		return
+	}
+	if stop || x.search.infinite {
+		x.search.cancel()
+	}
+	<-x.search.done
+	x.search.cancel()
+	x.search = nil
 }
 
 func (x *session) say(format string, args ...any) {
@@ -136,30 +252,27 @@ func (x *session) flushErr() error {
 	return nil
 }
 
-// wait waits for the running search, if any, to answer.
-func (x *session) wait() {
-	if x.stop == nil {
-		return
-	}
-	<-x.search
-	x.stop()
-	x.stop, x.search = nil, nil
-}
-
 func (x *session) closeGame() {
-	if x.gp != nil {
-		x.gp.Close()
-		x.gp = nil
+	for _, gp := range x.gps {
+		gp.Close()
 	}
+	x.gps = nil
 }
 
-// command runs one command line, split into words.
+// command runs one command line, split into words. An error of go is
+// returned before its search starts: handle answers it.
 func (x *session) command(f []string) error {
 	switch f[0] {
 	case "uci":
 		x.say("id name %s", x.s.Name)
 		x.say("id author millzero")
-		for _, o := range x.s.Options {
+		var v *engine.Variant
+		if eng, err := x.engine(); err == nil {
+			v = eng.Variant
+		} else {
+			x.say("info string error: %s (the rule options are listed once an engine loads)", err)
+		}
+		for _, o := range x.opts.uciOptions(v) {
 			x.say("option %s", o)
 		}
 		x.say("uciok")
@@ -172,7 +285,7 @@ func (x *session) command(f []string) error {
 		return x.setOption(f[1:])
 	case "ucinewgame":
 		x.closeGame()
-		x.game = nil
+		x.game, x.posErr = nil, nil
 	case "position":
 		eng, err := x.engine()
 		if err != nil {
@@ -182,11 +295,11 @@ func (x *session) command(f []string) error {
 		if err != nil {
 			return err
 		}
-		x.game = g
+		x.game, x.posErr = g, nil
 	case "go":
 		return x.goSearch(f[1:])
 	case "stop", "ponderhit":
-		// No search runs (Serve stops a running one).
+		// No search runs (handle stops a running one).
 	case "d":
 		g, err := x.current()
 		if err != nil {
@@ -201,11 +314,9 @@ func (x *session) command(f []string) error {
 	return nil
 }
 
-// setOption reads `name N... value V...`.
+// setOption reads `name N... value V...` and builds the engine of the
+// options with the change; if either fails, nothing changes.
 func (x *session) setOption(f []string) error {
-	if x.s.SetOption == nil {
-		return nil
-	}
 	if len(f) < 2 || f[0] != "name" {
 		return fmt.Errorf("setoption: want setoption name NAME value VALUE")
 	}
@@ -221,11 +332,16 @@ func (x *session) setOption(f []string) error {
 	if val == "<empty>" {
 		val = ""
 	}
-	if err := x.s.SetOption(strings.ToLower(strings.Join(name, " ")), val); err != nil {
+	o := x.opts
+	if err := o.Set(strings.Join(name, " "), val); err != nil {
 		return err
 	}
-	x.closeGame()
-	x.eng, x.game = nil, nil
+	eng, err := x.s.Load(o)
+	if err != nil {
+		return fmt.Errorf("setoption %s: %w", strings.Join(name, " "), err)
+	}
+	x.opts = o
+	x.install(eng)
 	return nil
 }
 
@@ -234,19 +350,32 @@ func (x *session) engine() (*Engine, error) {
 	if x.eng != nil {
 		return x.eng, nil
 	}
-	eng, err := x.s.Load()
+	eng, err := x.s.Load(x.opts)
 	if err != nil {
 		return nil, err
 	}
+	x.install(eng)
+	return x.eng, nil
+}
+
+// install makes eng the engine: a new game player, and the start position
+// when the rules changed.
+func (x *session) install(eng Engine) {
+	x.closeGame()
+	if x.eng == nil || x.eng.Variant.Spec != eng.Variant.Spec {
+		x.game, x.posErr = nil, nil
+	}
 	x.eng = &eng
 	if eng.Desc != "" {
-		x.say("info string variant %s, %s", eng.Variant.Name, eng.Desc)
+		x.say("info string variant %s (%s), %s", eng.Variant.Name, eng.Variant.Description, eng.Desc)
 	}
-	return x.eng, nil
 }
 
 // current is the game of the last position command, or the start.
 func (x *session) current() (*engine.Game, error) {
+	if x.posErr != nil {
+		return nil, fmt.Errorf("no position: the last position command failed (%w)", x.posErr)
+	}
 	if x.game != nil {
 		return x.game, nil
 	}
@@ -260,16 +389,19 @@ func (x *session) current() (*engine.Game, error) {
 
 // goLimits are the limits of a go command.
 type goLimits struct {
-	moveTime time.Duration
-	nodes    int  // 0: the player's own visits
-	infinite bool // until stop
+	moveTime time.Duration // 0: none
+	nodes    int           // the root's visits; 0: none
+	infinite bool          // until stop
 }
 
-// parseGo reads go's limits for the side to move; a clock spends a
-// twentieth of what is left, plus the increment.
-func parseGo(f []string, side int) (goLimits, error) {
-	var l goLimits
+// parseGo reads go's limits for the side to move. A clock (wtime, btime)
+// is spent by the time manager (moveBudget); movetime, when also given,
+// wins over it. depth and mate are not limits of this search: they are
+// noted in notes and it searches as without them.
+func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
 	var clock, inc [2]time.Duration
+	var toGo int64
+	hasClock := false
 	for i := 0; i < len(f); i++ {
 		switch f[i] {
 		case "infinite":
@@ -277,91 +409,246 @@ func parseGo(f []string, side int) (goLimits, error) {
 		case "ponder":
 		case "movetime", "nodes", "wtime", "btime", "winc", "binc", "movestogo", "depth", "mate":
 			if i+1 >= len(f) {
-				return l, fmt.Errorf("go %s: want a number after it", f[i])
+				return l, nil, fmt.Errorf("go %s: want a number after it", f[i])
 			}
 			n, err := strconv.ParseInt(f[i+1], 10, 64)
 			if err != nil || n < 0 {
-				return l, fmt.Errorf("go %s %q: want a whole number 0 or more", f[i], f[i+1])
+				return l, nil, fmt.Errorf("go %s %q: want a whole number 0 or more", f[i], f[i+1])
 			}
-			ms := time.Duration(n) * time.Millisecond
+			ms := time.Duration(min(n, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 			switch f[i] {
 			case "movetime":
-				l.moveTime = ms
+				l.moveTime = max(ms, time.Millisecond)
 			case "nodes":
-				l.nodes = max(int(n), 1)
+				l.nodes = int(min(max(n, 1), math.MaxInt32))
 			case "wtime", "btime":
 				clock[map[string]int{"wtime": 0, "btime": 1}[f[i]]] = ms
+				hasClock = true
 			case "winc", "binc":
 				inc[map[string]int{"winc": 0, "binc": 1}[f[i]]] = ms
+			case "movestogo":
+				toGo = n
+			case "depth", "mate":
+				notes = append(notes, fmt.Sprintf("go %s: not a limit of this search (MCTS), ignored", f[i]))
 			}
 			i++
 		default:
-			return l, fmt.Errorf("go: unknown limit %q (the limits: movetime MS, nodes N, wtime/btime/winc/binc MS, infinite)", f[i])
+			return l, nil, fmt.Errorf("go: unknown limit %q (the limits: movetime MS, nodes N, wtime/btime/winc/binc MS, movestogo N, infinite)", f[i])
 		}
 	}
-	if l.moveTime == 0 && side < 2 && clock[side] > 0 {
-		l.moveTime = clock[side]/20 + inc[side]
+	if l.moveTime == 0 && hasClock && side < 2 {
+		l.moveTime = moveBudget(clock[side], inc[side], toGo)
 	}
-	if l.infinite {
-		// Until stop: a day, or until the tree is full.
-		l.moveTime, l.nodes = 24*time.Hour, 0
-	}
-	return l, nil
+	return l, notes, nil
 }
 
-// goSearch reads the limits of `go`, and searches the current position in
-// the background, answering `bestmove`.
+// moveBudget is the time manager: the time for one move with clock left,
+// an increment of inc a move and toGo moves to the next time control (0:
+// none). It spends the clock over toGo moves, or over 30 without a control
+// (a Mill game's moves to come, roughly, each player's), plus three
+// quarters of the increment, but never more than the clock less a tenth
+// of it and 20 ms (the answer's way back), and at least 5 ms.
+func moveBudget(clock, inc time.Duration, toGo int64) time.Duration {
+	if toGo <= 0 {
+		toGo = 30
+	}
+	t := clock/time.Duration(toGo) + inc*3/4
+	t = min(t, clock-clock/10-20*time.Millisecond)
+	return max(t, 5*time.Millisecond)
+}
+
+// goSearch starts the search of go in the background; it answers
+// bestmove. An error is returned before the search starts (handle answers
+// it).
 func (x *session) goSearch(f []string) error {
 	g, err := x.current()
 	if err != nil {
 		return err
 	}
-	lim, err := parseGo(f, int(g.Pos.Side))
+	lim, notes, err := parseGo(f, int(g.Pos.Side))
 	if err != nil {
 		return err
 	}
+	for _, n := range notes {
+		x.say("info string %s", n)
+	}
+	if lim.moveTime == 0 && lim.nodes == 0 && !lim.infinite {
+		lim.nodes = x.opts.Visits
+	}
 	if r, why := g.Outcome(); r != engine.Ongoing {
 		x.say("info string the game is over: %s", ResultText(g.V, &g.Pos, r, why))
-		x.say("bestmove (none)")
+		x.answer(nil, 0, nil)
 		return nil
 	}
-	if x.gp == nil {
+	if x.gps == nil {
 		x.games++
-		gp, err := x.eng.Player.NewGame(g.V, gameSeed(x.s.Seed, x.games, 0, 0))
-		if err != nil {
-			x.say("info string error: %s", err)
-			x.say("bestmove (none)")
-			return nil
+		threads := 1 // a search thread is a search player's; other players play as they are
+		if _, ok := x.eng.Player.(*SearchPlayer); ok {
+			threads = max(x.opts.Threads, 1)
 		}
-		x.gp = gp
+		for i := 0; i < threads; i++ {
+			gp, err := x.eng.Player.NewGame(g.V, gameSeed(x.opts.Seed, x.games, 0, i))
+			if err != nil {
+				x.closeGame()
+				return err
+			}
+			x.gps = append(x.gps, gp)
+		}
 	}
 	ctx, cancel := context.WithCancel(x.ctx)
-	x.stop, x.search, x.infinite = cancel, make(chan struct{}), lim.infinite
-	gp := x.gp
+	run := &running{cancel: cancel, done: make(chan struct{}), infinite: lim.infinite}
+	x.search = run
+	gps := x.gps
 	go func() {
-		defer close(x.search)
-		start := time.Now()
-		var a engine.Action
-		var err error
-		if sg, ok := gp.(*SearchGame); ok {
-			var res *mcts.Result
-			if res, err = sg.Think(ctx, g, lim.nodes, lim.moveTime); err == nil {
-				a = res.Best
-				seat := int(g.Pos.Side)
-				x.say("info nodes %d time %d pv %s string visits %d, expected score %.3f for seat %d", sg.Nodes(),
-					time.Since(start).Milliseconds(), g.V.FormatAction(a), res.Visited, res.Value[seat], seat+1)
-			}
-		} else {
-			a, err = gp.Act(ctx, g)
+		defer close(run.done)
+		a, err := x.think(ctx, gps, g, lim)
+		if lim.infinite {
+			<-ctx.Done() // an infinite search answers after stop
 		}
-		if err != nil {
-			x.say("info string error: go: %s", err)
-			x.say("bestmove (none)")
-			return
-		}
-		x.say("bestmove %s", g.V.FormatAction(a))
+		x.answer(g, a, err)
 	}()
 	return nil
+}
+
+// think searches g under lim: with search players, one Analyse per
+// thread (root parallelism: each thread its own tree, their root visits
+// summed), saying info lines as it goes; another player's Act.
+func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits) (engine.Action, error) {
+	sgs := make([]*SearchGame, len(gps))
+	for i, gp := range gps {
+		sg, ok := gp.(*SearchGame)
+		if !ok {
+			return gps[0].Act(ctx, g)
+		}
+		sgs[i] = sg
+	}
+	n := len(sgs)
+	l := SearchLimits{Visits: lim.nodes, MoveTime: lim.moveTime, Infinite: lim.infinite, Every: x.s.InfoEvery}
+	if l.Visits > 0 {
+		l.Visits = max(l.Visits/n, 1)
+	}
+	if l.MaxNodes = x.s.MaxNodes; l.MaxNodes <= 0 {
+		l.MaxNodes = MaxTreeNodes
+	}
+	l.MaxNodes = max(l.MaxNodes/n, 1)
+	if l.Every <= 0 {
+		l.Every = time.Second
+	}
+	start, seat := time.Now(), int(g.Pos.Side)
+	var mu sync.Mutex // guards ts: each thread copies its result in
+	ts := make([]threadState, n)
+	var pv []engine.Action
+	errs := make(chan error, n)
+	for i, sg := range sgs {
+		l := l
+		l.Report = func(res *mcts.Result, searched int, done bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			ts[i].copyFrom(res, searched, seat)
+			if i == 0 && !done {
+				pv = sg.PV(pv[:0], 64)
+				x.sayInfo(ts, pv, g, start)
+			}
+		}
+		go func() {
+			_, err := sg.Analyse(ctx, g, l)
+			errs <- err
+		}()
+	}
+	var err error
+	for range sgs {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	best, from := choose(ts)
+	if pv = append(pv[:0], best); from >= 0 {
+		pv = sgs[from].PV(pv[:0], 64)
+	}
+	x.sayInfo(ts, pv, g, start)
+	return best, nil
+}
+
+// threadState is what one thread's search has found so far, copied out of
+// its result for the other threads to read.
+type threadState struct {
+	visited, searched int     // the root's visits; those this go added
+	score             float64 // the mover's expected score
+	actions           []engine.Action
+	visits            []int32 // the root visits of each of actions
+	best              engine.Action
+	proven            bool
+}
+
+func (t *threadState) copyFrom(res *mcts.Result, searched, seat int) {
+	t.visited, t.searched, t.score = res.Visited, searched, float64(res.Value[seat])
+	t.actions = append(t.actions[:0], res.Actions...)
+	t.visits = append(t.visits[:0], res.Visits...)
+	t.best, t.proven = res.Best, res.Proven != engine.Ongoing
+}
+
+// choose is the threads' choice: a thread's proven choice, or else the
+// action with the most root visits summed over the threads (one thread:
+// its own choice); and a thread whose own choice it is, or -1.
+func choose(ts []threadState) (engine.Action, int) {
+	for i, t := range ts {
+		if t.proven || len(ts) == 1 {
+			return t.best, i
+		}
+	}
+	sum := make(map[engine.Action]int64)
+	best := ts[0].best
+	for _, t := range ts {
+		for k, a := range t.actions {
+			if sum[a] += int64(t.visits[k]); sum[a] > sum[best] {
+				best = a
+			}
+		}
+	}
+	for i, t := range ts {
+		if t.best == best {
+			return best, i
+		}
+	}
+	return best, -1
+}
+
+// sayInfo says the threads' search so far: `info depth D nodes N nps R
+// time T score cp C pv ...`, where nodes are the root visits (playouts)
+// of all threads, nps those this go added per second, depth the length of
+// pv, and the score the mover's expected score s (1 a win, 0 a loss, the
+// threads' mean by visits) as 1000(2s-1).
+func (x *session) sayInfo(ts []threadState, pv []engine.Action, g *engine.Game, start time.Time) {
+	nodes, added, score := 0, 0, 0.0
+	for _, t := range ts {
+		nodes, added, score = nodes+t.visited, added+t.searched, score+t.score*float64(t.visited)
+	}
+	ms := time.Since(start).Milliseconds()
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "info depth %d nodes %d nps %d time %d score cp %d pv", len(pv), nodes,
+		int64(added)*1000/max(ms, 1), ms, int(math.Round(1000*(2*score/float64(max(nodes, 1))-1))))
+	for _, a := range pv {
+		sb.WriteByte(' ')
+		sb.WriteString(g.V.FormatAction(a))
+	}
+	x.say("%s", sb.String())
+}
+
+// answer is the one answer to go: `bestmove` with the action a in g, or,
+// with g nil, `bestmove (none)`, after an error line when err is not nil.
+func (x *session) answer(g *engine.Game, a engine.Action, err error) {
+	switch {
+	case err != nil:
+		x.say("info string error: go: %s", err)
+		x.say("bestmove (none)")
+	case g == nil:
+		x.say("bestmove (none)")
+	default:
+		x.say("bestmove %s", g.V.FormatAction(a))
+	}
 }
 
 // ParsePositionCommand reads the arguments of the protocol's `position`

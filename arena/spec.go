@@ -27,7 +27,8 @@ const SpecHelp = `random               uniformly random legal actions (Elo ancho
 alphabeta:N          the classical alpha-beta yardstick searching N plies (2 and 4 are the reference)
 rollout[@N]          PUCT search with random-playout evaluation, N visits per move
 model:PATH[@N]       PUCT search with the network of checkpoint PATH, N visits per move
-engine:PATH [ARGS]   an external engine speaking the UCI-style protocol (Sanmill's)`
+engine:PATH [ARGS]   an external engine speaking the UCI-style protocol (Sanmill's); --option NAME=VALUE
+                     (repeatable) is sent to it as setoption after the variant's options`
 
 // ParsePlayer builds the player a spec names (see SpecHelp) for variant v.
 // A model checkpoint is loaded once and shared by the player's games.
@@ -57,9 +58,26 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 	case kind == "engine":
 		f := strings.Fields(arg)
 		if len(f) == 0 {
-			return nil, fmt.Errorf("player %q: want engine:PATH [ARGS]", spec)
+			return nil, fmt.Errorf("player %q: want engine:PATH [ARGS] [--option NAME=VALUE]...", spec)
 		}
-		return &External{Label: "engine:" + filepath.Base(f[0]), Path: f[0], Args: f[1:], MoveTime: set.MoveTime}, nil
+		e := &External{Label: "engine:" + filepath.Base(f[0]), Path: f[0], MoveTime: set.MoveTime}
+		for i := 1; i < len(f); i++ {
+			o, ok := strings.CutPrefix(f[i], "--option=")
+			if !ok && f[i] == "--option" && i+1 < len(f) {
+				i++
+				o, ok = f[i], true
+			}
+			if !ok && f[i] != "--option" {
+				e.Args = append(e.Args, f[i])
+				continue
+			}
+			name, value, found := strings.Cut(o, "=")
+			if !found || name == "" {
+				return nil, fmt.Errorf("player %q: --option %q: want --option NAME=VALUE", spec, o)
+			}
+			e.Options = append(e.Options, EngineOption{name, value})
+		}
+		return e, nil
 	case strings.HasPrefix(spec, "rollout"):
 		_, n, err := sims(spec)
 		if err != nil {

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -34,12 +35,17 @@ func TestParsePlayer_Specs(t *testing.T) {
 	if x := e.(*External); x.Path != "/usr/bin/sanmill" || strings.Join(x.Args, " ") != "--uci -x" {
 		t.Errorf("engine spec: path %q args %q", x.Path, x.Args)
 	}
+	e, _ = ParsePlayer("engine:/usr/bin/sanmill --option SkillLevel=3 --uci --option=Hash=64 --option Shuffling=", v, DefaultSpecSettings())
+	x := e.(*External)
+	if want := []EngineOption{{"SkillLevel", "3"}, {"Hash", "64"}, {"Shuffling", ""}}; fmt.Sprint(x.Options) != fmt.Sprint(want) || strings.Join(x.Args, " ") != "--uci" {
+		t.Errorf("engine spec with options: options %v args %q, want %v and --uci", x.Options, x.Args, want)
+	}
 }
 
 func TestParsePlayer_BadSpecsAreErrors(t *testing.T) {
 	v := loadVariant(t, "nine")
 	for _, spec := range []string{"", "randomly", "alphabeta", "alphabeta:0", "alphabeta:x", "alphabeta:99",
-		"rollout@0", "rollout@x", "rollouts", "engine:", "model:", "model:/nonexistent.safetensors", "model:x@-1"} {
+		"rollout@0", "rollout@x", "rollouts", "engine:", "engine:x --option", "engine:x --option =3", "engine:x --option Hash", "model:", "model:/nonexistent.safetensors", "model:x@-1"} {
 		if _, err := ParsePlayer(spec, v, DefaultSpecSettings()); err == nil {
 			t.Errorf("%q: no error", spec)
 		} else if !strings.Contains(err.Error(), spec) {

@@ -155,9 +155,13 @@ func (v *Variant) inMills(m uint32) uint32 {
 }
 
 // removable is the set of seat o's pieces that may be removed: those not in
-// a mill, or any when all are and the variant allows it.
+// a mill, or any when all are and the variant allows it, or any at all with
+// remove_from_mills_always.
 func (v *Variant) removable(p *Position, o int) uint32 {
 	m := p.Pieces[o]
+	if v.RemoveFromMillsAlways {
+		return m
+	}
 	r := m &^ v.inMills(m)
 	if r == 0 && v.RemoveFromMillsWhenAllInMills {
 		return m

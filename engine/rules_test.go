@@ -83,6 +83,20 @@ func TestRemoval_AllInMills_AnyPieceMayBeRemoved(t *testing.T) {
 	}
 }
 
+func TestRemoval_FromMillsAlways_AnyPieceMayBeRemoved(t *testing.T) {
+	spec := mustLoad(t, "nine").Spec
+	spec.RemoveFromMillsAlways = true
+	v, err := New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := setup(t, v, map[int]string{0: "a7 d7", 1: "b6 d6 f6 a1"}, 0, 7, 5)
+	p = play(t, v, p, "g7")
+	if got := strings.Join(legalStrings(v, &p), " "); len(strings.Fields(got)) != 4 {
+		t.Fatalf("removals %q, want all four: remove_from_mills_always lets the mill b6 d6 f6 go too", got)
+	}
+}
+
 func TestRemoval_OnePerAction_EvenWithTwoMills(t *testing.T) {
 	v := mustLoad(t, "nine")
 	// g7 completes a7-d7-g7 and g7-g4-g1 at once.

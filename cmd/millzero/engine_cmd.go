@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/engine"
 )
 
 func runEngine(args []string, out io.Writer) error {
@@ -24,6 +22,7 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 			"millzero engine --run runs/nine",
 			"millzero arena \"engine:bin/millzero engine --run runs/nine\" alphabeta:4 --movetime 500ms --games 10",
 			"printf 'uci\\nisready\\nposition startpos moves d6 f4\\ngo movetime 500\\nquit\\n' | millzero engine",
+			"printf 'setoption name PiecesCount value 12\\nsetoption name HasDiagonalLines value true\\ngo nodes 800\\nquit\\n' | millzero engine",
 		}, out)
 	var pc playerConfig
 	addPlayerFlags(fs, &pc)
@@ -37,70 +36,43 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 	return engineServer(&pc).Serve(context.Background(), in, out)
 }
 
-// engineServer serves the player of pc; setoption changes pc.
+// engineServer serves the player of pc, whose settings are the options
+// defaults.
 func engineServer(pc *playerConfig) *arena.Server {
-	empty := func(s string) string {
-		if s == "" {
-			return "<empty>"
-		}
-		return s
+	var loaded struct { // the last model loaded, so that each setoption does not load it again
+		model, run string
+		src        *modelSource
 	}
-	srv := &arena.Server{
-		Name: "millzero", Seed: pc.Seed,
-		// The defaults are the settings from the command line.
-		Options: []string{
-			"name variant type string default " + empty(pc.Variant),
-			"name model type string default " + empty(pc.Model),
-			"name run type string default " + empty(pc.Run),
-			fmt.Sprintf("name sims type spin default %d min 1 max 100000000", pc.Sims), // the visits of a go without limits
-			fmt.Sprintf("name seed type spin default %d min 0 max 9223372036854775807", pc.Seed),
-		},
-	}
-	srv.SetOption = func(name, val string) error {
-		switch name {
-		case "variant":
-			if _, err := engine.Load(val); err != nil {
-				return fmt.Errorf("setoption variant: %w", err)
-			}
-			pc.Variant = val
-		case "model":
-			pc.Model = val
-		case "run":
-			pc.Run = val
-		case "sims", "simulations", "visits":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 1 {
-				return fmt.Errorf("setoption sims %q: want a whole number 1 or more", val)
-			}
-			pc.Sims = n
-		case "seed":
-			n, err := strconv.ParseUint(val, 10, 64)
+	load := func(o arena.EngineOptions) (arena.Engine, error) {
+		c := *pc
+		c.Variant, c.Model, c.Run, c.Sims, c.Seed = o.Variant, o.Model, o.Run, o.Visits, o.Seed
+		if loaded.src == nil || loaded.model != c.Model || loaded.run != c.Run {
+			src, err := loadSource(c)
 			if err != nil {
-				return fmt.Errorf("setoption seed %q: want a whole number 0 or more", val)
+				return arena.Engine{}, err
 			}
-			pc.Seed, srv.Seed = n, n
-		default:
-			return fmt.Errorf("setoption: unknown option %q (the options: variant, model, run, sims, seed)", name)
+			loaded.model, loaded.run, loaded.src = c.Model, c.Run, &src
 		}
-		return nil
-	}
-	srv.Load = func() (arena.Engine, error) {
-		src, err := loadSource(*pc)
+		src := *loaded.src
+		v, err := src.variantFor(c.Variant)
+		if err == nil {
+			v, err = o.ApplyRules(v)
+		}
+		if err == nil && src.ck != nil {
+			err = src.ck.CheckVariant(v)
+		}
 		if err != nil {
 			return arena.Engine{}, err
 		}
-		v, err := src.variantFor(pc.Variant)
-		if err != nil {
-			return arena.Engine{}, err
+		if c.Sims < 1 {
+			return arena.Engine{}, fmt.Errorf("sims %d: want 1 or more", c.Sims)
 		}
-		if pc.Sims < 1 {
-			return arena.Engine{}, fmt.Errorf("sims %d: want 1 or more", pc.Sims)
-		}
-		p := searchPlayer(src, pc.Sims)
-		if p.Prover, err = tablesFor(v, pc.Tables); err != nil {
+		p := searchPlayer(src, c.Sims)
+		if p.Prover, err = tablesFor(v, c.Tables); err != nil {
 			return arena.Engine{}, err
 		}
 		return arena.Engine{Variant: v, Player: p, Desc: "model: " + p.Name()}, nil
 	}
-	return srv
+	return &arena.Server{Name: "millzero", Load: load, Options: arena.EngineOptions{
+		Variant: pc.Variant, Model: pc.Model, Run: pc.Run, Visits: pc.Sims, Threads: 1, Seed: pc.Seed}}
 }

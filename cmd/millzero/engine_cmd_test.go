@@ -161,9 +161,16 @@ func TestEngine_MalformedCommandsAreAnsweredAndIgnored(t *testing.T) {
 		{"setoption", "setoption name NAME value VALUE"},
 		{"setoption name colour value red", `unknown option "colour"`},
 		{"setoption name sims value -3", `sims "-3"`},
+		{"setoption name NMoveRule value many", `NMoveRule "many"`},
+		{"setoption name MayFly value perhaps", "want true or false"},
+		{"setoption name PiecesCount value 99", "want a whole number in 3..32"},
+		{"setoption name Threads value 0", "want a whole number in 1..64"},
 		{"setoption name variant value ninety", `"ninety"`},
 	}
 	for _, b := range bad {
+		if strings.HasPrefix(b.line, "go") {
+			p.send("position startpos") // the bad positions before left none
+		}
 		p.send(b.line)
 		p.send("isready")
 		lines := p.until("readyok")
@@ -172,7 +179,7 @@ func TestEngine_MalformedCommandsAreAnsweredAndIgnored(t *testing.T) {
 			t.Errorf("%q answered %q, want an error line naming %q", b.line, lines, b.want)
 		}
 	}
-	// Still playing three from the position before the bad ones.
+	// Still playing three: the bad options changed nothing.
 	p.send("position startpos moves b2")
 	p.send("go movetime 50")
 	lines := p.until("bestmove")
@@ -206,7 +213,7 @@ func TestEngine_ArenaExternalPlaysAWholeGameAgainstIt(t *testing.T) {
 	}
 	ext := &arena.External{Label: "millzero-engine", Path: os.Args[0],
 		Env:      []string{testEngineEnv + "=--sims 32"},
-		Options:  map[string]string{"variant": "three", "seed": "5"},
+		Options:  []arena.EngineOption{{Name: "Seed", Value: "5"}},
 		MoveTime: 40 * time.Millisecond, Grace: 5 * time.Second}
 	players := [2]arena.GamePlayer{}
 	for s := range players {
@@ -271,5 +278,37 @@ func TestEngine_EndOfInputLetsTheSearchAnswer(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "bestmove ") {
 		t.Errorf("input ended during the search; the engine wrote %q, want its bestmove", out.String())
+	}
+}
+
+func TestEngine_FailedModelLoadStillAnswersEveryGo(t *testing.T) {
+	// Before: the error was said, and no bestmove.
+	var out strings.Builder
+	in := strings.NewReader("uci\nisready\nposition startpos\ngo nodes 8\ngo infinite\nstop\n")
+	if err := engineMain([]string{"--model", "/nonexistent/gen-000001.safetensors"}, in, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "bestmove (none)"); n != 2 || !strings.Contains(out.String(), "/nonexistent/gen-000001.safetensors") {
+		t.Errorf("two go with a missing model: %q, want the file named and two bestmove (none)", out.String())
+	}
+}
+
+func TestEngine_HelpsPipeExampleAnswersAsPrinted(t *testing.T) {
+	// engine --help: printf 'uci\nisready\nposition startpos moves d6 f4\ngo movetime 500\nquit\n' | millzero engine
+	var out strings.Builder
+	in := strings.NewReader("uci\nisready\nposition startpos moves d6 f4\ngo movetime 500\nquit\n")
+	if err := engineMain(nil, in, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	best := strings.Fields(lines[len(lines)-1])
+	g, _ := startGame("nine", "", "", "")
+	g.PlayString("d6")
+	g.PlayString("f4")
+	if len(best) != 2 || best[0] != "bestmove" || g.PlayString(best[1]) != nil {
+		t.Errorf("the pipe example ended %q, want a legal bestmove after d6 f4", lines[len(lines)-1])
+	}
+	if !strings.Contains(out.String(), "info depth ") {
+		t.Errorf("no info line during a 500 ms search: %q", out.String())
 	}
 }

@@ -56,6 +56,8 @@ func newRules(v *engine.Variant) (*rules, error) {
 		return nil, fmt.Errorf("tablebase %s: the rotating-ring board: %w", v.Name, ErrUnsupported)
 	case v.LineWins:
 		return nil, fmt.Errorf("tablebase %s: line_wins: %w (a line ends the game; there is no endgame of captures)", v.Name, ErrUnsupported)
+	case v.RemoveFromMillsAlways:
+		return nil, fmt.Errorf("tablebase %s: remove_from_mills_always: %w", v.Name, ErrUnsupported)
 	}
 	r := &rules{v: v, points: v.Board.Points, all: v.Board.All, lines: v.Board.Lines,
 		flyAt: v.FlyAt, perMill: v.RemovePerMill, anyMill: v.RemoveFromMillsWhenAllInMills,

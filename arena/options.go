@@ -1,0 +1,288 @@
+package arena
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// EngineOptions are the settings of a Server that `setoption` changes: our
+// own (Variant, Model, Run, Visits, Threads, Seed) and the variant's rules
+// by the option names of Sanmill's engine (see RuleOptionNames).
+type EngineOptions struct {
+	Variant string // the variant's name; "" the model's, or nine
+	Model   string // a checkpoint file; "" none
+	Run     string // a run directory (or URL) whose best model plays; "" none
+	Visits  int    // search visits of a go without limits
+	Threads int    // search threads, 1..MaxThreads: each its own tree of the position (root parallelism)
+	Seed    uint64 // seeds each game's player, with the game's number
+
+	// Rules are the rule options set, by their canonical names (as
+	// RuleOptionNames spells them), applied over the variant by ApplyRules.
+	// Set copies the map before changing it, so copies of EngineOptions
+	// never share a change.
+	Rules map[string]string
+}
+
+// MaxThreads is the most search threads a Server takes.
+const MaxThreads = 64
+
+// ruleOption is one of Sanmill's rule options and the field of
+// engine.Spec it sets. A check is read as 0 (false) or 1 (true).
+type ruleOption struct {
+	name     string
+	check    bool
+	min, max int
+	get      func(s *engine.Spec) int
+	set      func(s *engine.Spec, n int) error
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ruleOptions are the rule options, in the order Sanmill's clients send
+// them. Sanmill counts its N-move rules in plies (its move history holds
+// one entry per ply), as our draw counters do.
+func ruleOptions() []ruleOption {
+	return []ruleOption{
+		{name: "PiecesCount", min: 3, max: engine.MaxPoints, // pieces each player starts with
+			get: func(s *engine.Spec) int { return s.Pieces },
+			set: func(s *engine.Spec, n int) error { s.Pieces = n; return nil }},
+		{name: "HasDiagonalLines", check: true, // the board's diagonals: spokes both (square), diagonals (3x3)
+			get: hasDiagonals, set: setDiagonals},
+		{name: "MayFly", check: true, // a player at fly_at pieces flies; true on a variant without flying sets fly_at 3 (Sanmill's FlyPieceCount)
+			get: func(s *engine.Spec) int { return b2i(s.FlyAt > 0) },
+			set: func(s *engine.Spec, n int) error {
+				if n == 0 {
+					s.FlyAt = 0
+				} else if s.FlyAt == 0 {
+					s.FlyAt = 3
+				}
+				return nil
+			}},
+		{name: "NMoveRule", min: 0, max: 60000, // no_capture_draw: plies without a removal; 0 off
+			get: func(s *engine.Spec) int { return s.NoCaptureDraw },
+			set: func(s *engine.Spec, n int) error { s.NoCaptureDraw = n; return nil }},
+		{name: "EndgameNMoveRule", min: 0, max: 60000, // endgame_draw: plies with both players at 3 pieces; 0 off
+			get: func(s *engine.Spec) int { return s.EndgameDraw },
+			set: func(s *engine.Spec, n int) error { s.EndgameDraw = n; return nil }},
+		{name: "ThreefoldRepetitionRule", check: true, // repetition_draw 3 (true) or 0 (false)
+			get: func(s *engine.Spec) int { return b2i(s.RepetitionDraw > 0) },
+			set: func(s *engine.Spec, n int) error { s.RepetitionDraw = 3 * n; return nil }},
+		{name: "MayRemoveFromMillsAlways", check: true, // remove_from_mills_always
+			get: func(s *engine.Spec) int { return b2i(s.RemoveFromMillsAlways) },
+			set: func(s *engine.Spec, n int) error { s.RemoveFromMillsAlways = n == 1; return nil }},
+	}
+}
+
+// hasDiagonals reads HasDiagonalLines off a board: a square board's spokes
+// other than the midpoints' are diagonal, a 3x3 board's diagonals are, the
+// ring board has none.
+func hasDiagonals(s *engine.Spec) int {
+	switch s.Board.Kind {
+	case "square":
+		return b2i(s.Board.Spokes != "midpoints")
+	case "grid3":
+		return b2i(s.Board.Diagonals)
+	}
+	return 0
+}
+
+func setDiagonals(s *engine.Spec, n int) error {
+	if hasDiagonals(s) == n {
+		return nil
+	}
+	switch b := &s.Board; {
+	case b.Kind == "grid3":
+		b.Diagonals = n == 1
+	case b.Kind == "square" && n == 1:
+		b.Spokes = "both"
+	case b.Kind == "square" && b.Spokes == "both":
+		b.Spokes = "midpoints"
+	case b.Kind == "square":
+		return fmt.Errorf("the %s board's spokes are its diagonals: it has no board without them", b.Spokes)
+	default:
+		return fmt.Errorf("the %s board has no diagonal lines", b.Kind)
+	}
+	return nil
+}
+
+// RuleOptionNames are the names of the rule options, as Sanmill's engine
+// spells them.
+func RuleOptionNames() []string {
+	var names []string
+	for _, r := range ruleOptions() {
+		names = append(names, r.name)
+	}
+	return names
+}
+
+// ownOptions are our own options; sims and simulations also name Visits.
+const ownOptions = "Variant, Model, Run, Visits, Threads, Seed"
+
+// parseRule reads the value of rule option r: true or false for a check, a
+// whole number in min..max for a spin.
+func (r ruleOption) parse(value string) (int, error) {
+	if r.check {
+		switch strings.ToLower(value) {
+		case "true":
+			return 1, nil
+		case "false":
+			return 0, nil
+		}
+		return 0, fmt.Errorf("setoption %s %q: want true or false", r.name, value)
+	}
+	n, err := strconv.Atoi(value)
+	if err != nil || n < r.min || n > r.max {
+		return 0, fmt.Errorf("setoption %s %q: want a whole number in %d..%d", r.name, value, r.min, r.max)
+	}
+	return n, nil
+}
+
+// Set sets the option name (any case) to value, or says why the value is
+// bad and changes nothing. Whether the options make an engine is Load's to
+// say (the variant and model exist, the rules fit the board).
+func (o *EngineOptions) Set(name, value string) error {
+	whole := func(min int) (int, error) {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < min {
+			return 0, fmt.Errorf("setoption %s %q: want a whole number %d or more", name, value, min)
+		}
+		return n, nil
+	}
+	var err error
+	switch strings.ToLower(name) {
+	case "variant":
+		o.Variant = value
+	case "model":
+		o.Model = value
+	case "run":
+		o.Run = value
+	case "visits", "sims", "simulations":
+		o.Visits, err = whole(1)
+	case "threads":
+		n, perr := strconv.Atoi(value)
+		if perr != nil || n < 1 || n > MaxThreads {
+			return fmt.Errorf("setoption Threads %q: want a whole number in 1..%d", value, MaxThreads)
+		}
+		o.Threads = n
+	case "seed":
+		n, perr := strconv.ParseUint(value, 10, 64)
+		if perr != nil {
+			return fmt.Errorf("setoption Seed %q: want a whole number 0 or more", value)
+		}
+		o.Seed = n
+	default:
+		for _, r := range ruleOptions() {
+			if strings.EqualFold(r.name, name) {
+				if _, err := r.parse(value); err != nil {
+					return err
+				}
+				rules := maps.Clone(o.Rules)
+				if rules == nil {
+					rules = map[string]string{}
+				}
+				rules[r.name] = value
+				o.Rules = rules
+				return nil
+			}
+		}
+		return fmt.Errorf("setoption: unknown option %q (the options: %s, %s)", name,
+			ownOptions, strings.Join(RuleOptionNames(), ", "))
+	}
+	return err
+}
+
+// ApplyRules is v with the rule options of o: v itself when they change
+// nothing, else the variant of v's spec with their fields set, which keeps
+// v's name (a model of v plays it, when the board's shape is the same) and
+// says the options in its description.
+func (o EngineOptions) ApplyRules(v *engine.Variant) (*engine.Variant, error) {
+	spec := v.Spec
+	var said []string
+	for _, r := range ruleOptions() {
+		value, ok := o.Rules[r.name]
+		if !ok {
+			continue
+		}
+		n, err := r.parse(value)
+		if err != nil {
+			return nil, err
+		}
+		if r.get(&spec) == n {
+			continue
+		}
+		if err := r.set(&spec, n); err != nil {
+			return nil, fmt.Errorf("%s %s on variant %s: %w", r.name, value, v.Name, err)
+		}
+		said = append(said, r.name+" "+value)
+	}
+	if len(said) == 0 {
+		return v, nil
+	}
+	spec.Description = fmt.Sprintf("%s, with %s", v.Description, strings.Join(said, ", "))
+	nv, err := engine.New(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", strings.Join(said, ", "), err)
+	}
+	return nv, nil
+}
+
+// EngineOption is one setoption: a name and a value.
+type EngineOption struct {
+	Name, Value string
+}
+
+// RuleValues are the rule options that describe v's rules, in the order
+// Sanmill's clients send them: what the arena's engine players send before
+// a game.
+func RuleValues(v *engine.Variant) []EngineOption {
+	var out []EngineOption
+	for _, r := range ruleOptions() {
+		n := r.get(&v.Spec)
+		val := strconv.Itoa(n)
+		if r.check {
+			val = strconv.FormatBool(n == 1)
+		}
+		out = append(out, EngineOption{r.name, val})
+	}
+	return out
+}
+
+// uciOptions are the `option` lines (without "option ") of o, the rule
+// options' defaults those of v; v nil lists our own options only.
+func (o EngineOptions) uciOptions(v *engine.Variant) []string {
+	empty := func(s string) string {
+		if s == "" {
+			return "<empty>"
+		}
+		return s
+	}
+	lines := []string{
+		"name Variant type string default " + empty(o.Variant),
+		"name Model type string default " + empty(o.Model),
+		"name Run type string default " + empty(o.Run),
+		fmt.Sprintf("name Visits type spin default %d min 1 max 100000000", o.Visits),
+		fmt.Sprintf("name Threads type spin default %d min 1 max %d", max(o.Threads, 1), MaxThreads),
+		fmt.Sprintf("name Seed type spin default %d min 0 max 9223372036854775807", o.Seed),
+	}
+	if v == nil {
+		return lines
+	}
+	for _, r := range ruleOptions() {
+		n := r.get(&v.Spec)
+		if r.check {
+			lines = append(lines, fmt.Sprintf("name %s type check default %t", r.name, n == 1))
+		} else {
+			lines = append(lines, fmt.Sprintf("name %s type spin default %d min %d max %d", r.name, n, r.min, r.max))
+		}
+	}
+	return lines
+}
