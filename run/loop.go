@@ -179,11 +179,6 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
-		if given {
-			if err := storedCfg.CheckSameVariant(&cfg, "--config"); err != nil {
-				return nil, fmt.Errorf("run %s: %w", loc, err)
-			}
-		}
 		cfg = storedCfg
 		if given && !bytes.Equal(storedText, text) {
 			if opts.Existing || opts.configPath == "" {

@@ -38,8 +38,12 @@ func reconfigure(stored []byte, path string) (Config, []byte, []string, error) {
 	if err != nil {
 		return c, nil, nil, err
 	}
+	stored0 := c
 	if err := decodeStrict(text, &c); err != nil {
 		return c, nil, nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := sameVariantIfNamed(&stored0, text, path); err != nil {
+		return c, nil, nil, err
 	}
 	if err := c.validate(); err != nil {
 		return c, nil, nil, fmt.Errorf("config %s over the run's run.yaml: %w", path, err)
@@ -165,4 +169,29 @@ func checkBeforeGames(c *Config, v *engine.Variant) error {
 func isFile(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// sameVariantIfNamed refuses a config file that names the run's variant
+// (the same name or file, without a spec) whose rules now differ from the
+// run's stored spec, naming each difference: a variant file may have
+// changed since the run began. A file that names no variant keeps the
+// run's; one that names another is refused as a change (fixedSettings).
+func sameVariantIfNamed(stored *Config, text []byte, path string) error {
+	var named struct {
+		Variant     *string    `yaml:"variant"`
+		VariantSpec *yaml.Node `yaml:"variant_spec"`
+	}
+	if err := yaml.Unmarshal(text, &named); err != nil || named.Variant == nil || named.VariantSpec != nil || *named.Variant != stored.Variant {
+		return nil // a decoding error is decodeStrict's to report; another variant or a spec is refused as a change
+	}
+	v, err := LoadVariant(*named.Variant)
+	if err != nil {
+		return fmt.Errorf("config %s: variant: %w", path, err)
+	}
+	spec := v.Spec
+	spec.Base = ""
+	if err := stored.CheckSameVariant(&Config{Variant: *named.Variant, VariantSpec: &spec}, "--config"); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
 }
