@@ -18,7 +18,9 @@ import (
 //     sum of the root children's playouts, in-flight ones counted. When
 //     several are short, the one shortest of its n_forced is taken (KataGo
 //     makes them all infinitely urgent and takes the first). With the
-//     solver, a child proven lost for the mover is never forced.
+//     solver, a child proven lost for the mover is never forced; nor is a
+//     child waiting in the batch for its evaluation (a descent there would
+//     collide and end the search's round).
 //   - Policy target pruning (Settings.PrunePolicyTarget): the policy target
 //     starts from the visits; c* is the most visited child; every other
 //     visited child c loses up to n_forced(c) playouts (N the final child
@@ -50,7 +52,7 @@ func (s *Search) forcedChild(kids []node, seat int) int {
 	for i := range kids {
 		c := &kids[i]
 		n := c.visits + int32(c.inflight)
-		if n == 0 || (s.solving && two && lostFor(c, seat)) {
+		if n == 0 || c.state == pending || (s.solving && two && lostFor(c, seat)) {
 			continue
 		}
 		if short := math.Sqrt(k*float64(c.prior)) - float64(n); short > bestShort {
