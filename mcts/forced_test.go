@@ -179,3 +179,29 @@ func TestPrunePolicyTarget_AProvenRootStillTakesItsProof(t *testing.T) {
 		t.Errorf("proven root: target %v, want all on the proven win", res.Policy[:2])
 	}
 }
+
+// TestForcedPlayouts_KeepTheBatchesFull: forcing never sends a descent to a
+// root child waiting in the batch, where it would collide and end the
+// search's round early (without that rule: 313 Evaluate calls here, of
+// 6.4 positions, against 255 of 7.8).
+func TestForcedPlayouts_KeepTheBatchesFull(t *testing.T) {
+	v := load(t, "nine")
+	calls := map[float64]int{}
+	for _, k := range []float64{0, 2} {
+		set := DefaultSettings()
+		set.Simulations, set.ForcedPlayoutsK = 400, k
+		eval := &countingEvaluator{inner: UniformEvaluator{}}
+		s := newSearch(t, v, set, 1)
+		pool := NewPool(v, eval)
+		for range 5 {
+			s.SetRoot(v.Start(), nil)
+			if err := pool.Run([]*Search{s}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		calls[k] = len(eval.sizes)
+	}
+	if calls[2] > calls[0]+calls[0]/20 {
+		t.Errorf("%d Evaluate calls with forced playouts, %d without: forcing should not shrink the batches", calls[2], calls[0])
+	}
+}
