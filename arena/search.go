@@ -59,11 +59,12 @@ func NewSearchPlayer(label string, set mcts.Settings, e Evaluation) *SearchPlaye
 
 // MatchSettings are the search settings of a match from a run's (or the
 // default) search settings s: simulations visits per move, no root noise
-// and the most visited action always (temperature 0), since the openings
-// already vary the games.
+// nor forced playouts and the most visited action always (temperature 0),
+// since the openings already vary the games.
 func MatchSettings(s mcts.Settings, simulations int) mcts.Settings {
 	s.Simulations = simulations
 	s.DirichletFraction = 0
+	s.ForcedPlayoutsK, s.PrunePolicyTarget = 0, false
 	s.Temperature = 0
 	s.TemperaturePlies = 0
 	s.FinalTemperature = 0

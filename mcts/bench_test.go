@@ -10,23 +10,30 @@ import (
 // allocs/op must stay 0 in steady state (engine.Game's history grows, the
 // search does not). VARIANT is the default PUCT root, VARIANT-gumbel the
 // gumbel root (sequential halving) with PUCT below it, and
-// VARIANT-gumbel-improved with the improved-policy selection below it.
+// VARIANT-gumbel-improved with the improved-policy selection below it,
+// VARIANT-forced the PUCT root with forced playouts (k 2) and policy target
+// pruning.
 func BenchmarkSearch(b *testing.B) {
 	for _, name := range []string{"nine", "three", "moulin-rouge-4"} {
-		for _, c := range []struct{ suffix, root, interior string }{
-			{"", RootPUCT, InteriorPUCT}, {"-gumbel", RootGumbel, InteriorPUCT}, {"-gumbel-improved", RootGumbel, InteriorImproved},
+		for _, c := range []struct {
+			suffix, root, interior string
+			forced                 float64
+		}{
+			{"", RootPUCT, InteriorPUCT, 0}, {"-gumbel", RootGumbel, InteriorPUCT, 0}, {"-gumbel-improved", RootGumbel, InteriorImproved, 0},
+			{"-forced", RootPUCT, InteriorPUCT, 2},
 		} {
-			benchSearch(b, name, c.suffix, c.root, c.interior)
+			benchSearch(b, name, c.suffix, c.root, c.interior, c.forced)
 		}
 	}
 }
 
 // benchSearch is one case of BenchmarkSearch.
-func benchSearch(b *testing.B, name, suffix, root, interior string) {
+func benchSearch(b *testing.B, name, suffix, root, interior string, forced float64) {
 	b.Run(name+suffix, func(b *testing.B) {
 		v := load(b, name)
 		set := DefaultSettings()
 		set.Root, set.GumbelInterior = root, interior
+		set.ForcedPlayoutsK, set.PrunePolicyTarget = forced, forced > 0
 		set.Simulations = 800
 		searches := make([]*Search, 16)
 		for i := range searches {
@@ -43,6 +50,7 @@ func benchSearch(b *testing.B, name, suffix, root, interior string) {
 			}
 			for _, s := range searches {
 				n += int64(s.nodes[0].visits)
+				s.Result() // the policy target, pruned in -forced
 			}
 			return n
 		}

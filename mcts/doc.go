@@ -4,5 +4,6 @@
 // then its removal) and with three or four seats. Many searches (games) run
 // in one Pool, which gathers their leaves into one Evaluate call. The root
 // is PUCT's, or Gumbel MuZero's sequential halving with the improved-policy
-// target (Settings.Root, gumbel.go).
+// target (Settings.Root, gumbel.go); a PUCT root may force playouts and
+// prune them from the policy target, as KataGo (forced.go).
 package mcts

@@ -12,7 +12,7 @@ import (
 type Result struct {
 	Actions []engine.Action // the legal actions at the root, in the engine's order
 	Visits  []int32         // root visits of each action
-	Policy  []float32       // the policy target: Visits normalised to sum to 1 (the priors when nothing was visited; all on Best when the root is proven); root gumbel: the improved policy softmax(logit + sigma(completed Q))
+	Policy  []float32       // the policy target: Visits normalised to sum to 1 (the priors when nothing was visited; all on Best when the root is proven); with PrunePolicyTarget the pruned visits (forced.go); root gumbel: the improved policy softmax(logit + sigma(completed Q))
 	Priors  []float32       // the root priors the search used, noise included (root gumbel: as evaluated, its noise is not in them)
 	Value   [engine.MaxSeats]float32
 	// Value is each seat's expected score at the root (1 win, 1/players
@@ -58,6 +58,8 @@ func (s *Search) Result() *Result {
 		for _, p := range s.improved(root, int(s.rootPos.Side), false) {
 			r.Policy = append(r.Policy, float32(p))
 		}
+	} else if s.set.PrunePolicyTarget && total > 0 {
+		r.Policy = s.prunedPolicy(r.Policy, kids, total)
 	} else {
 		for i := range kids {
 			if total > 0 {

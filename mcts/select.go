@@ -125,9 +125,15 @@ func (s *Search) classify(p *engine.Position, reps int) (engine.Result, bool) {
 // urgency: the parent's mean score for seat, less FPUReduction (FPURoot at
 // the root) times the square root of the prior mass already visited. A
 // proven child's Q is its exact score; with two players a child proven lost
-// for seat is never chosen (n is not proven, so some child is not).
+// for seat is never chosen (n is not proven, so some child is not). At the
+// root, forced playouts come first (ForcedPlayoutsK, see forced.go).
 func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 	kids := s.nodes[n.first : n.first+int32(n.children)]
+	if atRoot && s.set.ForcedPlayoutsK > 0 {
+		if i := s.forcedChild(kids, seat); i >= 0 {
+			return n.first + int32(i)
+		}
+	}
 	visitedMass := float32(0)
 	for i := range kids {
 		if kids[i].visits+int32(kids[i].inflight) > 0 {

@@ -38,6 +38,10 @@ type Settings struct {
 	CScale         float64 `yaml:"c_scale"`         // gumbel: the weight of sigma(q) against the prior logits, per visit; 0 leaves the priors alone
 	GumbelInterior string  `yaml:"gumbel_interior"` // gumbel: selection below the root: puct (as root: puct does), or improved (the paper's and mctx's: visits follow the improved policy)
 
+	// Forced playouts and policy target pruning (KataGo; root: puct only, see forced.go).
+	ForcedPlayoutsK   float64 `yaml:"forced_playouts_k"`   // a root child already visited gets at least sqrt(k * P * N) visits, P its noised prior, N the root's child visits; 0 off (KataGo: 2); an error with root: gumbel
+	PrunePolicyTarget bool    `yaml:"prune_policy_target"` // take the forced visits back out of the policy target: each child but the most visited loses up to its sqrt(k * P * N) while its PUCT stays below the most visited's, then children left with 1 visit or less are dropped; needs forced_playouts_k
+
 	// Root exploration (root: puct; gumbel draws Gumbel noise instead, scaled by the move's temperature).
 	DirichletAlpha    float64 `yaml:"dirichlet_alpha"`    // concentration of the root noise (per action); smaller is spikier
 	DirichletFraction float64 `yaml:"dirichlet_fraction"` // share of the root prior replaced by noise, 0..1; 0 turns noise off
@@ -95,6 +99,12 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("mcts settings: c_scale %v: want a finite 0 or more", s.CScale)
 	case s.GumbelInterior != InteriorPUCT && s.GumbelInterior != InteriorImproved:
 		return fmt.Errorf("mcts settings: gumbel_interior %q: want %s or %s", s.GumbelInterior, InteriorPUCT, InteriorImproved)
+	case !(s.ForcedPlayoutsK >= 0) || math.IsInf(s.ForcedPlayoutsK, 0):
+		return fmt.Errorf("mcts settings: forced_playouts_k %v: want a finite 0 (off) or more", s.ForcedPlayoutsK)
+	case s.ForcedPlayoutsK > 0 && s.Root != RootPUCT:
+		return fmt.Errorf("mcts settings: forced_playouts_k %v with root %s: forced playouts are for the %s root only (set forced_playouts_k 0)", s.ForcedPlayoutsK, s.Root, RootPUCT)
+	case s.PrunePolicyTarget && s.ForcedPlayoutsK == 0:
+		return fmt.Errorf("mcts settings: prune_policy_target true with forced_playouts_k 0: pruning takes forced playouts out, so it needs forced_playouts_k above 0")
 	case s.FPUReduction < 0 || s.FPUReduction > 1:
 		return fmt.Errorf("mcts settings: fpu_reduction %v: want 0..1", s.FPUReduction)
 	case s.FPURoot < 0 || s.FPURoot > 1:

@@ -40,6 +40,10 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 		{"c_visit", func(s *Settings) { s.CVisit = math.Inf(1) }},
 		{"c_scale", func(s *Settings) { s.CScale = math.NaN() }},
 		{"gumbel_interior", func(s *Settings) { s.GumbelInterior = "ucb" }},
+		{"forced_playouts_k", func(s *Settings) { s.ForcedPlayoutsK = -1 }},
+		{"forced_playouts_k", func(s *Settings) { s.ForcedPlayoutsK = math.NaN() }},
+		{"forced_playouts_k", func(s *Settings) { s.ForcedPlayoutsK = 2; s.Root = RootGumbel }},
+		{"prune_policy_target", func(s *Settings) { s.PrunePolicyTarget = true }},
 	}
 	for _, c := range cases {
 		set := DefaultSettings()
@@ -73,6 +77,8 @@ gumbel_actions: 8
 c_visit: 40
 c_scale: 0.1
 gumbel_interior: improved
+forced_playouts_k: 0
+prune_policy_target: false
 `
 	set := DefaultSettings()
 	dec := yaml.NewDecoder(strings.NewReader(text))
@@ -85,5 +91,12 @@ gumbel_interior: improved
 		Root: RootGumbel, GumbelActions: 8, CVisit: 40, CScale: 0.1, GumbelInterior: InteriorImproved}
 	if set != want {
 		t.Errorf("decoded %+v, want %+v", set, want)
+	}
+	set = DefaultSettings()
+	if err := yaml.Unmarshal([]byte("forced_playouts_k: 2\nprune_policy_target: true\n"), &set); err != nil {
+		t.Fatal(err)
+	}
+	if set.ForcedPlayoutsK != 2 || !set.PrunePolicyTarget {
+		t.Errorf("forced_playouts_k 2, prune_policy_target true decoded as %v, %v", set.ForcedPlayoutsK, set.PrunePolicyTarget)
 	}
 }

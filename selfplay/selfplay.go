@@ -64,6 +64,12 @@ type Stats struct {
 	KLMicro     int64 // the recorded searches' KL divergence of the visit target from the prior, summed, in micro-nats
 	Adjudicated int64 // games ended at a position the Prover knows, with its result
 	Rescored    int64 // recorded positions whose value target is the Prover's exact outcome
+
+	// Resignation (Settings.ResignThreshold, see resign.go); resigned
+	// games are counted under Reasons[engine.NotOver], as adjudicated ones.
+	ResignedGames int64 // finished games that ended by a seat's resignation, with its loss
+	WouldResign   int64 // finished games of the playout share in which a seat would have resigned
+	FalseResigns  int64 // of those, the games that seat did not lose (won or drew)
 }
 
 // MeanPolicyKL is the mean KL divergence, in nats, of the recorded policy
@@ -124,6 +130,7 @@ func rate(n int64, d time.Duration) float64 {
 type counters struct {
 	games, positions, plies, moves, draws, evals, calls, evalNanos, shards, klMicro atomic.Int64
 	adjudicated, rescored                                                           atomic.Int64
+	resigned, wouldResign, falseResigns                                             atomic.Int64
 	wins                                                                            [engine.MaxSeats]atomic.Int64
 	reasons                                                                         [16]atomic.Int64
 	started                                                                         atomic.Int64
@@ -136,6 +143,7 @@ func (c *counters) snapshot(start time.Time) Stats {
 		Draws: c.draws.Load(), Evaluations: c.evals.Load(), Shards: c.shards.Load(),
 		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start), KLMicro: c.klMicro.Load(),
 		Adjudicated: c.adjudicated.Load(), Rescored: c.rescored.Load(),
+		ResignedGames: c.resigned.Load(), WouldResign: c.wouldResign.Load(), FalseResigns: c.falseResigns.Load(),
 	}
 	for i := range s.Wins {
 		s.Wins[i] = c.wins[i].Load()
@@ -159,6 +167,9 @@ func Run(ctx context.Context, job Job) (Stats, error) {
 	}
 	if job.Games < 0 {
 		return Stats{}, fmt.Errorf("selfplay: games %d: want 0 (until stopped) or more", job.Games)
+	}
+	if err := checkResignation(&job.Settings, job.Variant); err != nil {
+		return Stats{}, err
 	}
 	start := time.Now()
 	var c counters
@@ -208,6 +219,7 @@ type slot struct {
 	full    bool
 	samples []dataset.Sample
 	proven  engine.Result // the Prover's result of the position the game ended at; Ongoing when the rules ended it
+	resign  resignState
 }
 
 type worker struct {
@@ -216,6 +228,7 @@ type worker struct {
 	rng     *mrand.Rand
 	prefix  string // game ids: prefix + counter
 	counter int
+	resRng  *mrand.Rand      // draws each game's place in the resignation playout share, apart from rng so resignation changes no move
 	pending []dataset.Sample // samples of finished games not yet in a shard
 	games   int              // finished games in pending
 }
@@ -237,6 +250,7 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 		return fmt.Errorf("selfplay worker %d: game id: %w", i, err)
 	}
 	w := &worker{job: job, c: c, rng: mrand.New(mrand.NewPCG(job.Seed, uint64(i))),
+		resRng: mrand.New(mrand.NewPCG(job.Seed^0x72657369676e, uint64(i))),
 		prefix: hex.EncodeToString(nonce[:]) + "-" + strconv.Itoa(i) + "-"}
 	pool := mcts.NewPool(v, &timedEvaluator{inner: eval, c: c})
 	var slots []*slot
@@ -259,6 +273,8 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 	fast := full
 	fast.Simulations = job.Settings.FastSimulations
 	fast.DirichletFraction = 0
+	// Forced playouts are exploration, like the noise: full searches only.
+	fast.ForcedPlayoutsK, fast.PrunePolicyTarget = 0, false
 	searches := make([]*mcts.Search, 0, len(slots))
 	for len(slots) > 0 {
 		if ctx.Err() != nil {
@@ -320,11 +336,13 @@ func (w *worker) newGame(sl *slot) *slot {
 	w.counter++
 	sl.samples = sl.samples[:0]
 	sl.proven = engine.Ongoing
+	sl.resign.reset(w.job.Settings.ResignThreshold > 0 && w.resRng.Float64() < w.job.Settings.ResignPlayout)
 	return sl
 }
 
 // step records the searched position if the search was full, plays the
-// chosen action, and reports whether the game is over.
+// chosen action (or resigns for the seat to move, see resign.go), and
+// reports whether the game is over.
 func (w *worker) step(sl *slot) (bool, error) {
 	v := w.job.Variant
 	g := sl.g
@@ -348,6 +366,9 @@ func (w *worker) step(sl *slot) (bool, error) {
 		}
 		sl.samples = append(sl.samples, smp)
 		w.c.klMicro.Add(int64(1e6*policyKL(res.Policy, res.Priors) + 0.5))
+	}
+	if w.job.Settings.ResignThreshold > 0 && w.resigns(sl, int(g.Pos.Side), res) {
+		return true, nil
 	}
 	a, err := sl.s.Choose(len(g.Actions))
 	if err != nil {
@@ -377,6 +398,16 @@ func (w *worker) finish(sl *slot) error {
 	if sl.proven != engine.Ongoing {
 		r, why = sl.proven, engine.NotOver
 		w.c.adjudicated.Add(1)
+	}
+	if seat := sl.resign.resigned; seat >= 0 {
+		r, why = engine.WinFor(1-seat), engine.NotOver // 2 players (checkResignation)
+		w.c.resigned.Add(1)
+	}
+	if seat := sl.resign.would; seat >= 0 {
+		w.c.wouldResign.Add(1)
+		if r.Score(seat, v.Players) > 0 {
+			w.c.falseResigns.Add(1)
+		}
 	}
 	class := r.Class(v.Players)
 	for k := range sl.samples {

@@ -20,6 +20,11 @@ type Settings struct {
 	RolloutPlayouts int           `yaml:"rollout_playouts"` // generation 0 (no model): random playouts per evaluated position
 	RolloutPlies    int           `yaml:"rollout_plies"`    // generation 0: a playout longer than this many plies counts as a draw
 	Search          mcts.Settings `yaml:"search"`           // the search of every move; search.simulations is the full search
+
+	// Resignation (AlphaZero), 2-player variants only; see resign.go.
+	ResignThreshold float64 `yaml:"resign_threshold"` // a seat whose root value (its expected score, 0 loss .. 1 win) is below this for resign_plies of its own moves in a row resigns and loses; 0 off
+	ResignPlies     int     `yaml:"resign_plies"`     // own moves in a row below resign_threshold before a seat resigns
+	ResignPlayout   float64 `yaml:"resign_playout"`   // share of games, 0..1, that never resign but count whether they would have and whether that seat then failed to lose (a false resignation)
 }
 
 // DefaultSettings are sized for a two-core machine.
@@ -35,6 +40,9 @@ func DefaultSettings() Settings {
 		RolloutPlayouts: 1,
 		RolloutPlies:    200,
 		Search:          s,
+		ResignThreshold: 0,
+		ResignPlies:     3,
+		ResignPlayout:   0.1,
 	}
 }
 
@@ -53,6 +61,12 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("selfplay settings: games_per_shard %d: want 1 or more", s.GamesPerShard)
 	case s.RolloutPlayouts < 1 || s.RolloutPlies < 1:
 		return fmt.Errorf("selfplay settings: rollout_playouts %d, rollout_plies %d: want 1 or more", s.RolloutPlayouts, s.RolloutPlies)
+	case !(s.ResignThreshold >= 0 && s.ResignThreshold < 0.5):
+		return fmt.Errorf("selfplay settings: resign_threshold %v: want 0 (off) or more, below 0.5 (a draw's score)", s.ResignThreshold)
+	case s.ResignPlies < 0 || (s.ResignThreshold > 0 && s.ResignPlies < 1):
+		return fmt.Errorf("selfplay settings: resign_plies %d: want 1 or more when resign_threshold is set", s.ResignPlies)
+	case !(s.ResignPlayout >= 0 && s.ResignPlayout <= 1):
+		return fmt.Errorf("selfplay settings: resign_playout %v: want 0..1", s.ResignPlayout)
 	}
 	if err := s.Search.Validate(); err != nil {
 		return fmt.Errorf("selfplay settings: search: %w", err)
