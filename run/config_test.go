@@ -94,3 +94,19 @@ func TestGate_NoGateMakesEveryCandidateTheBest(t *testing.T) {
 		t.Errorf("gate games played without a gate: %v", fs)
 	}
 }
+
+func TestLoadConfig_EveryExperimentConfigIsValid(t *testing.T) {
+	files, err := filepath.Glob("../configs/experiments/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no experiment configs: %v", err)
+	}
+	for _, f := range files {
+		_, _, err := LoadConfig(f)
+		if err != nil && strings.Contains(err.Error(), "tablebase:") && strings.Contains(err.Error(), "is not a directory") {
+			continue // the tables are built by the user (millzero tablebase build)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
