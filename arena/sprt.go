@@ -134,8 +134,10 @@ func (t SPRT) llr(counts []int) float64 {
 }
 
 // Decide is the test's decision on the counts, with their LLR.
-func (t SPRT) Decide(p Penta) (Decision, float64) {
-	llr := t.LLR(p)
+func (t SPRT) Decide(p Penta) (Decision, float64) { return t.decide(t.LLR(p)) }
+
+// decide is the test's decision at log-likelihood ratio llr.
+func (t SPRT) decide(llr float64) (Decision, float64) {
 	lo, hi := t.Bounds()
 	switch {
 	case llr >= hi:
@@ -246,17 +248,7 @@ func (r Rounds) String() string {
 // H1 that of Elo1, and a whole round is one sample: its N games share an
 // opening, and each puts the candidate on another seat, so the seat
 // advantage cancels within a round, as it does within a pair.
-func (t SPRT) DecideRounds(r Rounds) (Decision, float64) {
-	llr := t.llr(r.Count)
-	lo, hi := t.Bounds()
-	switch {
-	case llr >= hi:
-		return AcceptH1, llr
-	case llr <= lo:
-		return AcceptH0, llr
-	}
-	return Continue, llr
-}
+func (t SPRT) DecideRounds(r Rounds) (Decision, float64) { return t.decide(t.llr(r.Count)) }
 
 // GateResult is how a gating match ended.
 type GateResult struct {

@@ -33,6 +33,38 @@ func GenerationDir(gamesDir string, gen int) string {
 	return filepath.Join(gamesDir, fmt.Sprintf("gen-%06d", gen))
 }
 
+// ShardFile is a shard in a generation directory, as ShardFiles lists it.
+type ShardFile struct {
+	Path string
+	Size int64
+}
+
+// ShardFiles lists the shards of a generation directory (GenerationDir),
+// in name order: the files named *.parquet, leaving out directories and a
+// writer's hidden temporary files. A missing directory has none.
+func ShardFiles(genDir string) ([]ShardFile, error) {
+	entries, err := os.ReadDir(genDir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list shards: %w", err)
+	}
+	var out []ShardFile
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ShardExt) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil, fmt.Errorf("list shards: %w", err)
+		}
+		out = append(out, ShardFile{Path: filepath.Join(genDir, name), Size: info.Size()})
+	}
+	return out, nil
+}
+
 // ShardWriter collects samples in memory and writes them as one Parquet
 // shard when closed: to a temporary name first, synced, then renamed, so a
 // reader never sees a partial shard and a killed process leaves none. It is

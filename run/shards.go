@@ -3,9 +3,6 @@ package run
 import (
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/selfplay"
@@ -29,31 +26,19 @@ type shardChecks map[string]shardCheck
 // variant is skipped and reported on log, once: it never stops the run,
 // and its games are played again.
 func (c shardChecks) count(genDir, variant string, log *slog.Logger) (int, error) {
-	entries, err := os.ReadDir(genDir)
-	if os.IsNotExist(err) {
-		return 0, nil
-	}
+	shards, err := dataset.ShardFiles(genDir)
 	if err != nil {
 		return 0, fmt.Errorf("count games: %w", err)
 	}
 	total := 0
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, dataset.ShardExt) {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			return 0, fmt.Errorf("count games: %w", err)
-		}
-		path := filepath.Join(genDir, name)
-		v, ok := c[path]
-		if !ok || v.size != info.Size() {
-			v = shardCheck{size: info.Size()}
-			v.games, v.err = checkShard(path, variant)
-			c[path] = v
+	for _, sh := range shards {
+		v, ok := c[sh.Path]
+		if !ok || v.size != sh.Size {
+			v = shardCheck{size: sh.Size}
+			v.games, v.err = checkShard(sh.Path, variant)
+			c[sh.Path] = v
 			if v.err != nil {
-				log.Warn("skipping shard: its games are played again", "path", path, "err", v.err)
+				log.Warn("skipping shard: its games are played again", "path", sh.Path, "err", v.err)
 			}
 		}
 		if v.err == nil {

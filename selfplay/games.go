@@ -2,10 +2,7 @@ package selfplay
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/millzero/millzero/dataset"
 )
@@ -22,22 +19,15 @@ const ModelKey = "model_generation"
 // generation directory. Unreadable shards are an error naming the file:
 // the caller decides whether to go on.
 func CountGames(genDir string) (int, error) {
-	entries, err := os.ReadDir(genDir)
-	if os.IsNotExist(err) {
-		return 0, nil
-	}
+	shards, err := dataset.ShardFiles(genDir)
 	if err != nil {
 		return 0, fmt.Errorf("count games: %w", err)
 	}
 	total := 0
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), dataset.ShardExt) {
-			continue
-		}
-		path := filepath.Join(genDir, e.Name())
-		n, err := ShardGames(path)
+	for _, sh := range shards {
+		n, err := ShardGames(sh.Path)
 		if err != nil {
-			return 0, fmt.Errorf("count games: shard %s: %w", path, err)
+			return 0, fmt.Errorf("count games: shard %s: %w", sh.Path, err)
 		}
 		total += n
 	}
