@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/millzero/millzero/engine"
@@ -12,15 +13,33 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-func TestTableOracle_SamplesDecisivePositionsAndCountsRightMoves(t *testing.T) {
-	v, err := engine.Load("nine")
+// tables6 builds the 3 v 3 tables of a variant once for the tests.
+var tables6 = struct {
+	sync.Mutex
+	sets map[string]*tablebase.Set
+}{sets: map[string]*tablebase.Set{}}
+
+func buildTables6(t *testing.T, name string) (*engine.Variant, *tablebase.Set) {
+	t.Helper()
+	v, err := engine.Load(name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	tables6.Lock()
+	defer tables6.Unlock()
+	if set, ok := tables6.sets[name]; ok {
+		return v, set
 	}
 	set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
+	tables6.sets[name] = set
+	return v, set
+}
+
+func TestTableOracle_SamplesDecisivePositionsAndCountsRightMoves(t *testing.T) {
+	v, set := buildTables6(t, "nine")
 	sample, err := TableSample(set, 5, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -65,14 +84,7 @@ func TestTableOracle_SamplesDecisivePositionsAndCountsRightMoves(t *testing.T) {
 
 func TestTableOracle_SearchWithTablesNeverLosesAWonPositionToAlphaBeta(t *testing.T) {
 	for _, name := range []string{"nine", "nine-diagonal"} {
-		v, err := engine.Load(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: 6})
-		if err != nil {
-			t.Fatal(err)
-		}
+		v, set := buildTables6(t, name)
 		sample, err := TableSample(set, 40, 11)
 		if err != nil {
 			t.Fatal(err)
