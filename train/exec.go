@@ -30,6 +30,7 @@ type machine struct {
 	index map[*G.Node]int
 	buf   []G.Value     // the inputs of the op being run
 	eng   tensor.Engine // set on the tensors the ops allocate, and on the leaves
+	kern  []kernel      // after the first run: kern[i], if not nil, runs nodes[i]'s op without allocating
 }
 
 // newMachine prepares to evaluate the nodes of g that outputs depend on.
@@ -105,6 +106,12 @@ func (m *machine) run() error {
 			m.vals[i] = v
 			continue
 		}
+		if m.kern != nil && m.kern[i] != nil {
+			if err := m.kern[i](); err != nil {
+				return fmt.Errorf("graph node %s: %w", nd.Name(), err)
+			}
+			continue
+		}
 		in := m.buf[:len(m.args[i])]
 		for k, j := range m.args[i] {
 			in[k] = m.vals[j]
@@ -129,6 +136,9 @@ func (m *machine) run() error {
 		m.vals[i] = v
 	}
 	clear(m.buf)
+	if m.kern == nil {
+		m.compile()
+	}
 	return nil
 }
 
@@ -145,12 +155,11 @@ func (m *machine) value(n *G.Node) G.Value {
 // float32s is n's output in the last run as a slice, nil if it is not a
 // float32 tensor.
 func (m *machine) float32s(n *G.Node) []float32 {
-	t, ok := m.value(n).(tensor.Tensor)
-	if !ok {
+	t, ok := m.value(n).(*tensor.Dense)
+	if !ok || t.Dtype() != tensor.Float32 {
 		return nil
 	}
-	d, _ := t.Data().([]float32)
-	return d
+	return t.Float32s()
 }
 
 // scalar is n's output in the last run as a number.
@@ -158,6 +167,10 @@ func (m *machine) scalar(n *G.Node) (float64, error) {
 	switch v := m.value(n).(type) {
 	case *G.F32:
 		return float64(*v), nil
+	case *tensor.Dense:
+		if v.Dtype() == tensor.Float32 && v.Shape().TotalSize() == 1 {
+			return float64(v.Float32s()[0]), nil
+		}
 	case tensor.Tensor:
 		if d, ok := v.Data().(float32); ok {
 			return float64(d), nil
