@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -12,23 +13,32 @@ import (
 
 // After the first step, which makes the graphs' buffers, a training step
 // and a validation pass allocate nothing: on one graph and on two, with
-// Adam and with SGD.
+// Adam and with SGD, and on one graph whose products are split over two
+// cores (a network and batch large enough for the splitter).
 func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("coverage and race instrumentation allocate")
 	}
 	v := mustVariant(t, "nine")
-	samples := randomSamples(t, v, 24, 5)
+	samples := randomSamples(t, v, 48, 5)
 	for _, tc := range []struct {
-		threads   int
-		optimizer string
-	}{{1, "adam"}, {2, "adam"}, {1, "sgd"}, {2, "sgd"}} {
-		t.Run(fmt.Sprintf("threads=%d/%s", tc.threads, tc.optimizer), func(t *testing.T) {
+		threads, procs, batch, width int
+		optimizer                    string
+	}{
+		{1, 1, 24, 16, "adam"}, {2, 2, 24, 16, "adam"}, {1, 1, 24, 16, "sgd"}, {2, 2, 24, 16, "sgd"},
+		{1, 2, 48, 64, "adam"}, // split products
+	} {
+		t.Run(fmt.Sprintf("threads=%d/cores=%d/net=%dx2/%s", tc.threads, tc.procs, tc.width, tc.optimizer), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
 			c := DefaultConfig()
-			c.BatchSize = 24
+			c.BatchSize = tc.batch
 			c.Threads = tc.threads
 			c.Optimizer = tc.optimizer
-			tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 2}, 3), c)
+			samples := samples[:tc.batch]
+			tr := newTrainer(t, v, newNet(t, v, model.Config{Width: tc.width, Blocks: 2}, 3), c)
+			if split := tr.split != nil; split != (tc.procs > tc.threads) {
+				t.Fatalf("splitter %v with %d threads on %d cores", split, tc.threads, tc.procs)
+			}
 			if _, err := tr.Step(samples); err != nil {
 				t.Fatal(err)
 			}
@@ -63,24 +73,27 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 func TestEveryOpOfTheTrainingGraphHasAKernel(t *testing.T) {
 	v := mustVariant(t, "nine")
 	c := DefaultConfig()
-	c.BatchSize = 12
-	c.Threads = 2
-	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 2}, 3), c)
-	samples := randomSamples(t, v, 12, 6)
-	if _, err := tr.Step(samples); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tr.Loss(samples); err != nil {
-		t.Fatal(err)
-	}
-	for w, wk := range tr.workers {
-		for _, m := range []*machine{wk.m, wk.mLoss} {
-			if m.kern == nil {
-				t.Fatalf("worker %d: a machine was not compiled after its first run", w)
-			}
-			for i, op := range m.op {
-				if op != nil && m.kern[i] == nil {
-					t.Errorf("worker %d: node %s (%T %v) has no kernel", w, m.nodes[i].Name(), op, op)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	samples := randomSamples(t, v, 48, 6)
+	for _, threads := range []int{1, 2} { // 1: the products split over 2 cores
+		c.BatchSize = 48
+		c.Threads = threads
+		tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 64, Blocks: 2}, 3), c)
+		if _, err := tr.Step(samples); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Loss(samples); err != nil {
+			t.Fatal(err)
+		}
+		for w, wk := range tr.workers {
+			for _, m := range []*machine{wk.m, wk.mLoss} {
+				if m.kern == nil {
+					t.Fatalf("threads=%d: worker %d: a machine was not compiled after its first run", threads, w)
+				}
+				for i, op := range m.op {
+					if op != nil && m.kern[i] == nil {
+						t.Errorf("threads=%d: worker %d: node %s (%T %v) has no kernel", threads, w, m.nodes[i].Name(), op, op)
+					}
 				}
 			}
 		}

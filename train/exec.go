@@ -31,6 +31,7 @@ type machine struct {
 	buf   []G.Value     // the inputs of the op being run
 	eng   tensor.Engine // set on the tensors the ops allocate, and on the leaves
 	kern  []kernel      // after the first run: kern[i], if not nil, runs nodes[i]'s op without allocating
+	split *splitter     // if not nil, splits the kernels' matrix products over goroutines
 }
 
 // newMachine prepares to evaluate the nodes of g that outputs depend on.

@@ -154,7 +154,8 @@ func (m *machine) f32(j, n int) []float32 {
 
 // matMulKernel is C = op(A)·op(B) for node i, op transposing a factor
 // where its flag says, through Gorgonia's BLAS with the arguments
-// Gorgonia's tensor package passes it. A transposed B is copied to
+// Gorgonia's tensor package passes it (in blocks of rows over m.split's
+// goroutines, if the machine has a splitter). A transposed B is copied to
 // row-major scratch of the kernel's own first, as the trainer's BLAS
 // (model.BLAS) does itself into a pool that a collection may empty.
 func (m *machine) matMulKernel(i int, transA, transB bool) kernel {
@@ -198,7 +199,7 @@ func (m *machine) matMulKernel(i int, transA, transB bool) kernel {
 			transpose(scratch, b, k, n)
 			b, ldb = scratch, n
 		}
-		G.WhichBLAS().Sgemm(tA, blas.NoTrans, rows, n, k, 1, a, ac, b, ldb, 0, c, n)
+		m.split.gemm(gemmJob{tA: tA, m: rows, n: n, k: k, a: a, lda: ac, b: b, ldb: ldb, c: c})
 		return nil
 	}
 }
