@@ -36,8 +36,11 @@ func (m *machine) compile() {
 		if m.op[i] == nil {
 			continue
 		}
-		if k := m.kernel(i); k != nil && m.check(i, k) {
-			m.kern[i] = k
+		for _, k := range m.kernels(i) {
+			if m.check(i, k) {
+				m.kern[i] = k
+				break
+			}
 		}
 	}
 }
@@ -81,40 +84,56 @@ func (m *machine) check(i int, k kernel) bool {
 	return same
 }
 
-// kernel is the kernel for node i, or nil if it has none: matrix products
+// kernels are the kernels for node i, the first that passes check to be
+// used, none if it has none: matrix products
 // and inner products (Gorgonia's linAlgBinOp), element-wise +, -, ⊙ and
 // >= (elemBinOp), row-wise log-softmax and its derivative, and reshapes.
 // Gorgonia's op types are unexported: they are told apart by their type
 // names and descriptions, pinned with Gorgonia's version, and a kernel
-// that does not do what the op did is dropped by check.
-func (m *machine) kernel(i int) kernel {
+// that does not do what the op did is dropped by check. A product with
+// B transposed has two: B copied to the kernel's own scratch first, as
+// model.BLAS does itself into a pool (which a collection can empty), and
+// B passed transposed as Gorgonia does, for a BLAS whose product of a
+// transposed B is not the product of its copy (gonum's).
+func (m *machine) kernels(i int) []kernel {
 	op, args := m.op[i], m.args[i]
 	desc := op.String()
 	switch fmt.Sprintf("%T", op) {
 	case "gorgonia.reshapeOp":
-		return m.reshapeKernel(i, op)
+		return one(m.reshapeKernel(i, op))
 	case "gorgonia.linAlgBinOp":
 		switch desc {
 		case "a ⋅ b":
-			return m.dotKernel(i)
-		case "A × B", "Aᵀ × B", "A × Bᵀ", "Aᵀ × Bᵀ":
-			return m.matMulKernel(i, strings.HasPrefix(desc, "Aᵀ"), strings.HasSuffix(desc, "Bᵀ"))
+			return one(m.dotKernel(i))
+		case "A × B", "Aᵀ × B":
+			return one(m.matMulKernel(i, strings.HasPrefix(desc, "Aᵀ"), false, false))
+		case "A × Bᵀ", "Aᵀ × Bᵀ":
+			tA := strings.HasPrefix(desc, "Aᵀ")
+			return append(one(m.matMulKernel(i, tA, true, true)), one(m.matMulKernel(i, tA, true, false))...)
 		}
 	case "gorgonia.elemBinOp":
 		f := strings.Fields(desc)
 		if len(f) == 2 && (f[0] == "+" || f[0] == "-" || f[0] == "⊙" || (f[0] == ">=" && f[1] == "true")) {
-			return m.elemKernel(i, f[0][0])
+			return one(m.elemKernel(i, f[0][0]))
 		}
 	case "*gorgonia.softmaxOp":
 		if (desc == "Softmax{1, true}()" || desc == "Softmax{-1, true}()") && len(args) == 1 {
-			return m.softmaxKernel(i, args[0], -1)
+			return one(m.softmaxKernel(i, args[0], -1))
 		}
 	case "*gorgonia.softmaxDiffOp":
 		if (desc == "SoftmaxDiff{1, true}()" || desc == "SoftmaxDiff{-1, true}()") && len(args) == 3 {
-			return m.softmaxKernel(i, args[1], args[2])
+			return one(m.softmaxKernel(i, args[1], args[2]))
 		}
 	}
 	return nil
+}
+
+// one is k as a list of candidates: none if k is nil.
+func one(k kernel) []kernel {
+	if k == nil {
+		return nil
+	}
+	return []kernel{k}
 }
 
 // matrix32 is v's data and shape if it is a float32 row-major matrix
@@ -155,10 +174,9 @@ func (m *machine) f32(j, n int) []float32 {
 // matMulKernel is C = op(A)·op(B) for node i, op transposing a factor
 // where its flag says, through Gorgonia's BLAS with the arguments
 // Gorgonia's tensor package passes it (in blocks of rows over m.split's
-// goroutines, if the machine has a splitter). A transposed B is copied to
-// row-major scratch of the kernel's own first, as the trainer's BLAS
-// (model.BLAS) does itself into a pool that a collection may empty.
-func (m *machine) matMulKernel(i int, transA, transB bool) kernel {
+// goroutines, if the machine has a splitter); with copyB a transposed B
+// is first copied to row-major scratch of the kernel's own.
+func (m *machine) matMulKernel(i int, transA, transB, copyB bool) kernel {
 	if !m.pre[i] {
 		return nil
 	}
@@ -180,13 +198,16 @@ func (m *machine) matMulKernel(i int, transA, transB bool) kernel {
 	if k != k2 || cr != rows || cc != n {
 		return nil
 	}
-	tA := blas.NoTrans
+	tA, tB := blas.NoTrans, blas.NoTrans
 	if transA {
 		tA = blas.Trans
 	}
+	if transB && !copyB {
+		tB = blas.Trans
+	}
 	na, nb, nc := len(a), len(b), len(c)
 	var scratch []float32
-	if transB {
+	if transB && copyB {
 		scratch = make([]float32, k*n)
 	}
 	return func() error {
@@ -195,11 +216,11 @@ func (m *machine) matMulKernel(i int, transA, transB bool) kernel {
 			return errKernelInput
 		}
 		ldb := bc
-		if transB {
+		if scratch != nil {
 			transpose(scratch, b, k, n)
 			b, ldb = scratch, n
 		}
-		m.split.gemm(gemmJob{tA: tA, m: rows, n: n, k: k, a: a, lda: ac, b: b, ldb: ldb, c: c})
+		m.split.gemm(gemmJob{tA: tA, tB: tB, m: rows, n: n, k: k, a: a, lda: ac, b: b, ldb: ldb, c: c})
 		return nil
 	}
 }

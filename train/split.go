@@ -27,10 +27,10 @@ type splitter struct {
 // splitter splits it (model.BLAS's threshold).
 const splitMACs = 1 << 18
 
-// gemmJob is C = op(A)·B through Gorgonia's BLAS, op(A) m×k, B k×n row
-// major, C m×n row-major.
+// gemmJob is C = op(A)·op(B) through Gorgonia's BLAS, op(A) m×k, op(B)
+// k×n, all row-major.
 type gemmJob struct {
-	tA      blas.Transpose
+	tA, tB  blas.Transpose
 	m, n, k int
 	a       []float32
 	lda     int
@@ -40,7 +40,7 @@ type gemmJob struct {
 }
 
 func (j gemmJob) run() {
-	G.WhichBLAS().Sgemm(j.tA, blas.NoTrans, j.m, j.n, j.k, 1, j.a, j.lda, j.b, j.ldb, 0, j.c, j.n)
+	G.WhichBLAS().Sgemm(j.tA, j.tB, j.m, j.n, j.k, 1, j.a, j.lda, j.b, j.ldb, 0, j.c, j.n)
 }
 
 // newSplitter starts procs-1 helper goroutines; close ends them.

@@ -39,7 +39,7 @@ func TestSplitProductIsTheUnsplitProduct(t *testing.T) {
 				lda = tc.m
 			}
 			want, got := make([]float32, tc.m*tc.n), make([]float32, tc.m*tc.n)
-			j := gemmJob{tA: tc.tA, m: tc.m, n: tc.n, k: tc.k, a: a, lda: lda, b: b, ldb: tc.n, c: want}
+			j := gemmJob{tA: tc.tA, tB: blas.NoTrans, m: tc.m, n: tc.n, k: tc.k, a: a, lda: lda, b: b, ldb: tc.n, c: want}
 			j.run()
 			j.c = got
 			s.gemm(j)
