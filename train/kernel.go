@@ -113,8 +113,16 @@ func (m *machine) kernels(i int) []kernel {
 		}
 	case "gorgonia.elemBinOp":
 		f := strings.Fields(desc)
-		if len(f) == 2 && (f[0] == "+" || f[0] == "-" || f[0] == "⊙" || (f[0] == ">=" && f[1] == "true")) {
+		if len(f) != 2 {
+			return nil
+		}
+		switch {
+		case f[0] == "+", f[0] == "-":
 			return one(m.elemKernel(i, f[0][0]))
+		case f[0] == "⊙":
+			return one(m.elemKernel(i, '*'))
+		case f[0] == ">=" && f[1] == "true": // 1 or 0 of the inputs' type
+			return one(m.elemKernel(i, '>'))
 		}
 	case "*gorgonia.softmaxOp":
 		if (desc == "Softmax{1, true}()" || desc == "Softmax{-1, true}()") && len(args) == 1 {
@@ -263,8 +271,8 @@ func (m *machine) dotKernel(i int) kernel {
 	}
 }
 
-// elemKernel is the element-wise op ('+', '-', '⊙' as its first byte,
-// '>' for >= giving 1 or 0) of two float32 tensors of one size, a tensor
+// elemKernel is the element-wise op ('+', '-', '*' for ⊙, '>' for >=
+// giving 1 or 0) of two float32 tensors of one size, a tensor
 // and a scalar either way round, or two scalars (into a scalar of the
 // kernel's own).
 func (m *machine) elemKernel(i int, op byte) kernel {
@@ -371,7 +379,7 @@ func elemVV(op byte, o, a, b []float32) {
 		for j := range o {
 			o[j] = geq(a[j], b[j])
 		}
-	default: // ⊙
+	default: // '*'
 		for j := range o {
 			o[j] = a[j] * b[j]
 		}
