@@ -16,7 +16,12 @@ import (
 // TapeMachine instead drops all its values on Reset, which it needs before
 // every run, and allocates them again (some 24 MB a step for the default
 // network). The ops, and so the forward values and the gradients, are
-// Gorgonia's own; only the scheduling is ours.
+// Gorgonia's own; only the scheduling is ours. Gorgonia's ops still
+// allocate small things on every call (options, views, boxed scalars), so
+// after the first run each op runs as a kernel of ours doing the same
+// arithmetic on the same tensors, checked bit for bit against the op's
+// value of the first run (kernel.go): a run after the first allocates
+// nothing.
 //
 // A machine is not safe for concurrent use. Machines of different graphs
 // may run concurrently, also when those graphs share their weight tensors
@@ -95,7 +100,8 @@ func newMachine(g *G.ExprGraph, eng tensor.Engine, outputs ...*G.Node) (*machine
 	return m, nil
 }
 
-// run evaluates every node once.
+// run evaluates every node once: with Gorgonia's ops on the first run,
+// which then compiles the kernels, and with the kernels after it.
 func (m *machine) run() error {
 	for i, nd := range m.nodes {
 		op := m.op[i]
