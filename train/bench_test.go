@@ -16,7 +16,9 @@ import (
 // and 1024, with the trainer's default threads (one graph per core: run
 // with -cpu 1,2 for one and two cores). Compare samples/s with
 // scripts/pytorch/bench_train.py, the same network and loss in PyTorch
-// (scripts/pytorch/compare.sh runs both).
+// (scripts/pytorch/compare.sh runs both). B/op and allocs/op are a step's
+// after the first, which makes the buffers: 0 (runtime's channel waiters
+// after a collection aside, a few bytes a step in all).
 func BenchmarkTrainStep(b *testing.B) {
 	for _, net := range benchNets {
 		for _, batch := range []int{256, 1024} {

@@ -16,7 +16,12 @@ import (
 // TapeMachine instead drops all its values on Reset, which it needs before
 // every run, and allocates them again (some 24 MB a step for the default
 // network). The ops, and so the forward values and the gradients, are
-// Gorgonia's own; only the scheduling is ours.
+// Gorgonia's own; only the scheduling is ours. Gorgonia's ops still
+// allocate small things on every call (options, views, boxed scalars), so
+// after the first run each op runs as a kernel of ours doing the same
+// arithmetic on the same tensors, checked bit for bit against the op's
+// value of the first run (kernel.go): a run after the first allocates
+// nothing.
 //
 // A machine is not safe for concurrent use. Machines of different graphs
 // may run concurrently, also when those graphs share their weight tensors
@@ -30,6 +35,8 @@ type machine struct {
 	index map[*G.Node]int
 	buf   []G.Value     // the inputs of the op being run
 	eng   tensor.Engine // set on the tensors the ops allocate, and on the leaves
+	kern  []kernel      // after the first run: kern[i], if not nil, runs nodes[i]'s op without allocating
+	split *splitter     // if not nil, splits the kernels' matrix products over goroutines
 }
 
 // newMachine prepares to evaluate the nodes of g that outputs depend on.
@@ -93,7 +100,8 @@ func newMachine(g *G.ExprGraph, eng tensor.Engine, outputs ...*G.Node) (*machine
 	return m, nil
 }
 
-// run evaluates every node once.
+// run evaluates every node once: with Gorgonia's ops on the first run,
+// which then compiles the kernels, and with the kernels after it.
 func (m *machine) run() error {
 	for i, nd := range m.nodes {
 		op := m.op[i]
@@ -103,6 +111,12 @@ func (m *machine) run() error {
 				return fmt.Errorf("graph input %s has no value", nd.Name())
 			}
 			m.vals[i] = v
+			continue
+		}
+		if m.kern != nil && m.kern[i] != nil {
+			if err := m.kern[i](); err != nil {
+				return fmt.Errorf("graph node %s: %w", nd.Name(), err)
+			}
 			continue
 		}
 		in := m.buf[:len(m.args[i])]
@@ -129,6 +143,9 @@ func (m *machine) run() error {
 		m.vals[i] = v
 	}
 	clear(m.buf)
+	if m.kern == nil {
+		m.compile()
+	}
 	return nil
 }
 
@@ -145,12 +162,11 @@ func (m *machine) value(n *G.Node) G.Value {
 // float32s is n's output in the last run as a slice, nil if it is not a
 // float32 tensor.
 func (m *machine) float32s(n *G.Node) []float32 {
-	t, ok := m.value(n).(tensor.Tensor)
-	if !ok {
+	t, ok := m.value(n).(*tensor.Dense)
+	if !ok || t.Dtype() != tensor.Float32 {
 		return nil
 	}
-	d, _ := t.Data().([]float32)
-	return d
+	return t.Float32s()
 }
 
 // scalar is n's output in the last run as a number.
@@ -158,6 +174,10 @@ func (m *machine) scalar(n *G.Node) (float64, error) {
 	switch v := m.value(n).(type) {
 	case *G.F32:
 		return float64(*v), nil
+	case *tensor.Dense:
+		if v.Dtype() == tensor.Float32 && v.Shape().TotalSize() == 1 {
+			return float64(v.Float32s()[0]), nil
+		}
 	case tensor.Tensor:
 		if d, ok := v.Data().(float32); ok {
 			return float64(d), nil

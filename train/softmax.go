@@ -59,6 +59,27 @@ func (e fastEngine) LogSoftMax(x tensor.Tensor, axis int, opts ...tensor.FuncOpt
 	if !ok {
 		return e.StandardEngine.LogSoftMax(x, axis, opts...)
 	}
+	logSoftMaxRows(xs, os, rows, cols)
+	return out, nil
+}
+
+// LogSoftMaxB is the gradient of a loss with respect to the input of
+// LogSoftMax, from its output y and the loss's gradient g with respect to
+// y: g[i,j] - exp(y[i,j]) Σ_k g[i,k], along the rows of a float32
+// matrix; the standard engine's otherwise.
+func (e fastEngine) LogSoftMaxB(output, grad tensor.Tensor, axis int, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	out, ys, os, rows, cols, ok := e.rows(output, axis, opts)
+	g, isDense := grad.(*tensor.Dense)
+	if !ok || !isDense || g.Dtype() != tensor.Float32 || !g.Shape().Eq(output.Shape()) || g.RequiresIterator() || !g.DataOrder().IsRowMajor() {
+		return e.StandardEngine.LogSoftMaxB(output, grad, axis, opts...)
+	}
+	logSoftMaxBRows(ys, g.Float32s(), os, rows, cols)
+	return out, nil
+}
+
+// logSoftMaxRows writes the log-softmax of each row of xs, a rows×cols
+// row-major matrix, into os (which may be xs).
+func logSoftMaxRows(xs, os []float32, rows, cols int) {
 	for r := 0; r < rows; r++ {
 		xr, or := xs[r*cols:(r+1)*cols], os[r*cols:(r+1)*cols]
 		mx := xr[0]
@@ -80,20 +101,12 @@ func (e fastEngine) LogSoftMax(x tensor.Tensor, axis int, opts ...tensor.FuncOpt
 			or[j] -= l
 		}
 	}
-	return out, nil
 }
 
-// LogSoftMaxB is the gradient of a loss with respect to the input of
-// LogSoftMax, from its output y and the loss's gradient g with respect to
-// y: g[i,j] - exp(y[i,j]) Σ_k g[i,k], along the rows of a float32
-// matrix; the standard engine's otherwise.
-func (e fastEngine) LogSoftMaxB(output, grad tensor.Tensor, axis int, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	out, ys, os, rows, cols, ok := e.rows(output, axis, opts)
-	g, isDense := grad.(*tensor.Dense)
-	if !ok || !isDense || g.Dtype() != tensor.Float32 || !g.Shape().Eq(output.Shape()) || g.RequiresIterator() || !g.DataOrder().IsRowMajor() {
-		return e.StandardEngine.LogSoftMaxB(output, grad, axis, opts...)
-	}
-	gs := g.Float32s()
+// logSoftMaxBRows writes into os the gradient with respect to the input of
+// a row-wise log-softmax from its output ys and the gradient gs with
+// respect to ys, all rows×cols row-major.
+func logSoftMaxBRows(ys, gs, os []float32, rows, cols int) {
 	for r := 0; r < rows; r++ {
 		yr, gr, or := ys[r*cols:(r+1)*cols], gs[r*cols:(r+1)*cols], os[r*cols:(r+1)*cols]
 		var sum float32
@@ -108,5 +121,4 @@ func (e fastEngine) LogSoftMaxB(output, grad tensor.Tensor, axis int, opts ...te
 			}
 		}
 	}
-	return out, nil
 }

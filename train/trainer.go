@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sort"
 
 	G "gorgonia.org/gorgonia"
@@ -65,6 +66,7 @@ type Trainer struct {
 	done  chan struct{}
 	work  []dataset.Sample // the batch of the phase being run
 	alive bool
+	split *splitter // with one worker on several cores: its products' helpers
 }
 
 // phase is a part of a step that every worker runs on its own share.
@@ -97,10 +99,12 @@ type worker struct {
 
 // New prepares to train net, a network for variant v, on c.Workers()
 // goroutines; Close ends them. It makes Gorgonia multiply with the
-// kernel-backed BLAS (model.UseFastBLAS), each product on one goroutine
-// when the trainer has more than one worker (they keep the cores busy),
-// else split over the cores. That is a process-wide setting of Gorgonia:
-// the trainer made last decides it for all.
+// kernel-backed BLAS (model.UseFastBLASThreads(1)), each product on the
+// calling goroutine: that is a process-wide setting of Gorgonia, the
+// trainer made last decides it for all. With more than one worker they
+// keep the cores busy; a trainer of one worker on several cores splits
+// its graph's larger products over them on helper goroutines of its own
+// (a splitter), started here, rather than the BLAS's per product.
 func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -112,11 +116,7 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 		return nil, fmt.Errorf("trainer: network of feature encoder %d, this build encodes %d", net.Encoder, model.EncoderVersion)
 	}
 	n := c.Workers()
-	if n > 1 {
-		model.UseFastBLASThreads(1)
-	} else {
-		model.UseFastBLAS()
-	}
+	model.UseFastBLASThreads(1)
 	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params),
 		batch: make([]dataset.Sample, c.BatchSize)}
 	l2 := l2Shares(net, n)
@@ -127,6 +127,10 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
 		t.workers = append(t.workers, wk)
+	}
+	if procs := runtime.GOMAXPROCS(0); n == 1 && procs > 1 {
+		t.split = newSplitter(procs)
+		t.workers[0].m.split, t.workers[0].mLoss.split = t.split, t.split
 	}
 	t.gbuf = make([][]float32, len(net.Params))
 	if n > 1 {
@@ -258,6 +262,9 @@ func (t *Trainer) Close() error {
 		return nil
 	}
 	t.alive = false
+	if t.split != nil {
+		t.split.close()
+	}
 	for _, ch := range t.jobs {
 		ch <- phaseStop
 		<-t.done

@@ -1,0 +1,142 @@
+package train
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/millzero/millzero/model"
+)
+
+// After the first step, which makes the graphs' buffers, a training step
+// and a validation pass allocate nothing: on one graph and on two, with
+// Adam and with SGD, and on one graph whose products are split over two
+// cores (a network and batch large enough for the splitter).
+func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("coverage and race instrumentation allocate")
+	}
+	v := mustVariant(t, "nine")
+	samples := randomSamples(t, v, 48, 5)
+	for _, tc := range []struct {
+		threads, procs, batch, width int
+		optimizer                    string
+	}{
+		{1, 1, 24, 16, "adam"}, {2, 2, 24, 16, "adam"}, {1, 1, 24, 16, "sgd"}, {2, 2, 24, 16, "sgd"},
+		{1, 2, 48, 64, "adam"}, // split products
+	} {
+		t.Run(fmt.Sprintf("threads=%d/cores=%d/net=%dx2/%s", tc.threads, tc.procs, tc.width, tc.optimizer), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
+			c := DefaultConfig()
+			c.BatchSize = tc.batch
+			c.Threads = tc.threads
+			c.Optimizer = tc.optimizer
+			samples := samples[:tc.batch]
+			tr := newTrainer(t, v, newNet(t, v, model.Config{Width: tc.width, Blocks: 2}, 3), c)
+			if split := tr.split != nil; split != (tc.procs > tc.threads) {
+				t.Fatalf("splitter %v with %d threads on %d cores", split, tc.threads, tc.procs)
+			}
+			if _, err := tr.Step(samples); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tr.Loss(samples); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if n := testing.AllocsPerRun(20, func() {
+				if _, e := tr.Step(samples); e != nil {
+					err = e
+				}
+			}); n != 0 {
+				t.Errorf("a step allocates %v times", n)
+			}
+			if n := testing.AllocsPerRun(20, func() {
+				if _, e := tr.Loss(samples); e != nil {
+					err = e
+				}
+			}); n != 0 {
+				t.Errorf("a validation batch allocates %v times", n)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// After the first run every op of the trainer's graphs runs as one of
+// our kernels (a node without one would run Gorgonia's op, which
+// allocates): the test names any node left to Gorgonia.
+func TestEveryOpOfTheTrainingGraphHasAKernel(t *testing.T) {
+	v := mustVariant(t, "nine")
+	c := DefaultConfig()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	samples := randomSamples(t, v, 48, 6)
+	for _, threads := range []int{1, 2} { // 1: the products split over 2 cores
+		c.BatchSize = 48
+		c.Threads = threads
+		tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 64, Blocks: 2}, 3), c)
+		if _, err := tr.Step(samples); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Loss(samples); err != nil {
+			t.Fatal(err)
+		}
+		for w, wk := range tr.workers {
+			for _, m := range []*machine{wk.m, wk.mLoss} {
+				if m.kern == nil {
+					t.Fatalf("threads=%d: worker %d: a machine was not compiled after its first run", threads, w)
+				}
+				for i, op := range m.op {
+					if op != nil && m.kern[i] == nil {
+						t.Errorf("threads=%d: worker %d: node %s (%T %v) has no kernel", threads, w, m.nodes[i].Name(), op, op)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A kernel is kept only if it gives the value Gorgonia's op gave on the
+// first run, bit for bit; one that does not is dropped and the op's value
+// put back.
+func TestCheckDropsAKernelThatDiffersFromTheOp(t *testing.T) {
+	v := mustVariant(t, "nine")
+	c := DefaultConfig()
+	c.BatchSize = 6
+	c.Threads = 1
+	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 1}, 3), c)
+	if _, err := tr.Loss(randomSamples(t, v, 6, 7)); err != nil {
+		t.Fatal(err)
+	}
+	m := tr.workers[0].mLoss
+	for i := range m.nodes {
+		d, ok := m.vals[i].(*tensor.Dense)
+		if m.kern[i] == nil || !ok || !m.pre[i] {
+			continue
+		}
+		want := slices.Clone(d.Float32s())
+		right := m.kern[i]
+		wrong := func() error {
+			if err := right(); err != nil {
+				return err
+			}
+			d.Float32s()[0] += 1
+			return nil
+		}
+		if m.check(i, wrong) {
+			t.Fatalf("node %s: a kernel off by one in its first value passed the check", m.nodes[i].Name())
+		}
+		if !slices.Equal(d.Float32s(), want) || m.vals[i] != any(d) {
+			t.Fatalf("node %s: the op's value was not put back", m.nodes[i].Name())
+		}
+		if !m.check(i, right) {
+			t.Fatalf("node %s: its own kernel fails the check", m.nodes[i].Name())
+		}
+		return
+	}
+	t.Fatal("no node with a kernel writing into its own tensor")
+}

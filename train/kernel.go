@@ -1,0 +1,492 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/blas"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// A kernel runs one node's op on the machine's values, reading its inputs
+// from m.vals and writing the node's value of the first run in place,
+// without allocating. Gorgonia's ops allocate on every call even when they
+// write into a preallocated tensor: functional options, the access pattern
+// of a transposed view, the reshape's new header, a boxed scalar result
+// (some 800 allocations a step for the 128x2 network). The kernels do the
+// same arithmetic: the same BLAS routine with the same arguments for the
+// products, the same loops for the element-wise ops and the log-softmax,
+// and compile keeps a kernel only if it reproduces Gorgonia's value bit for
+// bit. A node without a kernel runs Gorgonia's op, as on the first run.
+type kernel func() error
+
+// errKernelInput is a kernel's error when an input is no longer the
+// float32 tensor or scalar of the shape it had on the first run.
+var errKernelInput = errors.New("input changed type or size since the first run")
+
+// compile gives each node it can a kernel, after the first run: the
+// values, shapes and buffers of every node are known then, and the
+// inputs are those of that run, to check each kernel against.
+func (m *machine) compile() {
+	m.kern = make([]kernel, len(m.nodes))
+	for i := range m.nodes {
+		if m.op[i] == nil {
+			continue
+		}
+		for _, k := range m.kernels(i) {
+			if m.check(i, k) {
+				m.kern[i] = k
+				break
+			}
+		}
+	}
+}
+
+// check runs k and reports whether it gave node i the value Gorgonia's op
+// gave it, bit for bit; if not, it puts that value back.
+func (m *machine) check(i int, k kernel) bool {
+	old := m.vals[i]
+	var want []float32
+	switch v := old.(type) {
+	case *tensor.Dense:
+		if v.Dtype() != tensor.Float32 {
+			return false
+		}
+		want = append([]float32(nil), v.Float32s()...)
+	case *G.F32:
+		want = []float32{float32(*v)}
+	default:
+		return false
+	}
+	var got []float32
+	err := k()
+	switch v := m.vals[i].(type) {
+	case *tensor.Dense:
+		if v.Dtype() == tensor.Float32 {
+			got = v.Float32s()
+		}
+	case *G.F32:
+		got = []float32{float32(*v)}
+	}
+	same := err == nil && len(got) == len(want)
+	for j := 0; same && j < len(want); j++ {
+		same = math.Float32bits(got[j]) == math.Float32bits(want[j])
+	}
+	if !same {
+		if d, ok := old.(*tensor.Dense); ok {
+			copy(d.Float32s(), want)
+		}
+		m.vals[i] = old
+	}
+	return same
+}
+
+// kernels are the kernels for node i, the first that passes check to be
+// used, none if it has none: matrix products
+// and inner products (Gorgonia's linAlgBinOp), element-wise +, -, ⊙ and
+// >= (elemBinOp), row-wise log-softmax and its derivative, and reshapes.
+// Gorgonia's op types are unexported: they are told apart by their type
+// names and descriptions, pinned with Gorgonia's version, and a kernel
+// that does not do what the op did is dropped by check. A product with
+// B transposed has two: B copied to the kernel's own scratch first, as
+// model.BLAS does itself into a pool (which a collection can empty), and
+// B passed transposed as Gorgonia does, for a BLAS whose product of a
+// transposed B is not the product of its copy (gonum's).
+func (m *machine) kernels(i int) []kernel {
+	op, args := m.op[i], m.args[i]
+	desc := op.String()
+	switch fmt.Sprintf("%T", op) {
+	case "gorgonia.reshapeOp":
+		return one(m.reshapeKernel(i, op))
+	case "gorgonia.linAlgBinOp":
+		switch desc {
+		case "a ⋅ b":
+			return one(m.dotKernel(i))
+		case "A × B", "Aᵀ × B":
+			return one(m.matMulKernel(i, strings.HasPrefix(desc, "Aᵀ"), false, false))
+		case "A × Bᵀ", "Aᵀ × Bᵀ":
+			tA := strings.HasPrefix(desc, "Aᵀ")
+			return append(one(m.matMulKernel(i, tA, true, true)), one(m.matMulKernel(i, tA, true, false))...)
+		}
+	case "gorgonia.elemBinOp":
+		f := strings.Fields(desc)
+		if len(f) != 2 {
+			return nil
+		}
+		switch {
+		case f[0] == "+", f[0] == "-":
+			return one(m.elemKernel(i, f[0][0]))
+		case f[0] == "⊙":
+			return one(m.elemKernel(i, '*'))
+		case f[0] == ">=" && f[1] == "true": // 1 or 0 of the inputs' type
+			return one(m.elemKernel(i, '>'))
+		}
+	case "*gorgonia.softmaxOp":
+		if (desc == "Softmax{1, true}()" || desc == "Softmax{-1, true}()") && len(args) == 1 {
+			return one(m.softmaxKernel(i, args[0], -1))
+		}
+	case "*gorgonia.softmaxDiffOp":
+		if (desc == "SoftmaxDiff{1, true}()" || desc == "SoftmaxDiff{-1, true}()") && len(args) == 3 {
+			return one(m.softmaxKernel(i, args[1], args[2]))
+		}
+	}
+	return nil
+}
+
+// one is k as a list of candidates: none if k is nil.
+func one(k kernel) []kernel {
+	if k == nil {
+		return nil
+	}
+	return []kernel{k}
+}
+
+// matrix32 is v's data and shape if it is a float32 row-major matrix
+// backed by all of its data.
+func matrix32(v G.Value) (data []float32, rows, cols int, ok bool) {
+	d, isDense := v.(*tensor.Dense)
+	if !isDense || d.Dtype() != tensor.Float32 || d.Dims() != 2 || d.RequiresIterator() || !d.DataOrder().IsRowMajor() {
+		return nil, 0, 0, false
+	}
+	data, s := d.Float32s(), d.Shape()
+	return data, s[0], s[1], len(data) == s[0]*s[1]
+}
+
+// vector32 is v's data if it is a float32 tensor backed by all of its
+// data, of any shape.
+func vector32(v G.Value) ([]float32, bool) {
+	d, isDense := v.(*tensor.Dense)
+	if !isDense || d.Dtype() != tensor.Float32 || d.RequiresIterator() || !d.DataOrder().IsRowMajor() {
+		return nil, false
+	}
+	data := d.Float32s()
+	return data, len(data) == d.Shape().TotalSize()
+}
+
+// f32 is the data of node j's value in this run if it is a float32 tensor
+// of n values, else nil.
+func (m *machine) f32(j, n int) []float32 {
+	d, ok := m.vals[j].(*tensor.Dense)
+	if !ok || d.Dtype() != tensor.Float32 {
+		return nil
+	}
+	if s := d.Float32s(); len(s) == n {
+		return s
+	}
+	return nil
+}
+
+// matMulKernel is C = op(A)·op(B) for node i, op transposing a factor
+// where its flag says, through Gorgonia's BLAS with the arguments
+// Gorgonia's tensor package passes it (in blocks of rows over m.split's
+// goroutines, if the machine has a splitter); with copyB a transposed B
+// is first copied to row-major scratch of the kernel's own.
+func (m *machine) matMulKernel(i int, transA, transB, copyB bool) kernel {
+	if !m.pre[i] {
+		return nil
+	}
+	ia, ib := m.args[i][0], m.args[i][1]
+	a, ar, ac, okA := matrix32(m.vals[ia])
+	b, br, bc, okB := matrix32(m.vals[ib])
+	c, cr, cc, okC := matrix32(m.vals[i])
+	if !okA || !okB || !okC {
+		return nil
+	}
+	rows, k := ar, ac
+	if transA {
+		rows, k = ac, ar
+	}
+	k2, n := br, bc
+	if transB {
+		k2, n = bc, br
+	}
+	if k != k2 || cr != rows || cc != n {
+		return nil
+	}
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if transA {
+		tA = blas.Trans
+	}
+	if transB && !copyB {
+		tB = blas.Trans
+	}
+	na, nb, nc := len(a), len(b), len(c)
+	var scratch []float32
+	if transB && copyB {
+		scratch = make([]float32, k*n)
+	}
+	return func() error {
+		a, b, c := m.f32(ia, na), m.f32(ib, nb), m.f32(i, nc)
+		if a == nil || b == nil || c == nil {
+			return errKernelInput
+		}
+		ldb := bc
+		if scratch != nil {
+			transpose(scratch, b, k, n)
+			b, ldb = scratch, n
+		}
+		m.split.gemm(gemmJob{tA: tA, tB: tB, m: rows, n: n, k: k, a: a, lda: ac, b: b, ldb: ldb, c: c})
+		return nil
+	}
+}
+
+// transpose writes into dst, rows×cols row-major, the transpose of src,
+// cols×rows row-major, in tiles that stay in cache.
+func transpose(dst, src []float32, rows, cols int) {
+	const tile = 32
+	for j0 := 0; j0 < cols; j0 += tile {
+		j1 := min(j0+tile, cols)
+		for i0 := 0; i0 < rows; i0 += tile {
+			i1 := min(i0+tile, rows)
+			for j := j0; j < j1; j++ {
+				for i, v := range src[j*rows+i0 : j*rows+i1] {
+					dst[(i0+i)*cols+j] = v
+				}
+			}
+		}
+	}
+}
+
+// dotKernel is the inner product of two float32 vectors, into a scalar of
+// the kernel's own.
+func (m *machine) dotKernel(i int) kernel {
+	ia, ib := m.args[i][0], m.args[i][1]
+	a, okA := vector32(m.vals[ia])
+	b, okB := vector32(m.vals[ib])
+	if _, isF32 := m.vals[i].(*G.F32); !okA || !okB || !isF32 || len(a) != len(b) {
+		return nil
+	}
+	n, out := len(a), new(G.F32)
+	return func() error {
+		a, b := m.f32(ia, n), m.f32(ib, n)
+		if a == nil || b == nil {
+			return errKernelInput
+		}
+		*out = G.F32(G.WhichBLAS().Sdot(n, a, 1, b, 1))
+		m.vals[i] = out
+		return nil
+	}
+}
+
+// elemKernel is the element-wise op ('+', '-', '*' for ⊙, '>' for >=
+// giving 1 or 0) of two float32 tensors of one size, a tensor
+// and a scalar either way round, or two scalars (into a scalar of the
+// kernel's own).
+func (m *machine) elemKernel(i int, op byte) kernel {
+	ia, ib := m.args[i][0], m.args[i][1]
+	_, aScalar := m.vals[ia].(*G.F32)
+	_, bScalar := m.vals[ib].(*G.F32)
+	if aScalar && bScalar {
+		if _, ok := m.vals[i].(*G.F32); !ok {
+			return nil
+		}
+		out := new(G.F32)
+		return func() error {
+			x, okX := m.vals[ia].(*G.F32)
+			y, okY := m.vals[ib].(*G.F32)
+			if !okX || !okY {
+				return errKernelInput
+			}
+			*out = G.F32(elem(op, float32(*x), float32(*y)))
+			m.vals[i] = out
+			return nil
+		}
+	}
+	if !m.pre[i] {
+		return nil
+	}
+	out, ok := vector32(m.vals[i])
+	if !ok {
+		return nil
+	}
+	n := len(out)
+	for _, s := range []struct {
+		j      int
+		scalar bool
+	}{{ia, aScalar}, {ib, bScalar}} {
+		if d, ok := vector32(m.vals[s.j]); !s.scalar && (!ok || len(d) != n) {
+			return nil
+		}
+	}
+	return func() error {
+		o := m.f32(i, n)
+		if o == nil {
+			return errKernelInput
+		}
+		switch {
+		case aScalar:
+			x, okX := m.vals[ia].(*G.F32)
+			b := m.f32(ib, n)
+			if !okX || b == nil {
+				return errKernelInput
+			}
+			elemSV(op, o, float32(*x), b)
+		case bScalar:
+			a := m.f32(ia, n)
+			y, okY := m.vals[ib].(*G.F32)
+			if a == nil || !okY {
+				return errKernelInput
+			}
+			elemVS(op, o, a, float32(*y))
+		default:
+			a, b := m.f32(ia, n), m.f32(ib, n)
+			if a == nil || b == nil {
+				return errKernelInput
+			}
+			elemVV(op, o, a, b)
+		}
+		return nil
+	}
+}
+
+// geq is 1 if a >= b, else 0 (NaN included).
+func geq(a, b float32) float32 {
+	if a >= b {
+		return 1
+	}
+	return 0
+}
+
+// elem is a op b.
+func elem(op byte, a, b float32) float32 {
+	switch op {
+	case '+':
+		return a + b
+	case '-':
+		return a - b
+	case '>':
+		return geq(a, b)
+	}
+	return a * b
+}
+
+// elemVV is o = a op b element by element.
+func elemVV(op byte, o, a, b []float32) {
+	a, b = a[:len(o)], b[:len(o)]
+	switch op {
+	case '+':
+		for j := range o {
+			o[j] = a[j] + b[j]
+		}
+	case '-':
+		for j := range o {
+			o[j] = a[j] - b[j]
+		}
+	case '>':
+		for j := range o {
+			o[j] = geq(a[j], b[j])
+		}
+	default: // '*'
+		for j := range o {
+			o[j] = a[j] * b[j]
+		}
+	}
+}
+
+// elemVS is o = a op s element by element.
+func elemVS(op byte, o, a []float32, s float32) {
+	a = a[:len(o)]
+	switch op {
+	case '+':
+		for j := range o {
+			o[j] = a[j] + s
+		}
+	case '-':
+		for j := range o {
+			o[j] = a[j] - s
+		}
+	case '>':
+		for j := range o {
+			o[j] = geq(a[j], s)
+		}
+	default:
+		for j := range o {
+			o[j] = a[j] * s
+		}
+	}
+}
+
+// elemSV is o = s op b element by element.
+func elemSV(op byte, o []float32, s float32, b []float32) {
+	b = b[:len(o)]
+	switch op {
+	case '+':
+		for j := range o {
+			o[j] = s + b[j]
+		}
+	case '-':
+		for j := range o {
+			o[j] = s - b[j]
+		}
+	case '>':
+		for j := range o {
+			o[j] = geq(s, b[j])
+		}
+	default:
+		for j := range o {
+			o[j] = s * b[j]
+		}
+	}
+}
+
+// softmaxKernel is the row-wise log-softmax of node x's matrix (grad < 0)
+// or its derivative, from the log-softmax's output x and the gradient
+// grad with respect to it, as fastEngine computes them.
+func (m *machine) softmaxKernel(i, x, grad int) kernel {
+	if !m.pre[i] {
+		return nil
+	}
+	xs, rows, cols, okX := matrix32(m.vals[x])
+	_, or, oc, okO := matrix32(m.vals[i])
+	if !okX || !okO || or != rows || oc != cols || rows == 0 || cols == 0 {
+		return nil
+	}
+	n := len(xs)
+	if grad >= 0 {
+		if gs, gr, gc, ok := matrix32(m.vals[grad]); !ok || gr != rows || gc != cols || len(gs) != n {
+			return nil
+		}
+	}
+	return func() error {
+		xs, os := m.f32(x, n), m.f32(i, n)
+		if xs == nil || os == nil {
+			return errKernelInput
+		}
+		if grad < 0 {
+			logSoftMaxRows(xs, os, rows, cols)
+			return nil
+		}
+		gs := m.f32(grad, n)
+		if gs == nil {
+			return errKernelInput
+		}
+		logSoftMaxBRows(xs, gs, os, rows, cols)
+		return nil
+	}
+}
+
+// reshapeKernel gives node i, a reshape, the view of its input it made on
+// the first run, as long as the input is the tensor it was then (a
+// node's own buffer, or a leaf's bound value); Gorgonia's op otherwise.
+func (m *machine) reshapeKernel(i int, op G.Op) kernel {
+	ia := m.args[i][0]
+	in, out := m.vals[ia], m.vals[i]
+	if _, ok := in.(*tensor.Dense); !ok || m.pre[i] || !sharesMemory(out, []G.Value{in}) {
+		return nil
+	}
+	return func() error {
+		if m.vals[ia] == in {
+			m.vals[i] = out
+			return nil
+		}
+		v, err := op.Do(m.vals[ia])
+		if err != nil {
+			return err
+		}
+		m.vals[i] = v
+		return nil
+	}
+}
