@@ -112,11 +112,17 @@ func (b *BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []floa
 }
 
 // transpose copies xᵀ, rows×cols, from x (cols×rows, leading dimension
-// ld) into pooled scratch, in tiles that stay in cache.
+// ld) into pooled scratch.
 func (b *BLAS) transpose(rows, cols int, x []float32, ld int) *[]float32 {
-	const tile = 32
 	s := b.get(rows * cols)
-	d := *s
+	Transpose(*s, x, rows, cols, ld)
+	return s
+}
+
+// Transpose writes into dst, rows×cols row-major, the transpose of src
+// (cols×rows, leading dimension ld), in tiles that stay in cache.
+func Transpose(d, x []float32, rows, cols, ld int) {
+	const tile = 32
 	for j0 := 0; j0 < cols; j0 += tile {
 		j1 := min(j0+tile, cols)
 		for i0 := 0; i0 < rows; i0 += tile {
@@ -128,7 +134,6 @@ func (b *BLAS) transpose(rows, cols int, x []float32, ld int) *[]float32 {
 			}
 		}
 	}
-	return s
 }
 
 // gemm is gemmParallel over at most b.threads goroutines.

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/millzero/millzero/model"
 )
 
 // A kernel runs one node's op on the machine's values, reading its inputs
@@ -225,28 +227,11 @@ func (m *machine) matMulKernel(i int, transA, transB, copyB bool) kernel {
 		}
 		ldb := bc
 		if scratch != nil {
-			transpose(scratch, b, k, n)
+			model.Transpose(scratch, b, k, n, k)
 			b, ldb = scratch, n
 		}
 		m.split.gemm(gemmJob{tA: tA, tB: tB, m: rows, n: n, k: k, a: a, lda: ac, b: b, ldb: ldb, c: c})
 		return nil
-	}
-}
-
-// transpose writes into dst, rows×cols row-major, the transpose of src,
-// cols×rows row-major, in tiles that stay in cache.
-func transpose(dst, src []float32, rows, cols int) {
-	const tile = 32
-	for j0 := 0; j0 < cols; j0 += tile {
-		j1 := min(j0+tile, cols)
-		for i0 := 0; i0 < rows; i0 += tile {
-			i1 := min(i0+tile, rows)
-			for j := j0; j < j1; j++ {
-				for i, v := range src[j*rows+i0 : j*rows+i1] {
-					dst[(i0+i)*cols+j] = v
-				}
-			}
-		}
 	}
 }
 
