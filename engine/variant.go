@@ -27,7 +27,7 @@ type Spec struct {
 	FlyAt                         int       `yaml:"fly_at"`
 	RemovePerMill                 bool      `yaml:"remove_per_mill"`
 	RemoveFromMillsWhenAllInMills bool      `yaml:"remove_from_mills_when_all_in_mills"`
-	RemoveFromMillsAlways         bool      `yaml:"remove_from_mills_always"`
+	RemoveFromMillsAlways         bool      `yaml:"remove_from_mills_always,omitempty"` // omitted when false, so the specs (and hashes) of variants written before it are unchanged
 	LineWins                      bool      `yaml:"line_wins"`
 	BoardFullDraw                 bool      `yaml:"board_full_draw"`
 	ForbidOpponentMills           bool      `yaml:"forbid_opponent_mills"`
