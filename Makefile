@@ -4,7 +4,7 @@
 GO ?= go
 BIN := bin/millzero
 
-.PHONY: all build setup test bench train clean
+.PHONY: all build setup test bench train tables clean
 
 all: build
 
@@ -30,6 +30,11 @@ bench: build
 
 train: build
 	$(BIN) train
+
+# tables builds the endgame tables of nine, every material up to 8 pieces
+# (seconds on two cores; resumable), for --tablebase and a run's tablebase:.
+tables: build
+	$(BIN) tablebase build --variant nine --pieces 8 --out tables/nine
 
 clean:
 	rm -rf bin
