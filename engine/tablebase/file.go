@@ -1,7 +1,6 @@
 package tablebase
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -9,7 +8,8 @@ import (
 	"hash/crc64"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // FormatVersion is the version of the table files this package writes and
@@ -66,7 +66,7 @@ func writeTable(path string, r *rules, t *Table) error {
 	binary.LittleEndian.PutUint64(h[88:], crc64.Checksum(t.data, crcTable))
 	binary.LittleEndian.PutUint32(h[96:], uint32(r.budget(t.x.mat.Mover, t.x.mat.Opponent)))
 	binary.LittleEndian.PutUint64(h[120:], crc64.Checksum(h[:120], crcTable))
-	err := writeFileAtomic(path, func(w io.Writer) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
 		if _, err := w.Write(h[:]); err != nil {
 			return err
 		}
@@ -77,31 +77,6 @@ func writeTable(path string, r *rules, t *Table) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// writeFileAtomic writes a file through write to a temporary name in the
-// same directory, syncs it and renames it: the file is complete or absent.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return err
 }
 
 // readTable reads and checks the file of material m at path: its header,
