@@ -1,8 +1,6 @@
 package run
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,22 +68,10 @@ func TestGate_NoGateMakesEveryCandidateTheBest(t *testing.T) {
 	if got := (GateConfig{MaxGames: 0}).Decision(arena.GateResult{Decision: arena.AcceptH0, LLR: -3}); got != "ungated" {
 		t.Errorf("max_games 0: decision %q, want ungated", got)
 	}
-	dir := t.TempDir()
-	cfg := dir + "/c.yaml"
 	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if _, err := l.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	l := runConfig(t, text)
 	best, err := l.dir.Best()
 	if err != nil || best != 2 {
 		t.Errorf("best after two ungated generations: %d (%v), want 2", best, err)

@@ -14,23 +14,11 @@ import (
 )
 
 func TestStrength_TheLoopMeasuresTheBestAgainstAlphaBetaAndPlotsIt(t *testing.T) {
-	dir := t.TempDir()
-	cfg := dir + "/c.yaml"
 	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n" +
 		"strength: {every_hours: 0.0000001, simulations: 8, depths: [1, 2], pairs: 2, seed: 3}\n"
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if _, err := l.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	l := runConfig(t, text)
 	// Two generations, each with a new best: two measurements of two rows.
 	if len(l.str.rows) != 4 {
 		t.Fatalf("strength rows %v, want 2 measurements x 2 depths", l.str.rows)
@@ -77,22 +65,11 @@ func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 	if _, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: 6, Dir: dir + "/tb"}); err != nil {
 		t.Fatal(err)
 	}
-	cfg := dir + "/c.yaml"
 	text := "variant: nine\ntablebase: " + dir + "/tb\nmodel: {width: 16, blocks: 1}\nloop: {generations: 1, games: 8, steps: 2}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4, rollout_plies: 40}\n" +
 		"gate: {max_games: 0, ladder: [], ladder_pairs: 0}\n" +
 		"strength: {every_hours: 0.0000001, simulations: 4, depths: [1], pairs: 1, seed: 3}\n"
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if _, err := l.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	l := runConfig(t, text)
 	var got []string
 	for _, r := range l.str.rows {
 		got = append(got, r[3])
@@ -103,4 +80,24 @@ func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 	if !slices.Equal(got, []string{"alphabeta:1", "tables:network", "tables:search"}) {
 		t.Errorf("strength rows for %v, want alphabeta:1 and the tables' two", got)
 	}
+}
+
+// runConfig runs the loop of a new run with the config text to its
+// budget and returns it (closed when the test ends).
+func runConfig(t *testing.T, text string) *Loop {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := dir + "/c.yaml"
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
