@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/millzero/millzero/engine"
@@ -70,8 +71,14 @@ var ErrDisconnected = errors.New("no games link the player to the anchor")
 // the same Elo scale as the gate's score (Record.Score, the mean of the
 // same pairwise results), so the gate's SPRT bounds mean the same Elo.
 func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
+	rs, _, err := fitElo(recs, set)
+	return rs, err
+}
+
+// fitElo is FitElo, also saying how many Newton steps it took.
+func fitElo(recs []Record, set EloSettings) ([]Rating, int, error) {
 	if set.VirtualDraws < 0 || math.IsNaN(set.VirtualDraws) {
-		return nil, fmt.Errorf("elo: virtual draws %v: want 0 or more", set.VirtualDraws)
+		return nil, 0, fmt.Errorf("elo: virtual draws %v: want 0 or more", set.VirtualDraws)
 	}
 	index := map[string]int{}
 	var ratings []Rating
@@ -90,7 +97,7 @@ func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
 		r := &recs[k]
 		n := r.Seats()
 		if n == 2 && r.Player0 == r.Player1 {
-			return nil, fmt.Errorf("elo: game %s/%d/%d: %q plays itself", r.Match, r.Pair, r.Game, r.Player0)
+			return nil, 0, fmt.Errorf("elo: game %s/%d/%d: %q plays itself", r.Match, r.Pair, r.Game, r.Player0)
 		}
 		var idx [engine.MaxSeats]int
 		for s := 0; s < n; s++ {
@@ -132,14 +139,14 @@ func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
 	}
 	n := len(ratings)
 	if n == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	anchor := 0
 	switch {
 	case set.Anchor != "":
 		i, ok := index[set.Anchor]
 		if !ok {
-			return nil, fmt.Errorf("elo: anchor %q played no game", set.Anchor)
+			return nil, 0, fmt.Errorf("elo: anchor %q played no game", set.Anchor)
 		}
 		anchor = i
 	default:
@@ -155,11 +162,11 @@ func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
 		S[k.i][k.j], S[k.j][k.i] = g[1]+set.VirtualDraws/2, g[0]-g[1]+set.VirtualDraws/2
 	}
 	if err := connected(N, anchor, ratings); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	elo, cov, err := newtonBT(N, S, anchor)
+	elo, cov, steps, err := newtonBT(N, S, anchor)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for i := range ratings {
 		ratings[i].Elo = elo[i]
@@ -170,7 +177,34 @@ func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
 		ratings[i].Low, ratings[i].High = elo[i]-half, elo[i]+half
 	}
 	sort.SliceStable(ratings, func(i, j int) bool { return ratings[i].Elo > ratings[j].Elo })
-	return ratings, nil
+	return ratings, steps, nil
+}
+
+// ConnectedRecords keeps the games of recs whose players are linked, game
+// by game, to anchor: the ones FitElo can rate with anchor at 0. A part
+// of a run's games (its newest) may hold games of players whose other
+// games are left out; those are dropped rather than made an error.
+func ConnectedRecords(recs []Record, anchor string) []Record {
+	linked := map[string]bool{anchor: true}
+	for grew := true; grew; {
+		grew = false
+		for k := range recs {
+			r := &recs[k]
+			in := false
+			for s := 0; s < r.Seats() && !in; s++ {
+				in = linked[r.PlayerAt(s)]
+			}
+			if !in {
+				continue
+			}
+			for s := 0; s < r.Seats(); s++ {
+				if p := r.PlayerAt(s); !linked[p] {
+					linked[p], grew = true, true
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !linked[r.PlayerAt(0)] })
 }
 
 func square(n int) [][]float64 {
@@ -212,7 +246,7 @@ const maxEloMagnitude = 20000
 // rating fixed at 0, and returns the ratings and the covariance (inverse
 // observed information) of the free ones, indexed like the players (the
 // anchor's row and column are 0).
-func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, error) {
+func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, int, error) {
 	n := len(N)
 	r := make([]float64, n)
 	free := make([]int, 0, n-1)
@@ -233,6 +267,13 @@ func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, error) {
 		}
 		return ll
 	}
+	slot := make([]int, n) // player -> its row among the free ones; -1 for the anchor
+	for i := range slot {
+		slot[i] = -1
+	}
+	for a, i := range free {
+		slot[i] = a
+	}
 	info := func(r []float64) ([]float64, [][]float64) {
 		m := len(free)
 		grad := make([]float64, m)
@@ -246,10 +287,8 @@ func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, error) {
 				grad[a] += eloK * (S[i][j] - N[i][j]*p)
 				w := eloK * eloK * N[i][j] * p * (1 - p)
 				h[a][a] += w
-				for b, jj := range free {
-					if jj == j {
-						h[a][b] -= w
-					}
+				if b := slot[j]; b >= 0 {
+					h[a][b] -= w
 				}
 			}
 		}
@@ -257,11 +296,12 @@ func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, error) {
 	}
 	ll := loglik(r)
 	trial := make([]float64, n)
-	for iter := 0; iter < 500; iter++ {
+	steps := 0
+	for ; steps < 500; steps++ {
 		grad, h := info(r)
 		hinv, err := invert(h)
 		if err != nil {
-			return nil, nil, fmt.Errorf("elo: %w", err)
+			return nil, nil, 0, fmt.Errorf("elo: %w", err)
 		}
 		step := make([]float64, len(free))
 		biggest := 0.0
@@ -274,8 +314,12 @@ func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, error) {
 		if biggest < 1e-9 {
 			break
 		}
-		// Halve the step until the likelihood does not fall.
-		scale := 1.0
+		// Halve the step until the likelihood does not fall. Near the
+		// maximum the step stops shrinking at the floor of the
+		// floating-point error (1e-5 Elo with a few hundred players whose
+		// scores are perfect, where the information is nearly singular)
+		// while the likelihood no longer moves: that is the maximum too.
+		scale, before := 1.0, ll
 		for h := 0; h < 60; h++ {
 			copy(trial, r)
 			for a, i := range free {
@@ -288,16 +332,19 @@ func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, error) {
 			scale /= 2
 		}
 		copy(r, trial)
+		if ll-before <= 1e-12*(1+math.Abs(ll)) && biggest < 1e-3 {
+			break
+		}
 		for _, x := range r {
 			if math.Abs(x) > maxEloMagnitude {
-				return nil, nil, fmt.Errorf("elo: the fit diverges: a player won or lost every game against every opponent (set virtual draws above 0)")
+				return nil, nil, 0, fmt.Errorf("elo: the fit diverges: a player won or lost every game against every opponent (set virtual draws above 0)")
 			}
 		}
 	}
 	_, h := info(r)
 	hinv, err := invert(h)
 	if err != nil {
-		return nil, nil, fmt.Errorf("elo: %w", err)
+		return nil, nil, 0, fmt.Errorf("elo: %w", err)
 	}
 	cov := square(n)
 	for a, i := range free {
@@ -305,7 +352,7 @@ func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, error) {
 			cov[i][j] = hinv[a][b]
 		}
 	}
-	return r, cov, nil
+	return r, cov, steps, nil
 }
 
 // softplus is log(1+exp(x)) without overflow.

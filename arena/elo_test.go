@@ -1,8 +1,12 @@
 package arena
 
 import (
+	"encoding/csv"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -115,5 +119,88 @@ func TestFitElo_BadInputIsAnError(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+func TestConnectedRecords_DropsGamesNotLinkedToTheAnchor(t *testing.T) {
+	var recs []Record
+	recs = append(recs, games("A", "random", 3, 1, 1)...)
+	recs = append(recs, games("B", "A", 2, 0, 2)...)           // linked through A
+	recs = append(recs, games("C", "D", 1, 1, 1)...)           // an island
+	recs = append(recs, games("E", "alphabeta:2", 1, 0, 0)...) // another
+	got := ConnectedRecords(recs, "random")
+	if len(got) != 9 {
+		t.Fatalf("kept %d games, want the 9 of A and B", len(got))
+	}
+	for _, r := range got {
+		if r.Player0 != "A" && r.Player0 != "B" {
+			t.Errorf("kept a game of %s against %s", r.Player0, r.Player1)
+		}
+	}
+	if len(recs) != 13 {
+		t.Errorf("the input was changed: %d games", len(recs))
+	}
+	if _, err := FitElo(got, DefaultEloSettings()); err != nil {
+		t.Errorf("the kept games do not fit: %v", err)
+	}
+	if _, err := FitElo(recs, DefaultEloSettings()); !errors.Is(err, ErrDisconnected) {
+		t.Errorf("all the games: %v, want ErrDisconnected", err)
+	}
+}
+
+// ungatedLadder is the arena games of the first 284 generations of a
+// default run without a gate (testdata/ungated-ladder.csv, counted by
+// player pair): every model met random and alphabeta:2 only, most of them
+// winning every game.
+func ungatedLadder(t testing.TB) []Record {
+	f, err := os.Open(filepath.Join("testdata", "ungated-ladder.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []Record
+	for _, row := range rows[1:] {
+		var n [3]int
+		for k := range n {
+			if n[k], err = strconv.Atoi(row[2+k]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		recs = append(recs, games(row[0], row[1], n[0], n[1], n[2])...)
+	}
+	return recs
+}
+
+// Hundreds of players with perfect scores make the information nearly
+// singular: the Newton step stops shrinking at about 1e-5 Elo while the
+// likelihood no longer moves, and the fit used to run all its 500 steps
+// (18 s a generation in the loop after 40 minutes of the default run).
+func TestFitElo_StopsAtTheMaximumWithHundredsOfPerfectScores(t *testing.T) {
+	recs := ungatedLadder(t)
+	rs, steps, err := fitElo(recs, DefaultEloSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps > 30 {
+		t.Errorf("%d Newton steps for %d players; the likelihood is flat after about 8", steps, len(rs))
+	}
+	for _, r := range rs {
+		if math.IsNaN(r.Elo) || math.IsInf(r.Elo, 0) || r.Low > r.Elo || r.High < r.Elo {
+			t.Errorf("%s: Elo %v [%v, %v]", r.Name, r.Elo, r.Low, r.High)
+		}
+	}
+}
+
+// go test -run '^$' -bench FitElo ./arena
+func BenchmarkFitElo_UngatedLadder(b *testing.B) {
+	recs := ungatedLadder(b)
+	for range b.N {
+		if _, err := FitElo(recs, DefaultEloSettings()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +31,39 @@ func TestWriteRatingsCSV_OneRowPerPlayer(t *testing.T) {
 	}
 	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
 		t.Errorf("temporary file left behind")
+	}
+}
+
+func TestReadRatingsCSV_ReadsWhatWriteWroteAndNamesABadFile(t *testing.T) {
+	rs, err := FitElo(append(games("A", "random", 75, 5, 20), games("B", "random", 40, 0, 60)...), DefaultEloSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ratings.csv")
+	if err := WriteRatingsCSV(path, rs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRatingsCSV(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(rs) {
+		t.Fatalf("read %d rows, wrote %d", len(back), len(rs))
+	}
+	for i, r := range rs {
+		b := back[i]
+		if b.Name != r.Name || b.Games != r.Games || b.Wins != r.Wins || b.Draws != r.Draws || b.Losses != r.Losses ||
+			!near(b.Elo, r.Elo, 0.05) || !near(b.Low, r.Low, 0.05) || !near(b.High, r.High, 0.05) {
+			t.Errorf("row %d: read %+v, wrote %+v", i, b, r)
+		}
+	}
+	if rows, err := ReadRatingsCSV(filepath.Join(dir, "missing.csv")); err != nil || rows != nil {
+		t.Errorf("a missing file: %v, %v; want no rows and no error", rows, err)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("player,games,wins,draws,losses,score,elo,low,high\nA,x,1,0,0,1,0,0,0\n"), 0o644)
+	if _, err := ReadRatingsCSV(bad); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "row 2") {
+		t.Errorf("a bad cell: %v; want an error naming the file and the row", err)
 	}
 }

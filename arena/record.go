@@ -280,6 +280,12 @@ func ReadRecords(path string) (recs []Record, err error) {
 // being written are skipped), in file name order: every arena game of a
 // run is ReadRecordDir(RUN/arena). A missing dir has no records.
 func ReadRecordDir(dir string) ([]Record, error) {
+	return ReadRecordDirFunc(dir, nil)
+}
+
+// ReadRecordDirFunc is ReadRecordDir reading only the files whose name
+// keep accepts (nil keeps every file).
+func ReadRecordDirFunc(dir string, keep func(name string) bool) ([]Record, error) {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -289,7 +295,7 @@ func ReadRecordDir(dir string) ([]Record, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), RecordExt) {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), RecordExt) && (keep == nil || keep(e.Name())) {
 			names = append(names, e.Name())
 		}
 	}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/millzero/millzero/arena"
@@ -208,24 +210,66 @@ func hashString(s string) uint64 {
 	return h
 }
 
-// ratings fits Elo over every arena game of the run, writes the ladder to
-// arena/ratings.csv and the best's rating to metrics/elo.csv, and returns
-// the best's Elo.
-func (l *Loop) ratings(g int) (float64, error) {
-	recs, err := arena.ReadRecordDir(l.dir.Arena())
-	if err != nil {
-		return 0, err
+// eloGenerations is how many of the newest generations' arena games the
+// loop's Elo refit reads (with the best's ladder games, however old): a
+// refit over every game of a run grows with the run (a player and 32 games
+// a generation without a gate; the fit is cubic in the players), and took
+// 18 s a generation after 40 minutes of the default run.
+const eloGenerations = 50
+
+// eloFile says whether the loop's refit after generation g, with best the
+// best model, reads the arena file name: the gate and ladder matches of
+// the newest eloGenerations generations, the best's ladder matches, and
+// every file not named by the loop (a user's own matches).
+func eloFile(name string, g, best int) bool {
+	for _, kind := range []string{"gate-", "ladder-"} {
+		r, ok := strings.CutPrefix(name, kind+"gen-")
+		if !ok || len(r) < 6 {
+			continue
+		}
+		if gen, err := strconv.Atoi(r[:6]); err == nil {
+			return gen > g+1-eloGenerations || kind == "ladder-" && gen == best
+		}
 	}
+	return true
+}
+
+// ratings fits Elo over the arena games of the run's newest generations
+// (eloFile), writes the ladder to arena/ratings.csv (players outside the
+// refit keep their rows from the last refit that had them) and the best's
+// rating to metrics/elo.csv, and returns the best's Elo.
+func (l *Loop) ratings(g int) (float64, error) {
 	best, err := l.dir.Best()
 	if errors.Is(err, ErrNoModel) {
 		best = 0
 	} else if err != nil {
 		return 0, err
 	}
+	recs, err := arena.ReadRecordDirFunc(l.dir.Arena(), func(name string) bool { return eloFile(name, g, best) })
+	if err != nil {
+		return 0, err
+	}
+	set := arena.DefaultEloSettings()
+	set.Anchor = l.eloAnchor()
+	if linked := arena.ConnectedRecords(recs, set.Anchor); len(linked) > 0 {
+		recs = linked
+	} else if len(recs) > 0 {
+		// No reference player: every game, relative to the first player
+		// (a refit that grows with the run).
+		if recs, err = arena.ReadRecordDir(l.dir.Arena()); err != nil {
+			return 0, err
+		}
+		set.Anchor = ""
+	}
 	if len(recs) == 0 {
 		return math.NaN(), nil
 	}
-	rs, err := arena.FitElo(recs, arena.DefaultEloSettings())
+	rs, err := arena.FitElo(recs, set)
+	if err != nil {
+		return 0, err
+	}
+	path := filepath.Join(l.dir.Arena(), "ratings.csv")
+	old, err := arena.ReadRatingsCSV(path)
 	if err != nil {
 		return 0, err
 	}
@@ -243,5 +287,20 @@ func (l *Loop) ratings(g int) (float64, error) {
 			return 0, err
 		}
 	}
-	return eloBest, arena.WriteRatingsCSV(filepath.Join(l.dir.Arena(), "ratings.csv"), rs)
+	for _, r := range old {
+		if !slices.ContainsFunc(rs, func(n arena.Rating) bool { return n.Name == r.Name }) {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b arena.Rating) int { return cmp.Compare(b.Elo, a.Elo) })
+	return eloBest, arena.WriteRatingsCSV(path, rs)
+}
+
+// eloAnchor is the player the loop's ratings are relative to: the random
+// player when the ladder has it, else its first reference player.
+func (l *Loop) eloAnchor() string {
+	if len(l.cfg.Gate.Ladder) == 0 || slices.Contains(l.cfg.Gate.Ladder, arena.RandomName) {
+		return arena.RandomName
+	}
+	return l.cfg.Gate.Ladder[0]
 }
