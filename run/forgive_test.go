@@ -149,7 +149,7 @@ func TestRun_TruncatedAndForeignShardsAreSkippedAndNamed(t *testing.T) {
 			t.Errorf("the log does not name the skipped shard %s:\n%s", p, logBuf.String())
 		}
 	}
-	if got := l.gens.column("games"); len(got) != 1 || got[0] != 64 {
+	if got := mustLoad(t, l.gens).column("games"); len(got) != 1 || got[0] != 64 {
 		t.Errorf("generation 0 counts %v games, want the 64 played (the skipped shards' none)", got)
 	}
 	if _, err := l.Status(context.Background()); err != nil {
@@ -272,8 +272,8 @@ func TestSeries_AnOlderHeaderIsMigratedByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.rows) != 1 || s.column("best_elo")[0] != 610.582 || s.column("games")[0] != 256 || !math.IsNaN(s.column("train_s")[0]) {
-		t.Fatalf("migrated rows %v", s.rows)
+	if m := mustLoad(t, s); len(m.rows) != 1 || m.column("best_elo")[0] != 610.582 || m.column("games")[0] != 256 || !math.IsNaN(m.column("train_s")[0]) {
+		t.Fatalf("migrated rows %v", m.rows)
 	}
 	if err := s.add(1, 0.02, 256, 1.0, 2.0, 2.1, "gen-000002", "rejected", -1.0, "0/0/1/0/0", "gen-000001", 600.0, 1.0, 2.0, 3.0, 4.0, 0.1); err != nil {
 		t.Fatal(err)

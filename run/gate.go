@@ -261,8 +261,9 @@ func (l *Loop) ratings(g int) (float64, error) {
 		}
 		set.Anchor = ""
 	}
+	gen := fmt.Sprint(g) // a resumed generation's ratings replace its earlier ones
 	if len(recs) == 0 {
-		return math.NaN(), nil
+		return math.NaN(), l.elo.replace(gen)
 	}
 	rs, err := arena.FitElo(recs, set)
 	if err != nil {
@@ -274,7 +275,10 @@ func (l *Loop) ratings(g int) (float64, error) {
 		return 0, err
 	}
 	eloBest := math.NaN()
+	var rows [][]any
+	fitted := map[string]bool{}
 	for _, r := range rs {
+		fitted[r.Name] = true
 		player := r.Name
 		switch {
 		case r.Name == ModelName(best):
@@ -283,12 +287,13 @@ func (l *Loop) ratings(g int) (float64, error) {
 		case !slices.Contains(l.cfg.Gate.Ladder, r.Name) || r.Name == arena.RandomName:
 			continue // the anchor is 0 by definition; other models are in ratings.csv
 		}
-		if err := l.elo.add(g, l.hours(), player, r.Elo, r.Low, r.High, r.Games); err != nil {
-			return 0, err
-		}
+		rows = append(rows, []any{g, l.hours(), player, r.Elo, r.Low, r.High, r.Games})
+	}
+	if err := l.elo.replace(gen, rows...); err != nil {
+		return 0, err
 	}
 	for _, r := range old {
-		if !slices.ContainsFunc(rs, func(n arena.Rating) bool { return n.Name == r.Name }) {
+		if !fitted[r.Name] {
 			rs = append(rs, r)
 		}
 	}

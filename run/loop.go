@@ -250,7 +250,11 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	if l.phases, err = openSeries(filepath.Join(dir.Metrics(), "phases.csv"), phaseColumns...); err != nil {
 		return nil, err
 	}
-	if h := l.gens.column("hours"); len(h) > 0 {
+	gens, err := l.gens.load()
+	if err != nil {
+		return nil, err
+	}
+	if h := gens.column("hours"); len(h) > 0 {
 		l.base = h[len(h)-1]
 	}
 	return l, nil
@@ -339,7 +343,7 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 	l.prog.Done("run %s: %s, network %v, %d games and %d steps a generation", l.loc, l.v.Name,
 		model.NewArch(l.v, l.cfg.Model), l.cfg.Loop.Games, l.cfg.Loop.Steps)
 	for {
-		g := len(l.gens.rows)
+		g := l.gens.len()
 		if n := l.cfg.Loop.Generations; n > 0 && g >= n {
 			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.loc), nil
 		}
@@ -413,7 +417,6 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err := l.strength(ctx, g, best); err != nil {
 		return err
 	}
-	l.elo.drop(fmt.Sprint(g)) // a resumed generation's ratings replace its earlier ones
 	eloBest, err := l.ratings(g)
 	if err != nil {
 		return err
@@ -422,7 +425,10 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err != nil {
 		return err
 	}
-	t := l.phaseTotals(g)
+	t, err := l.phaseTotals(g)
+	if err != nil {
+		return err
+	}
 	if err := l.gens.add(g, l.hours(), games, t.movesPerSecond(), trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
 		res.Counts(), ModelName(best), eloBest,
 		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL()); err != nil {
@@ -579,7 +585,7 @@ func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
 func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	path := l.dir.Model(g + 1)
 	if _, err := os.Stat(path); err == nil {
-		return l.lastLoss(g, "train"), l.lastLoss(g, "val"), nil
+		return l.lastLosses(g)
 	}
 	var net *model.Network
 	var from *model.Checkpoint
@@ -666,34 +672,26 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 
 // replaceLossRows puts rows in place of generation g's loss rows.
 func (l *Loop) replaceLossRows(g int, rows [][]any) error {
-	gen := fmt.Sprint(g)
-	kept := l.loss.rows[:0]
-	for _, r := range l.loss.rows {
-		if r[0] != gen {
-			kept = append(kept, r)
-		}
-	}
-	l.loss.rows = kept
-	for _, r := range rows {
-		if err := l.loss.add(r...); err != nil {
-			return err
-		}
-	}
 	if len(rows) == 0 {
-		return l.loss.add(g, 0, "none", 0.0, math.NaN(), math.NaN(), math.NaN(), math.NaN())
+		rows = [][]any{{g, 0, "none", 0.0, math.NaN(), math.NaN(), math.NaN(), math.NaN()}}
 	}
-	return nil
+	return l.loss.replace(fmt.Sprint(g), rows...)
 }
 
-// lastLoss is generation g's last recorded loss of a split, or NaN.
-func (l *Loop) lastLoss(g int, split string) float64 {
+// lastLosses are generation g's last recorded training and validation
+// losses (NaN where none is).
+func (l *Loop) lastLosses(g int) (float64, float64, error) {
+	t, err := l.loss.load()
+	if err != nil {
+		return 0, 0, err
+	}
 	gen := fmt.Sprint(g)
-	total := l.loss.column("total")
-	x := math.NaN()
-	for i, r := range l.loss.rows {
-		if r[0] == gen && r[2] == split {
-			x = total[i]
+	total := t.column("total")
+	last := map[string]float64{"train": math.NaN(), "val": math.NaN()}
+	for i, r := range t.rows {
+		if r[0] == gen {
+			last[r[2]] = total[i]
 		}
 	}
-	return x
+	return last["train"], last["val"], nil
 }

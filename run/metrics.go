@@ -21,104 +21,166 @@ import (
 )
 
 // series is one table of a run's metrics: a CSV file with a header row. It
-// is rewritten whole on every append (the tables are small), through a
-// temporary file and a rename, so a killed run never leaves a torn file.
+// is rewritten whole on every change (through a temporary file and a
+// rename, so a killed run never leaves a torn file) and read from the file
+// when it is needed: a run lasts days, and its rows are not kept in
+// memory.
 type series struct {
 	path   string
+	header []string
+	n      int // rows in the file
+}
+
+// table is a series' rows, read from its file.
+type table struct {
 	header []string
 	rows   [][]string
 }
 
-// openSeries opens the table at path, reading the rows it already has, or
+// openSeries opens the table at path, counting the rows it already has, or
 // starts an empty one. An existing file written with fewer columns (an
-// older version's) is migrated: its columns are mapped by name and the new
-// ones left empty; the file is rewritten with the next row. A file with a
-// column header does not know is an error naming it.
+// older version's) is migrated: its columns are mapped by name, the new
+// ones left empty, and the file rewritten. A file with a column header does
+// not know is an error naming it.
 func openSeries(path string, header ...string) (*series, error) {
 	s := &series{path: path, header: header}
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return s, nil
-	}
+	rows, migrated, err := s.read()
 	if err != nil {
-		return nil, fmt.Errorf("metrics %s: %w", path, err)
+		return nil, err
 	}
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("metrics %s: %w", path, err)
-	}
-	if len(recs) == 0 {
-		return nil, fmt.Errorf("metrics %s: no header, want %v", path, header)
-	}
-	if slices.Equal(recs[0], header) {
-		s.rows = recs[1:]
-		return s, nil
-	}
-	// An older header: where each of its columns goes.
-	to := make([]int, len(recs[0]))
-	for i, name := range recs[0] {
-		if to[i] = slices.Index(header, name); to[i] < 0 || slices.Index(recs[0], name) != i {
-			return nil, fmt.Errorf("metrics %s: header %v: column %q is not one of %v (or is repeated): move the file aside to start a new table",
-				path, recs[0], name, header)
+	s.n = len(rows)
+	if migrated {
+		if err := s.write(rows); err != nil {
+			return nil, err
 		}
-	}
-	for _, old := range recs[1:] {
-		row := make([]string, len(header))
-		for i, cell := range old {
-			row[to[i]] = cell
-		}
-		s.rows = append(s.rows, row)
 	}
 	return s, nil
 }
 
-// drop removes the rows whose first cell is key (a generation's rows, to
-// be written again); the file is rewritten with the next row.
-func (s *series) drop(key string) {
-	s.rows = slices.DeleteFunc(s.rows, func(r []string) bool { return r[0] == key })
-}
-
-// add appends a row and writes the table.
-func (s *series) add(values ...any) error {
-	if len(values) != len(s.header) {
-		return fmt.Errorf("metrics %s: %d values for %d columns", s.path, len(values), len(s.header))
+// read parses the file (none: no rows), mapping an older header's columns
+// by name (migrated).
+func (s *series) read() (rows [][]string, migrated bool, err error) {
+	data, err := os.ReadFile(s.path)
+	if os.IsNotExist(err) {
+		return nil, false, nil
 	}
-	row := make([]string, len(values))
-	for i, v := range values {
-		switch x := v.(type) {
-		case float64:
-			row[i] = strconv.FormatFloat(x, 'g', 6, 64)
-			if math.IsNaN(x) {
-				row[i] = "" // unknown: an empty cell, never "NaN"
-			}
-		case float32:
-			row[i] = strconv.FormatFloat(float64(x), 'g', 6, 32)
-		default:
-			row[i] = fmt.Sprint(x)
+	if err != nil {
+		return nil, false, fmt.Errorf("metrics %s: %w", s.path, err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, false, fmt.Errorf("metrics %s: %w", s.path, err)
+	}
+	if len(recs) == 0 {
+		return nil, false, fmt.Errorf("metrics %s: no header, want %v", s.path, s.header)
+	}
+	if slices.Equal(recs[0], s.header) {
+		return recs[1:], false, nil
+	}
+	// An older header: where each of its columns goes.
+	to := make([]int, len(recs[0]))
+	for i, name := range recs[0] {
+		if to[i] = slices.Index(s.header, name); to[i] < 0 || slices.Index(recs[0], name) != i {
+			return nil, false, fmt.Errorf("metrics %s: header %v: column %q is not one of %v (or is repeated): move the file aside to start a new table",
+				s.path, recs[0], name, s.header)
 		}
 	}
-	s.rows = append(s.rows, row)
+	for _, old := range recs[1:] {
+		row := make([]string, len(s.header))
+		for i, cell := range old {
+			row[to[i]] = cell
+		}
+		rows = append(rows, row)
+	}
+	return rows, true, nil
+}
+
+// load reads the table's rows.
+func (s *series) load() (*table, error) {
+	rows, _, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	s.n = len(rows)
+	return &table{header: s.header, rows: rows}, nil
+}
+
+// len is the number of rows, as of the last read or write.
+func (s *series) len() int { return s.n }
+
+// add appends a row and writes the table.
+func (s *series) add(values ...any) error { return s.replace("", values) }
+
+// replace removes the rows whose first cell is key (a generation's rows,
+// written again; "" removes none), appends rows, and writes the table.
+func (s *series) replace(key string, rows ...[]any) error {
+	t, err := s.load()
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		t.rows = slices.DeleteFunc(t.rows, func(r []string) bool { return r[0] == key })
+	}
+	for _, values := range rows {
+		if len(values) != len(s.header) {
+			return fmt.Errorf("metrics %s: %d values for %d columns", s.path, len(values), len(s.header))
+		}
+		row := make([]string, len(values))
+		for i, v := range values {
+			switch x := v.(type) {
+			case float64:
+				row[i] = strconv.FormatFloat(x, 'g', 6, 64)
+				if math.IsNaN(x) {
+					row[i] = "" // unknown: an empty cell, never "NaN"
+				}
+			case float32:
+				row[i] = strconv.FormatFloat(float64(x), 'g', 6, 32)
+			default:
+				row[i] = fmt.Sprint(x)
+			}
+		}
+		t.rows = append(t.rows, row)
+	}
+	return s.write(t.rows)
+}
+
+// write writes the header and rows as the table's file.
+func (s *series) write(rows [][]string) error {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write(s.header)
-	w.WriteAll(s.rows)
+	w.WriteAll(rows)
 	if err := w.Error(); err != nil {
 		return fmt.Errorf("metrics %s: %w", s.path, err)
 	}
-	return saveFile(s.path, buf.Bytes())
+	if err := saveFile(s.path, buf.Bytes()); err != nil {
+		return err
+	}
+	s.n = len(rows)
+	return nil
 }
 
 // column is the values of the named column, parsed as numbers (NaN where
 // a cell is not one).
-func (s *series) column(name string) []float64 {
-	i := slices.Index(s.header, name)
-	out := make([]float64, len(s.rows))
-	for r, row := range s.rows {
+func (t *table) column(name string) []float64 {
+	i := slices.Index(t.header, name)
+	out := make([]float64, len(t.rows))
+	for r, row := range t.rows {
 		x, err := strconv.ParseFloat(row[i], 64)
 		if err != nil {
 			x = math.NaN()
 		}
 		out[r] = x
+	}
+	return out
+}
+
+// text is the named column's cells as text.
+func (t *table) text(name string) []string {
+	i := slices.Index(t.header, name)
+	out := make([]string, len(t.rows))
+	for r, row := range t.rows {
+		out[r] = row[i]
 	}
 	return out
 }
@@ -189,10 +251,14 @@ func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 func (l *Loop) plots() error {
 	// One line per player of metrics/elo.csv: the best model (rows named
 	// "best", or older rows named by its generation) and the yardsticks.
-	h, e := l.elo.column("hours"), l.elo.column("elo")
+	elo, err := l.elo.load()
+	if err != nil {
+		return err
+	}
+	h, e := elo.column("hours"), elo.column("elo")
 	byPlayer := map[string]*line{}
 	var order []string
-	for i, r := range l.elo.rows {
+	for i, r := range elo.rows {
 		name := r[2]
 		if strings.HasPrefix(name, "gen-") {
 			name = "best"
@@ -215,8 +281,12 @@ func (l *Loop) plots() error {
 	}
 	var tr, va line
 	tr.name, va.name = "train", "validation"
-	steps, total := l.loss.column("step"), l.loss.column("total")
-	for i, r := range l.loss.rows {
+	loss, err := l.loss.load()
+	if err != nil {
+		return err
+	}
+	steps, total := loss.column("step"), loss.column("total")
+	for i, r := range loss.rows {
 		switch r[2] {
 		case "train":
 			tr.x, tr.y = append(tr.x, steps[i]), append(tr.y, total[i])

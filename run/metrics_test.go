@@ -3,6 +3,7 @@ package run
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -22,12 +23,29 @@ func TestSeries_ReopensWithItsRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := again.column("loss"); len(got) != 2 || got[1] != 0.25 {
+	if got := mustLoad(t, again).column("loss"); len(got) != 2 || got[1] != 0.25 {
 		t.Fatalf("reopened column %v", got)
 	}
 	if _, err := openSeries(path, "step", "elo"); err == nil {
 		t.Fatal("a table with another header opened")
 	}
+	// A generation's rows replaced: the others stay, in order.
+	if err := again.replace("1", []any{1, 0.75}, []any{1, 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustLoad(t, s).column("loss"); !slices.Equal(got, []float64{0.25, 0.75, 0.5}) || s.len() != 3 {
+		t.Errorf("after replacing step 1: %v (%d rows), want [0.25 0.75 0.5]", got, s.len())
+	}
+}
+
+// mustLoad reads a series' rows.
+func mustLoad(t *testing.T, s *series) *table {
+	t.Helper()
+	tab, err := s.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
 }
 
 func TestPlotLines_WritesAPNG(t *testing.T) {

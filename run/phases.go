@@ -43,11 +43,15 @@ type phaseTotal struct {
 }
 
 // phaseTotals sums generation g's rows of metrics/phases.csv.
-func (l *Loop) phaseTotals(g int) phaseTotal {
+func (l *Loop) phaseTotals(g int) (phaseTotal, error) {
 	t := phaseTotal{seconds: map[string]float64{}}
+	ph, err := l.phases.load()
+	if err != nil {
+		return t, err
+	}
 	gen := fmt.Sprint(g)
-	sec, moves, pos, kl := l.phases.column("seconds"), l.phases.column("moves"), l.phases.column("positions"), l.phases.column("kl_micro")
-	for i, r := range l.phases.rows {
+	sec, moves, pos, kl := ph.column("seconds"), ph.column("moves"), ph.column("positions"), ph.column("kl_micro")
+	for i, r := range ph.rows {
 		if r[0] != gen || math.IsNaN(sec[i]) {
 			continue
 		}
@@ -56,7 +60,7 @@ func (l *Loop) phaseTotals(g int) phaseTotal {
 			t.moves, t.positions, t.klMicro = t.moves+moves[i], t.positions+pos[i], t.klMicro+kl[i]
 		}
 	}
-	return t
+	return t, nil
 }
 
 // movesPerSecond is self-play's speed over the generation's sessions; NaN
@@ -81,10 +85,14 @@ func (t phaseTotal) meanKL() float64 {
 // plotTime draws metrics/time.png: the seconds of each phase of every
 // generation, from metrics/generations.csv.
 func (l *Loop) plotTime() error {
-	x := l.gens.column("generation")
+	gens, err := l.gens.load()
+	if err != nil {
+		return err
+	}
+	x := gens.column("generation")
 	var lines []line
 	for _, p := range phaseNames {
-		lines = append(lines, line{name: p, x: x, y: l.gens.column(p + "_s")})
+		lines = append(lines, line{name: p, x: x, y: gens.column(p + "_s")})
 	}
 	return plotLines(filepath.Join(l.dir.Metrics(), "time.png"), "Where a generation's time goes ("+l.v.Name+")",
 		"generation", "seconds", lines...)

@@ -129,7 +129,7 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 			t.Errorf("generation %d: %d games in the store, want at least %d", g, games, trainer.cfg.Loop.Games)
 		}
 	}
-	rows := trainer.gens.rows
+	rows := mustLoad(t, trainer.gens).rows
 	if len(rows) != 2 {
 		t.Fatalf("%d generation rows, want 2", len(rows))
 	}

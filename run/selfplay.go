@@ -87,10 +87,10 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 			return selfplay.Stats{}, err
 		}
 	}
-	if err := reloadSeries(l.gens); err != nil {
+	if _, err := l.gens.load(); err != nil {
 		return selfplay.Stats{}, err
 	}
-	g := len(l.gens.rows)
+	g := l.gens.len()
 	best, err := l.dir.Best()
 	if errors.Is(err, ErrNoModel) {
 		best = 0
@@ -151,15 +151,5 @@ func dropOwnShards(dir string) error {
 			}
 		}
 	}
-	return nil
-}
-
-// reloadSeries rereads a table another process may have appended to.
-func reloadSeries(s *series) error {
-	fresh, err := openSeries(s.path, s.header...)
-	if err != nil {
-		return err
-	}
-	s.rows = fresh.rows
 	return nil
 }

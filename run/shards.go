@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/selfplay"
@@ -16,8 +17,10 @@ type shardCheck struct {
 	err   error
 }
 
-// shardChecks remembers the verdict on each shard a loop counted, so a
-// shard is read once (and a bad one reported once) per process.
+// shardChecks remembers the verdict on each shard of the generation a
+// loop counts last, so a shard is read once (and a bad one reported once)
+// while its generation is played; counting another generation forgets
+// them (a run lasts days).
 type shardChecks map[string]shardCheck
 
 // count is the number of games in the good shards of genDir, a
@@ -29,6 +32,11 @@ func (c shardChecks) count(genDir, variant string, log *slog.Logger) (int, error
 	shards, err := dataset.ShardFiles(genDir)
 	if err != nil {
 		return 0, fmt.Errorf("count games: %w", err)
+	}
+	for path := range c {
+		if filepath.Dir(path) != filepath.Clean(genDir) {
+			delete(c, path)
+		}
 	}
 	total := 0
 	for _, sh := range shards {

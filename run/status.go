@@ -46,7 +46,7 @@ type WorkerStatus struct {
 // generations in the training window are brought into the cache to count
 // their games; older generations' counts are the trainer's records.
 func (l *Loop) Status(ctx context.Context) (Status, error) {
-	st := Status{Run: l.loc, Variant: l.v.Name, Generations: len(l.gens.rows)}
+	st := Status{Run: l.loc, Variant: l.v.Name, Generations: l.gens.len()}
 	if best, err := l.dir.Best(); err == nil {
 		st.Best = ModelName(best)
 	} else if !errors.Is(err, ErrNoModel) {
@@ -101,7 +101,11 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 		workers[w].Shards++
 		workers[w].Games += n
 	}
-	games, decision := l.gens.column("games"), columnText(l.gens, "decision")
+	gt, err := l.gens.load()
+	if err != nil {
+		return st, err
+	}
+	games, decision := gt.column("games"), gt.text("decision")
 	for g := range st.Generations {
 		gs := gens[g]
 		if gs == nil {
@@ -138,19 +142,4 @@ func shardWorker(file string) string {
 		return "unknown"
 	}
 	return f[1] + "/" + f[2]
-}
-
-// columnText is the named column's cells as text.
-func columnText(s *series, name string) []string {
-	i := -1
-	for k, h := range s.header {
-		if h == name {
-			i = k
-		}
-	}
-	out := make([]string, len(s.rows))
-	for r, row := range s.rows {
-		out[r] = row[i]
-	}
-	return out
 }

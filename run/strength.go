@@ -57,8 +57,12 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 		return nil
 	}
 	last := 0.0 // the first measurement after every_hours of the run
-	if h := l.str.column("hours"); len(h) > 0 {
-		if l.str.rows[len(h)-1][2] == ModelName(best) {
+	before, err := l.str.load()
+	if err != nil {
+		return err
+	}
+	if h := before.column("hours"); len(h) > 0 {
+		if before.rows[len(h)-1][2] == ModelName(best) {
 			return nil
 		}
 		last = h[len(h)-1]
@@ -158,10 +162,14 @@ func strengthSummary(rows []arena.StrengthRow) string {
 // plotStrength draws metrics/strength.png: the best model's score against
 // each yardstick over the run's hours.
 func (l *Loop) plotStrength() error {
-	h, score := l.str.column("hours"), l.str.column("score")
+	str, err := l.str.load()
+	if err != nil {
+		return err
+	}
+	h, score := str.column("hours"), str.column("score")
 	byOpp := map[string]*line{}
 	var order []string
-	for i, r := range l.str.rows {
+	for i, r := range str.rows {
 		ln, ok := byOpp[r[3]]
 		if !ok {
 			ln = &line{name: "vs " + r[3]}

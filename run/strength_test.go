@@ -20,23 +20,24 @@ func TestStrength_TheLoopMeasuresTheBestAgainstAlphaBetaAndPlotsIt(t *testing.T)
 		"strength: {every_hours: 0.0000001, simulations: 8, depths: [1, 2], pairs: 2, seed: 3}\n"
 	l := runConfig(t, text)
 	// Two generations, each with a new best: two measurements of two rows.
-	if len(l.str.rows) != 4 {
-		t.Fatalf("strength rows %v, want 2 measurements x 2 depths", l.str.rows)
+	rows := mustLoad(t, l.str).rows
+	if len(rows) != 4 {
+		t.Fatalf("strength rows %v, want 2 measurements x 2 depths", rows)
 	}
-	for i, r := range l.str.rows {
+	for i, r := range rows {
 		if want := []string{"alphabeta:1", "alphabeta:2"}[i%2]; r[3] != want || r[4] != "4" {
 			t.Errorf("row %d: %v, want 4 games against %s", i, r, want)
 		}
 	}
-	if l.str.rows[0][2] != "gen-000001" || l.str.rows[2][2] != "gen-000002" {
-		t.Errorf("models measured %s and %s, want the bests gen-000001 and gen-000002", l.str.rows[0][2], l.str.rows[2][2])
+	if rows[0][2] != "gen-000001" || rows[2][2] != "gen-000002" {
+		t.Errorf("models measured %s and %s, want the bests gen-000001 and gen-000002", rows[0][2], rows[2][2])
 	}
 	if _, err := os.Stat(filepath.Join(l.dir.Metrics(), "strength.png")); err != nil {
 		t.Error(err)
 	}
 	// The same best is not measured twice.
-	if err := l.strength(context.Background(), 2, 2); err != nil || len(l.str.rows) != 4 {
-		t.Errorf("measuring gen-000002 again: %v, %d rows", err, len(l.str.rows))
+	if err := l.strength(context.Background(), 2, 2); err != nil || len(mustLoad(t, l.str).rows) != 4 {
+		t.Errorf("measuring gen-000002 again: %v, %d rows", err, len(mustLoad(t, l.str).rows))
 	}
 }
 
@@ -71,7 +72,7 @@ func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 		"strength: {every_hours: 0.0000001, simulations: 4, depths: [1], pairs: 1, seed: 3}\n"
 	l := runConfig(t, text)
 	var got []string
-	for _, r := range l.str.rows {
+	for _, r := range mustLoad(t, l.str).rows {
 		got = append(got, r[3])
 		if strings.HasPrefix(r[3], "tables:") && r[4] != strconv.Itoa(len(l.oracle)) {
 			t.Errorf("row %v: want %d positions", r, len(l.oracle))
