@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/millzero/millzero/engine"
@@ -14,6 +13,12 @@ import (
 type EloSettings struct {
 	Anchor       string  // the player rated 0; "" means the random player if it played, else the first player seen
 	VirtualDraws float64 // draws added to every pair of players that met, in games; keeps a perfect score finite (0 turns it off)
+
+	// DropUnlinked leaves out the players no games link, through
+	// opponents, to the anchor (all of them when the anchor played none)
+	// instead of failing with ErrDisconnected: a part of a run's games
+	// (its newest) may hold players whose other games are left out.
+	DropUnlinked bool
 }
 
 // DefaultEloSettings anchor on the random player and add one virtual draw
@@ -145,6 +150,9 @@ func fitElo(recs []Record, set EloSettings) ([]Rating, int, error) {
 	switch {
 	case set.Anchor != "":
 		i, ok := index[set.Anchor]
+		if !ok && set.DropUnlinked {
+			return nil, 0, nil
+		}
 		if !ok {
 			return nil, 0, fmt.Errorf("elo: anchor %q played no game", set.Anchor)
 		}
@@ -161,8 +169,15 @@ func fitElo(recs []Record, set EloSettings) ([]Rating, int, error) {
 		N[k.i][k.j], N[k.j][k.i] = g[0]+set.VirtualDraws, g[0]+set.VirtualDraws
 		S[k.i][k.j], S[k.j][k.i] = g[1]+set.VirtualDraws/2, g[0]-g[1]+set.VirtualDraws/2
 	}
-	if err := connected(N, anchor, ratings); err != nil {
-		return nil, 0, err
+	seen := linked(N, anchor)
+	if set.DropUnlinked {
+		ratings, N, S, anchor = keepLinked(seen, ratings, N, S, anchor)
+	} else {
+		for i, ok := range seen {
+			if !ok {
+				return nil, 0, fmt.Errorf("elo: player %q: %w %q", ratings[i].Name, ErrDisconnected, ratings[anchor].Name)
+			}
+		}
 	}
 	elo, cov, steps, err := newtonBT(N, S, anchor)
 	if err != nil {
@@ -180,33 +195,6 @@ func fitElo(recs []Record, set EloSettings) ([]Rating, int, error) {
 	return ratings, steps, nil
 }
 
-// ConnectedRecords keeps the games of recs whose players are linked, game
-// by game, to anchor: the ones FitElo can rate with anchor at 0. A part
-// of a run's games (its newest) may hold games of players whose other
-// games are left out; those are dropped rather than made an error.
-func ConnectedRecords(recs []Record, anchor string) []Record {
-	linked := map[string]bool{anchor: true}
-	for grew := true; grew; {
-		grew = false
-		for k := range recs {
-			r := &recs[k]
-			in := false
-			for s := 0; s < r.Seats() && !in; s++ {
-				in = linked[r.PlayerAt(s)]
-			}
-			if !in {
-				continue
-			}
-			for s := 0; s < r.Seats(); s++ {
-				if p := r.PlayerAt(s); !linked[p] {
-					linked[p], grew = true, true
-				}
-			}
-		}
-	}
-	return slices.DeleteFunc(slices.Clone(recs), func(r Record) bool { return !linked[r.PlayerAt(0)] })
-}
-
 func square(n int) [][]float64 {
 	m := make([][]float64, n)
 	for i := range m {
@@ -215,8 +203,8 @@ func square(n int) [][]float64 {
 	return m
 }
 
-// connected checks that every player is linked to the anchor by games.
-func connected(N [][]float64, anchor int, ratings []Rating) error {
+// linked says which players games link, through opponents, to the anchor.
+func linked(N [][]float64, anchor int) []bool {
 	seen := make([]bool, len(N))
 	seen[anchor] = true
 	stack := []int{anchor}
@@ -230,12 +218,32 @@ func connected(N [][]float64, anchor int, ratings []Rating) error {
 			}
 		}
 	}
+	return seen
+}
+
+// keepLinked restricts the players, their game and score matrices and the
+// anchor's index to the players seen.
+func keepLinked(seen []bool, ratings []Rating, N, S [][]float64, anchor int) ([]Rating, [][]float64, [][]float64, int) {
+	var keep []int
 	for i, ok := range seen {
-		if !ok {
-			return fmt.Errorf("elo: player %q: %w %q", ratings[i].Name, ErrDisconnected, ratings[anchor].Name)
+		if ok {
+			keep = append(keep, i)
 		}
 	}
-	return nil
+	if len(keep) == len(seen) {
+		return ratings, N, S, anchor
+	}
+	kr, kN, kS, ka := make([]Rating, len(keep)), square(len(keep)), square(len(keep)), 0
+	for a, i := range keep {
+		kr[a] = ratings[i]
+		if i == anchor {
+			ka = a
+		}
+		for b, j := range keep {
+			kN[a][b], kS[a][b] = N[i][j], S[i][j]
+		}
+	}
+	return kr, kN, kS, ka
 }
 
 // maxEloMagnitude is where a fit is declared divergent: a player who won

@@ -1,10 +1,8 @@
 package arena
 
 import (
-	"encoding/csv"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -122,29 +120,37 @@ func TestFitElo_BadInputIsAnError(t *testing.T) {
 	}
 }
 
-func TestConnectedRecords_DropsGamesNotLinkedToTheAnchor(t *testing.T) {
+func TestFitElo_DropUnlinkedRatesOnlyThePlayersLinkedToTheAnchor(t *testing.T) {
 	var recs []Record
 	recs = append(recs, games("A", "random", 3, 1, 1)...)
 	recs = append(recs, games("B", "A", 2, 0, 2)...)           // linked through A
 	recs = append(recs, games("C", "D", 1, 1, 1)...)           // an island
 	recs = append(recs, games("E", "alphabeta:2", 1, 0, 0)...) // another
-	got := ConnectedRecords(recs, "random")
-	if len(got) != 9 {
-		t.Fatalf("kept %d games, want the 9 of A and B", len(got))
+	set := DefaultEloSettings()
+	set.DropUnlinked = true
+	got, err := FitElo(recs, set)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, r := range got {
-		if r.Player0 != "A" && r.Player0 != "B" {
-			t.Errorf("kept a game of %s against %s", r.Player0, r.Player1)
+	// The 9 games of A and B alone give the same ratings.
+	want, err := FitElo(recs[:9], DefaultEloSettings())
+	if err != nil {
+		t.Fatalf("the linked games do not fit: %v", err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("rated %+v, want the players of A's and B's 9 games %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || got[i].Games != want[i].Games || !near(got[i].Elo, want[i].Elo, 1e-9) {
+			t.Errorf("rated %+v, want %+v", got[i], want[i])
 		}
 	}
-	if len(recs) != 13 {
-		t.Errorf("the input was changed: %d games", len(recs))
-	}
-	if _, err := FitElo(got, DefaultEloSettings()); err != nil {
-		t.Errorf("the kept games do not fit: %v", err)
-	}
 	if _, err := FitElo(recs, DefaultEloSettings()); !errors.Is(err, ErrDisconnected) {
-		t.Errorf("all the games: %v, want ErrDisconnected", err)
+		t.Errorf("all the games without DropUnlinked: %v, want ErrDisconnected", err)
+	}
+	set.Anchor = "alphabeta:4"
+	if rs, err := FitElo(recs, set); err != nil || len(rs) != 0 {
+		t.Errorf("an anchor that played no game: %+v, %v; want no ratings", rs, err)
 	}
 }
 
@@ -153,19 +159,11 @@ func TestConnectedRecords_DropsGamesNotLinkedToTheAnchor(t *testing.T) {
 // player pair): every model met random and alphabeta:2 only, most of them
 // winning every game.
 func ungatedLadder(t testing.TB) []Record {
-	f, err := os.Open(filepath.Join("testdata", "ungated-ladder.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var recs []Record
-	for _, row := range rows[1:] {
+	for _, row := range readCSV(t, filepath.Join("testdata", "ungated-ladder.csv"))[1:] {
 		var n [3]int
 		for k := range n {
+			var err error
 			if n[k], err = strconv.Atoi(row[2+k]); err != nil {
 				t.Fatal(err)
 			}

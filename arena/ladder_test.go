@@ -8,15 +8,9 @@ import (
 	"testing"
 )
 
-func TestWriteRatingsCSV_OneRowPerPlayer(t *testing.T) {
-	rs, err := FitElo(append(games("A", "random", 75, 0, 25), games("B", "random", 40, 0, 60)...), EloSettings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "arena", "ratings.csv")
-	if err := WriteRatingsCSV(path, rs); err != nil {
-		t.Fatal(err)
-	}
+// readCSV reads the CSV file at path whole.
+func readCSV(t testing.TB, path string) [][]string {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +20,19 @@ func TestWriteRatingsCSV_OneRowPerPlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rows
+}
+
+func TestWriteRatingsCSV_OneRowPerPlayer(t *testing.T) {
+	rs, err := FitElo(append(games("A", "random", 75, 0, 25), games("B", "random", 40, 0, 60)...), EloSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "arena", "ratings.csv")
+	if err := WriteRatingsCSV(path, rs); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, path)
 	if len(rows) != 4 || rows[0][0] != "player" || rows[1][0] != "A" || rows[1][6] != "190.8" || rows[2][0] != "random" || rows[3][0] != "B" {
 		t.Errorf("table %v", rows)
 	}

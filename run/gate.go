@@ -250,24 +250,24 @@ func (l *Loop) ratings(g int) (float64, error) {
 		return 0, err
 	}
 	set := arena.DefaultEloSettings()
-	set.Anchor = l.eloAnchor()
-	if linked := arena.ConnectedRecords(recs, set.Anchor); len(linked) > 0 {
-		recs = linked
-	} else if len(recs) > 0 {
-		// No reference player: every game, relative to the first player
-		// (a refit that grows with the run).
-		if recs, err = arena.ReadRecordDir(l.dir.Arena()); err != nil {
-			return 0, err
-		}
-		set.Anchor = ""
-	}
-	gen := fmt.Sprint(g) // a resumed generation's ratings replace its earlier ones
-	if len(recs) == 0 {
-		return math.NaN(), l.elo.replace(gen)
-	}
+	set.Anchor, set.DropUnlinked = l.eloAnchor(), true
 	rs, err := arena.FitElo(recs, set)
 	if err != nil {
 		return 0, err
+	}
+	if len(rs) == 0 && len(recs) > 0 {
+		// No reference player played: every game, relative to the first
+		// player (a refit that grows with the run).
+		if recs, err = arena.ReadRecordDir(l.dir.Arena()); err != nil {
+			return 0, err
+		}
+		if rs, err = arena.FitElo(recs, arena.DefaultEloSettings()); err != nil {
+			return 0, err
+		}
+	}
+	gen := fmt.Sprint(g) // a resumed generation's ratings replace its earlier ones
+	if len(rs) == 0 {
+		return math.NaN(), l.elo.replace(gen)
 	}
 	path := filepath.Join(l.dir.Arena(), "ratings.csv")
 	old, err := arena.ReadRatingsCSV(path)

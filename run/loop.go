@@ -343,11 +343,15 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 	l.prog.Done("run %s: %s, network %v, %d games and %d steps a generation", l.loc, l.v.Name,
 		model.NewArch(l.v, l.cfg.Model), l.cfg.Loop.Games, l.cfg.Loop.Steps)
 	for {
-		g := l.gens.len()
+		gens, err := l.gens.load()
+		if err != nil {
+			return "", err
+		}
+		g := len(gens.rows)
 		if n := l.cfg.Loop.Generations; n > 0 && g >= n {
 			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.loc), nil
 		}
-		err := l.generation(ctx, g)
+		err = l.generation(ctx, g)
 		switch {
 		case err == nil:
 			continue

@@ -28,7 +28,6 @@ import (
 type series struct {
 	path   string
 	header []string
-	n      int // rows in the file
 }
 
 // table is a series' rows, read from its file.
@@ -37,7 +36,7 @@ type table struct {
 	rows   [][]string
 }
 
-// openSeries opens the table at path, counting the rows it already has, or
+// openSeries opens the table at path, checking the rows it already has, or
 // starts an empty one. An existing file written with fewer columns (an
 // older version's) is migrated: its columns are mapped by name, the new
 // ones left empty, and the file rewritten. A file with a column header does
@@ -48,7 +47,6 @@ func openSeries(path string, header ...string) (*series, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.n = len(rows)
 	if migrated {
 		if err := s.write(rows); err != nil {
 			return nil, err
@@ -101,12 +99,8 @@ func (s *series) load() (*table, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.n = len(rows)
 	return &table{header: s.header, rows: rows}, nil
 }
-
-// len is the number of rows, as of the last read or write.
-func (s *series) len() int { return s.n }
 
 // add appends a row and writes the table.
 func (s *series) add(values ...any) error { return s.replace("", values) }
@@ -153,11 +147,7 @@ func (s *series) write(rows [][]string) error {
 	if err := w.Error(); err != nil {
 		return fmt.Errorf("metrics %s: %w", s.path, err)
 	}
-	if err := saveFile(s.path, buf.Bytes()); err != nil {
-		return err
-	}
-	s.n = len(rows)
-	return nil
+	return saveFile(s.path, buf.Bytes())
 }
 
 // column is the values of the named column, parsed as numbers (NaN where

@@ -87,10 +87,11 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 			return selfplay.Stats{}, err
 		}
 	}
-	if _, err := l.gens.load(); err != nil {
+	gens, err := l.gens.load() // another process may have added rows
+	if err != nil {
 		return selfplay.Stats{}, err
 	}
-	g := l.gens.len()
+	g := len(gens.rows)
 	best, err := l.dir.Best()
 	if errors.Is(err, ErrNoModel) {
 		best = 0

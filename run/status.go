@@ -46,7 +46,11 @@ type WorkerStatus struct {
 // generations in the training window are brought into the cache to count
 // their games; older generations' counts are the trainer's records.
 func (l *Loop) Status(ctx context.Context) (Status, error) {
-	st := Status{Run: l.loc, Variant: l.v.Name, Generations: l.gens.len()}
+	gt, err := l.gens.load()
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Run: l.loc, Variant: l.v.Name, Generations: len(gt.rows)}
 	if best, err := l.dir.Best(); err == nil {
 		st.Best = ModelName(best)
 	} else if !errors.Is(err, ErrNoModel) {
@@ -100,10 +104,6 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 		}
 		workers[w].Shards++
 		workers[w].Games += n
-	}
-	gt, err := l.gens.load()
-	if err != nil {
-		return st, err
 	}
 	games, decision := gt.column("games"), gt.text("decision")
 	for g := range st.Generations {
