@@ -37,8 +37,9 @@ type Job struct {
 	// Prover, if set, knows the exact value of some positions (endgame
 	// tables; safe for concurrent use): the searches use it as proven
 	// nodes, a game that reaches a position it knows ends there with its
-	// result (adjudication), and every recorded position it knows gets its
-	// exact outcome as the value target (rescoring).
+	// result (adjudication; Settings.PlayOutTables plays on instead), and
+	// every recorded position it knows gets its exact outcome as the value
+	// target (rescoring).
 	Prover mcts.Prover
 
 	// Progress, if set, is called about every ProgressEvery with the
@@ -381,7 +382,7 @@ func (w *worker) step(sl *slot) (bool, error) {
 	if r, _ := g.Outcome(); r != engine.Ongoing {
 		return true, nil
 	}
-	if w.job.Prover != nil {
+	if w.job.Prover != nil && !w.job.Settings.PlayOutTables {
 		if r, _, ok := w.job.Prover.Prove(&g.Pos); ok {
 			sl.proven = r
 			return true, nil

@@ -203,6 +203,53 @@ func TestRun_AProverEndsGamesAndRescoresWhatItKnows(t *testing.T) {
 	}
 }
 
+// With PlayOutTables a game goes on through the positions the prover
+// knows, and every recorded one still gets the prover's outcome.
+func TestRun_PlayOutTablesPlaysOnAndStillRescores(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := smallSettings()
+	set.FullFraction = 1
+	set.PlayOutTables = true
+	dir := t.TempDir()
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, GamesDir: dir, Seed: 3, Prover: plyProver{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Adjudicated != 0 || stats.Plies <= 4*6 {
+		t.Fatalf("adjudicated %d, %d plies in 4 games: want none adjudicated, games past ply 6", stats.Adjudicated, stats.Plies)
+	}
+	files, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(dir, 0), "*"+dataset.ShardExt))
+	known, past := int64(0), 0
+	for _, f := range files {
+		samples, err := dataset.ReadShard(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range samples {
+			if s.Ply > 6 {
+				past++
+			}
+			if _, _, ok := (plyProver{}).Prove(&s.Position); !ok {
+				continue
+			}
+			known++
+			want := engine.WinFor(1).Class(v.Players)
+			if s.Ply == 0 {
+				want = engine.Draw.Class(v.Players)
+			}
+			if s.Outcome != want {
+				t.Errorf("game %s ply %d: outcome class %d, want the prover's %d", s.GameID, s.Ply, s.Outcome, want)
+			}
+		}
+	}
+	if past == 0 || stats.Rescored != known {
+		t.Errorf("%d samples past ply 6, %d rescored of %d known: want samples past ply 6, every known one rescored", past, stats.Rescored, known)
+	}
+}
+
 // TestRun_GumbelRootRecordsTheImprovedPolicy is the smoke test of self-play
 // with root: gumbel: every game is written once, and each recorded policy
 // target is the improved policy, a distribution with weight on every

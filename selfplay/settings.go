@@ -25,6 +25,13 @@ type Settings struct {
 	ResignThreshold float64 `yaml:"resign_threshold"` // a seat whose root value (its expected score, 0 loss .. 1 win) is below this for resign_plies of its own moves in a row resigns and loses; 0 off
 	ResignPlies     int     `yaml:"resign_plies"`     // own moves in a row below resign_threshold before a seat resigns
 	ResignPlayout   float64 `yaml:"resign_playout"`   // share of games, 0..1, that never resign but count whether they would have and whether that seat then failed to lose (a false resignation)
+
+	// PlayOutTables, with a Prover (endgame tables), plays a game on
+	// through the positions the Prover knows instead of ending it at the
+	// first with the Prover's result: the network then meets endgames in
+	// play, with their exact outcomes as targets (rescoring) and the
+	// searches still proving what the tables know.
+	PlayOutTables bool `yaml:"play_out_tables"`
 }
 
 // DefaultSettings are sized for a two-core machine.
