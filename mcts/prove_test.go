@@ -226,3 +226,66 @@ func TestSolver_WithTables_AllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestSolver_WithTables_PlaysOnWithTheTreeKept: self-play with tables
+// (selfplay's play_out_tables) keeps the tree from move to move, so the
+// next root is a child the tables proved, with the visits its proof backed
+// up (more than a fast search's, as after a full search); the search must
+// still expand it and choose. Both seats search, full and fast searches
+// taking turns, from random positions one placement each before 3 v 3 (the
+// first table positions are the root's grandchildren) to the end of the
+// game, with either root.
+func TestSolver_WithTables_PlaysOnWithTheTreeKept(t *testing.T) {
+	for _, root := range []string{RootPUCT, RootGumbel} {
+		t.Run(root, func(t *testing.T) {
+			v := load(t, "nine")
+			set := testSettings(16)
+			set.Root, set.ReuseTree = root, true
+			s := newSearch(t, v, set, 1)
+			s.SetProver(nineTables(t))
+			rng := rand.New(rand.NewPCG(7, 8))
+			for games := 0; games < 5; {
+				p := random3v3(rng, v)
+				for seat := range 2 {
+					p.Pieces[seat] &^= 1 << bits.TrailingZeros32(p.Pieces[seat])
+					p.Hand[seat] = 1
+				}
+				p.Side, p.Ply = 0, 16
+				p, err := v.ParsePosition(v.FormatPosition(&p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r, _ := v.Outcome(&p); r != engine.Ongoing {
+					continue
+				}
+				games++
+				g := engine.NewGameFrom(v, p)
+				s.SetGame(g)
+				for ply := 0; ; ply++ {
+					if r, _ := g.Outcome(); r != engine.Ongoing {
+						break
+					}
+					if ply == 1000 {
+						t.Fatalf("from %s: no end in 1000 plies", v.FormatPosition(&p))
+					}
+					s.SetSimulations([]int{4, 64}[ply%2])
+					if err := s.Run(UniformEvaluator{}); err != nil {
+						t.Fatal(err)
+					}
+					a, err := s.Choose(len(g.Actions))
+					if err != nil {
+						t.Fatalf("from %s, ply %d: %v", v.FormatPosition(&p), ply, err)
+					}
+					if err := g.Play(a); err != nil {
+						t.Fatal(err)
+					}
+					if r, _ := g.Outcome(); r == engine.Ongoing {
+						if err := s.Advance(a); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -165,8 +165,10 @@ func (s *Search) compact(c int32) {
 	dst[0].prior = 0
 	if dst[0].state == terminal {
 		// A root the prover knew is searched afresh for its moves (a
-		// root whose game is over is refused by Run).
-		dst[0].state, dst[0].result = fresh, engine.Ongoing
+		// root whose game is over is refused by Run): it has no children,
+		// and the visits its proof backed up must not count as the next
+		// search's, or that search would end before expanding it.
+		dst[0] = node{}
 	}
 	for i := 0; i < len(dst); i++ {
 		n := &dst[i]
