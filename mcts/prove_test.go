@@ -228,7 +228,7 @@ func TestSolver_WithTables_AllocatesNothing(t *testing.T) {
 }
 
 // TestSolver_WithTables_PlaysOnWithTheTreeKept: self-play with tables
-// (selfplay's play_out_tables) keeps the tree from move to move, so the
+// (selfplay's tables: play_out) keeps the tree from move to move, so the
 // next root is a child the tables proved, with the visits its proof backed
 // up (more than a fast search's, as after a full search); the search must
 // still expand it and choose. Both seats search, full and fast searches

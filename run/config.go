@@ -43,10 +43,11 @@ type Config struct {
 	Strength StrengthConfig    `yaml:"strength"`
 
 	// Tablebase is a directory of endgame tables of the variant (millzero
-	// tablebase build), local on every machine that plays; "" plays
-	// without. Self-play then ends a game at the first table position with
-	// the table's result, gives each recorded table position its exact
-	// outcome, and its searches treat table positions as proven.
+	// tablebase build), local on every machine that plays; "auto" the
+	// tables of every material up to AutoTablePieces pieces in the user's
+	// cache directory, built there once (seconds); "" plays without.
+	// selfplay.tables says what self-play does with them; the loop's
+	// strength benchmark adds the table oracle.
 	Tablebase string `yaml:"tablebase"`
 
 	// VariantSpec is the variant's resolved spec, which run.yaml records:
@@ -213,7 +214,7 @@ func (c *Config) validate() error {
 	if c.Gate.MaxGames >= 2 && c.Gate.MaxGames < v.Players {
 		return fmt.Errorf("gate: max_games %d: want %d or more, one game per seat of %s (the candidate plays every opening in every seat)", c.Gate.MaxGames, v.Players, v.Name)
 	}
-	if c.Tablebase != "" {
+	if c.Tablebase != "" && c.Tablebase != AutoTables {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {
 			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build --out DIR makes one)", c.Tablebase)
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
-	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
@@ -213,15 +212,15 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
 		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}}
-	if cfg.Tablebase != "" {
-		set, err := tablebase.Open(v, cfg.Tablebase, 0)
-		if err != nil {
-			return nil, fmt.Errorf("run %s: tablebase: %w", loc, err)
-		}
-		l.tables = set
-	}
 	if l.prog == nil {
 		l.prog = quiet{}
+	}
+	if cfg.Tablebase != "" {
+		set, err := openTables(v, cfg.Tablebase, AutoTablePieces, l.prog)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: tablebase %s: %w", loc, cfg.Tablebase, err)
+		}
+		l.tables = set
 	}
 	if len(changes) > 0 {
 		l.prog.Done("run %s: its config changes (run.yaml):\n  %s", loc, strings.Join(changes, "\n  "))

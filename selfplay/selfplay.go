@@ -37,9 +37,9 @@ type Job struct {
 	// Prover, if set, knows the exact value of some positions (endgame
 	// tables; safe for concurrent use): the searches use it as proven
 	// nodes, a game that reaches a position it knows ends there with its
-	// result (adjudication; Settings.PlayOutTables plays on instead), and
-	// every recorded position it knows gets its exact outcome as the value
-	// target (rescoring).
+	// result (adjudication), and every recorded position it knows gets its
+	// exact outcome as the value target (rescoring); Settings.Tables may
+	// play on instead, or ignore the Prover.
 	Prover mcts.Prover
 
 	// Progress, if set, is called about every ProgressEvery with the
@@ -171,6 +171,9 @@ func Run(ctx context.Context, job Job) (Stats, error) {
 	}
 	if err := checkResignation(&job.Settings, job.Variant); err != nil {
 		return Stats{}, err
+	}
+	if job.Settings.Tables == TablesOff {
+		job.Prover = nil
 	}
 	start := time.Now()
 	var c counters
@@ -382,7 +385,7 @@ func (w *worker) step(sl *slot) (bool, error) {
 	if r, _ := g.Outcome(); r != engine.Ongoing {
 		return true, nil
 	}
-	if w.job.Prover != nil && !w.job.Settings.PlayOutTables {
+	if w.job.Prover != nil && w.job.Settings.Tables == TablesAdjudicate {
 		if r, _, ok := w.job.Prover.Prove(&g.Pos); ok {
 			sl.proven = r
 			return true, nil

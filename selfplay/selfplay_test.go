@@ -203,7 +203,7 @@ func TestRun_AProverEndsGamesAndRescoresWhatItKnows(t *testing.T) {
 	}
 }
 
-// With PlayOutTables a game goes on through the positions the prover
+// With tables: play_out a game goes on through the positions the prover
 // knows, and every recorded one still gets the prover's outcome.
 func TestRun_PlayOutTablesPlaysOnAndStillRescores(t *testing.T) {
 	v, err := engine.Load("nine")
@@ -212,7 +212,7 @@ func TestRun_PlayOutTablesPlaysOnAndStillRescores(t *testing.T) {
 	}
 	set := smallSettings()
 	set.FullFraction = 1
-	set.PlayOutTables = true
+	set.Tables = TablesPlayOut
 	dir := t.TempDir()
 	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, GamesDir: dir, Seed: 3, Prover: plyProver{}})
 	if err != nil {
@@ -247,6 +247,28 @@ func TestRun_PlayOutTablesPlaysOnAndStillRescores(t *testing.T) {
 	}
 	if past == 0 || stats.Rescored != known {
 		t.Errorf("%d samples past ply 6, %d rescored of %d known: want samples past ply 6, every known one rescored", past, stats.Rescored, known)
+	}
+}
+
+// With tables: off self-play ignores the prover (the run's tables only
+// measure), and a value other than the three is refused by name.
+func TestRun_TablesOffIgnoresTheProver(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := smallSettings()
+	set.Tables = TablesOff
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, GamesDir: t.TempDir(), Seed: 3, Prover: plyProver{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Adjudicated != 0 || stats.Rescored != 0 {
+		t.Errorf("adjudicated %d, rescored %d: want the prover unused", stats.Adjudicated, stats.Rescored)
+	}
+	set.Tables = "adjudicated"
+	if err := set.Validate(); err == nil || !strings.Contains(err.Error(), `tables "adjudicated"`) {
+		t.Errorf("error %v, want one naming tables", err)
 	}
 }
 

@@ -26,13 +26,19 @@ type Settings struct {
 	ResignPlies     int     `yaml:"resign_plies"`     // own moves in a row below resign_threshold before a seat resigns
 	ResignPlayout   float64 `yaml:"resign_playout"`   // share of games, 0..1, that never resign but count whether they would have and whether that seat then failed to lose (a false resignation)
 
-	// PlayOutTables, with a Prover (endgame tables), plays a game on
-	// through the positions the Prover knows instead of ending it at the
-	// first with the Prover's result: the network then meets endgames in
-	// play, with their exact outcomes as targets (rescoring) and the
-	// searches still proving what the tables know.
-	PlayOutTables bool `yaml:"play_out_tables"`
+	// Tables says what self-play does with a Prover (endgame tables):
+	// TablesAdjudicate, TablesPlayOut or TablesOff.
+	Tables string `yaml:"tables"`
 }
+
+// The uses of a Prover in self-play (Settings.Tables). With adjudicate or
+// play_out the searches treat the positions it knows as proven and every
+// recorded one gets its exact outcome as the value target (rescoring).
+const (
+	TablesAdjudicate = "adjudicate" // a game ends at its first position the Prover knows, with the Prover's result
+	TablesPlayOut    = "play_out"   // a game goes on through them: the network meets endgames in play
+	TablesOff        = "off"        // self-play ignores the Prover (a run's tables then only measure: the oracle)
+)
 
 // DefaultSettings are sized for a two-core machine.
 func DefaultSettings() Settings {
@@ -50,6 +56,7 @@ func DefaultSettings() Settings {
 		ResignThreshold: 0,
 		ResignPlies:     3,
 		ResignPlayout:   0.1,
+		Tables:          TablesAdjudicate,
 	}
 }
 
@@ -74,6 +81,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("selfplay settings: resign_plies %d: want 1 or more when resign_threshold is set", s.ResignPlies)
 	case !(s.ResignPlayout >= 0 && s.ResignPlayout <= 1):
 		return fmt.Errorf("selfplay settings: resign_playout %v: want 0..1", s.ResignPlayout)
+	case s.Tables != TablesAdjudicate && s.Tables != TablesPlayOut && s.Tables != TablesOff:
+		return fmt.Errorf("selfplay settings: tables %q: want %s, %s or %s", s.Tables, TablesAdjudicate, TablesPlayOut, TablesOff)
 	}
 	if err := s.Search.Validate(); err != nil {
 		return fmt.Errorf("selfplay settings: search: %w", err)

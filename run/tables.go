@@ -1,0 +1,53 @@
+package run
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
+)
+
+// AutoTables, as a run's tablebase, names the tables of every material up
+// to AutoTablePieces pieces in the user's cache directory
+// ($XDG_CACHE_HOME/millzero/tables/VARIANT-HASH), built there by the
+// first process that needs them: seconds on two cores for nine, and
+// every machine of the run builds its own.
+const (
+	AutoTables      = "auto"
+	AutoTablePieces = 8
+)
+
+// openTables opens a run's tables: those of dir, or with AutoTables the
+// cache's of every material up to pieces pieces, built first where
+// missing (with progress).
+func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tablebase.Set, error) {
+	if dir != AutoTables {
+		return tablebase.Open(v, dir, 0)
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return nil, fmt.Errorf("a cache directory for the tables (or name a directory): %w", err)
+	}
+	dir = filepath.Join(base, "millzero", "tables", v.Name+"-"+v.Spec.Hash())
+	if set, err := tablebase.Open(v, dir, pieces); err == nil {
+		return set, nil
+	}
+	start, built := time.Now(), 0
+	set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: pieces, Dir: dir,
+		Progress: func(p tablebase.Progress) {
+			prog.Update("tables of %s up to %d pieces in %s: %s, %s", v.Name, pieces, dir, p.Material, p.Elapsed.Round(time.Second))
+		},
+		Done: func(m tablebase.Material, _ string, reused bool) {
+			if !reused {
+				built++
+			}
+		}})
+	if err != nil {
+		return nil, err
+	}
+	prog.Done("tables of %s up to %d pieces built in %s (%d new files) in %s", v.Name, pieces, time.Since(start).Round(100*time.Millisecond), built, dir)
+	return set, nil
+}

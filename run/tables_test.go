@@ -1,0 +1,46 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// TestOpenTables_AutoBuildsOnceInTheCache: tablebase auto builds the
+// tables in the user's cache the first time and reads them after; a board
+// the tables do not cover is an error naming it.
+func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, second progressLog
+	set, err := openTables(v, AutoTables, 6, &first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := set.Prove(&engine.Position{}); ok {
+		t.Error("the empty position is in the tables")
+	}
+	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_CACHE_HOME"), "millzero", "tables", "nine-"+v.Spec.Hash(), "*"))
+	if len(files) != 1 || !strings.Contains(first.String(), "(1 new files)") {
+		t.Errorf("files %v, progress %q: want the 3 v 3 table built", files, first.String())
+	}
+	if _, err := openTables(v, AutoTables, 6, &second); err != nil {
+		t.Fatal(err)
+	}
+	if second.String() != "" {
+		t.Errorf("second open said %q: want the tables read, nothing built", second.String())
+	}
+	three, err := engine.Load("three")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openTables(three, AutoTables, 6, &second); err == nil || !strings.Contains(err.Error(), "three") {
+		t.Errorf("error %v, want one naming three", err)
+	}
+}
