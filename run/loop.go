@@ -215,12 +215,16 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	if l.prog == nil {
 		l.prog = quiet{}
 	}
-	if cfg.Tablebase != "" {
+	// Only the trainer measures with the tables: a process that only adds
+	// games needs them when self-play uses them.
+	if cfg.Tablebase != "" && !(opts.Existing && cfg.SelfPlay.Tables == selfplay.TablesOff) {
 		set, err := openTables(v, cfg.Tablebase, AutoTablePieces, l.prog)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: tablebase %s: %w", loc, cfg.Tablebase, err)
 		}
-		l.tables = set
+		if set != nil { // a nil *Set would be a Prover that is not nil
+			l.tables = set
+		}
 	}
 	if len(changes) > 0 {
 		l.prog.Done("run %s: its config changes (run.yaml):\n  %s", loc, strings.Join(changes, "\n  "))

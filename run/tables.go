@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,8 @@ const (
 
 // openTables opens a run's tables: those of dir, or with AutoTables the
 // cache's of every material up to pieces pieces, built first where
-// missing (with progress).
+// missing (with progress); nil, and no error, when AutoTables meets a
+// variant the tables do not cover.
 func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tablebase.Set, error) {
 	if dir != AutoTables {
 		return tablebase.Open(v, dir, 0)
@@ -45,6 +47,10 @@ func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tabl
 				built++
 			}
 		}})
+	if errors.Is(err, tablebase.ErrUnsupported) {
+		prog.Done("tablebase auto: %v; the run goes on without tables", err)
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

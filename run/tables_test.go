@@ -11,7 +11,8 @@ import (
 
 // TestOpenTables_AutoBuildsOnceInTheCache: tablebase auto builds the
 // tables in the user's cache the first time and reads them after; a board
-// the tables do not cover is an error naming it.
+// the tables do not cover runs without them (and says so), where a
+// directory named for it is an error naming it.
 func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	v, err := engine.Load("nine")
@@ -40,7 +41,11 @@ func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openTables(three, AutoTables, 6, &second); err == nil || !strings.Contains(err.Error(), "three") {
-		t.Errorf("error %v, want one naming three", err)
+	var none progressLog
+	if set, err := openTables(three, AutoTables, 6, &none); err != nil || set != nil || !strings.Contains(none.String(), "three") {
+		t.Errorf("three: tables %v, error %v, said %q: want none, and a line naming three", set, err, none.String())
+	}
+	if _, err := openTables(three, t.TempDir(), 6, &none); err == nil || !strings.Contains(err.Error(), "three") {
+		t.Errorf("three from a directory: error %v, want one naming three", err)
 	}
 }
