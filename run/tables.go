@@ -33,10 +33,9 @@ func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tabl
 	if err != nil {
 		return nil, fmt.Errorf("a cache directory for the tables (or name a directory): %w", err)
 	}
+	// Build reads the materials already in dir and builds only the
+	// missing ones.
 	dir = filepath.Join(base, "millzero", "tables", v.Name+"-"+v.Spec.Hash())
-	if set, err := tablebase.Open(v, dir, pieces); err == nil {
-		return set, nil
-	}
 	start, built := time.Now(), 0
 	set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: pieces, Dir: dir,
 		Progress: func(p tablebase.Progress) {
@@ -54,6 +53,8 @@ func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tabl
 	if err != nil {
 		return nil, err
 	}
-	prog.Done("tables of %s up to %d pieces built in %s (%d new files) in %s", v.Name, pieces, time.Since(start).Round(100*time.Millisecond), built, dir)
+	if built > 0 {
+		prog.Done("tables of %s up to %d pieces built in %s (%d new files) in %s", v.Name, pieces, time.Since(start).Round(100*time.Millisecond), built, dir)
+	}
 	return set, nil
 }

@@ -221,28 +221,21 @@ func TestRun_PlayOutTablesPlaysOnAndStillRescores(t *testing.T) {
 	if stats.Adjudicated != 0 || stats.Plies <= 4*6 {
 		t.Fatalf("adjudicated %d, %d plies in 4 games: want none adjudicated, games past ply 6", stats.Adjudicated, stats.Plies)
 	}
-	files, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(dir, 0), "*"+dataset.ShardExt))
 	known, past := int64(0), 0
-	for _, f := range files {
-		samples, err := dataset.ReadShard(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, s := range readSamples(t, dir) {
+		if s.Ply > 6 {
+			past++
 		}
-		for _, s := range samples {
-			if s.Ply > 6 {
-				past++
-			}
-			if _, _, ok := (plyProver{}).Prove(&s.Position); !ok {
-				continue
-			}
-			known++
-			want := engine.WinFor(1).Class(v.Players)
-			if s.Ply == 0 {
-				want = engine.Draw.Class(v.Players)
-			}
-			if s.Outcome != want {
-				t.Errorf("game %s ply %d: outcome class %d, want the prover's %d", s.GameID, s.Ply, s.Outcome, want)
-			}
+		if _, _, ok := (plyProver{}).Prove(&s.Position); !ok {
+			continue
+		}
+		known++
+		want := engine.WinFor(1).Class(v.Players)
+		if s.Ply == 0 {
+			want = engine.Draw.Class(v.Players)
+		}
+		if s.Outcome != want {
+			t.Errorf("game %s ply %d: outcome class %d, want the prover's %d", s.GameID, s.Ply, s.Outcome, want)
 		}
 	}
 	if past == 0 || stats.Rescored != known {
