@@ -39,7 +39,7 @@ type Job struct {
 	// nodes, a game that reaches a position it knows ends there with its
 	// result (adjudication), and every recorded position it knows gets its
 	// exact outcome as the value target (rescoring); Settings.Tables may
-	// play on instead, or ignore the Prover.
+	// play on instead, only rescore, or ignore the Prover.
 	Prover mcts.Prover
 
 	// Progress, if set, is called about every ProgressEvery with the
@@ -263,7 +263,7 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 		if err != nil {
 			return err
 		}
-		if job.Prover != nil {
+		if job.Prover != nil && job.Settings.Tables != TablesRescore {
 			s.SetProver(job.Prover)
 		}
 		slots = append(slots, w.newGame(&slot{s: s}))

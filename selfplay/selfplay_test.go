@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -240,6 +241,54 @@ func TestRun_PlayOutTablesPlaysOnAndStillRescores(t *testing.T) {
 	}
 	if past == 0 || stats.Rescored != known {
 		t.Errorf("%d samples past ply 6, %d rescored of %d known: want samples past ply 6, every known one rescored", past, stats.Rescored, known)
+	}
+}
+
+// countingProver is plyProver that counts the positions it is asked.
+type countingProver struct{ asked atomic.Int64 }
+
+func (c *countingProver) Prove(p *engine.Position) (engine.Result, int, bool) {
+	c.asked.Add(1)
+	return plyProver{}.Prove(p)
+}
+
+// With tables: rescore the searches never ask the prover and no game ends
+// early: the prover is asked once for each recorded position, when its
+// game ends, and every one it knows gets the prover's outcome.
+func TestRun_RescoreTablesOnlyRescores(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := smallSettings()
+	set.FullFraction = 1
+	set.Tables = TablesRescore
+	dir := t.TempDir()
+	prover := &countingProver{}
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, GamesDir: dir, Seed: 3, Prover: prover})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Adjudicated != 0 || stats.Plies <= 4*6 {
+		t.Fatalf("adjudicated %d, %d plies in 4 games: want none adjudicated, games past ply 6", stats.Adjudicated, stats.Plies)
+	}
+	samples := readSamples(t, dir)
+	if asked := prover.asked.Load(); asked != int64(len(samples)) {
+		t.Errorf("the prover was asked %d positions for %d recorded ones: want only the recorded ones (no search asks it)", asked, len(samples))
+	}
+	known := int64(0)
+	for _, s := range samples {
+		r, _, ok := (plyProver{}).Prove(&s.Position)
+		if !ok {
+			continue
+		}
+		known++
+		if want := r.Class(v.Players); s.Outcome != want {
+			t.Errorf("game %s ply %d: outcome class %d, want the prover's %d", s.GameID, s.Ply, s.Outcome, want)
+		}
+	}
+	if known == 0 || stats.Rescored != known {
+		t.Errorf("%d rescored of %d known: want every known one rescored, and some", stats.Rescored, known)
 	}
 }
 

@@ -27,16 +27,19 @@ type Settings struct {
 	ResignPlayout   float64 `yaml:"resign_playout"`   // share of games, 0..1, that never resign but count whether they would have and whether that seat then failed to lose (a false resignation)
 
 	// Tables says what self-play does with a Prover (endgame tables):
-	// TablesAdjudicate, TablesPlayOut or TablesOff.
+	// TablesAdjudicate, TablesPlayOut, TablesRescore or TablesOff.
 	Tables string `yaml:"tables"`
 }
 
-// The uses of a Prover in self-play (Settings.Tables). With adjudicate or
-// play_out the searches treat the positions it knows as proven and every
-// recorded one gets its exact outcome as the value target (rescoring).
+// The uses of a Prover in self-play (Settings.Tables). With adjudicate,
+// play_out or rescore every recorded position it knows gets its exact
+// outcome as the value target (rescoring, as Lc0 does with Syzygy); with
+// adjudicate or play_out the searches also treat those positions as
+// proven.
 const (
 	TablesAdjudicate = "adjudicate" // a game ends at its first position the Prover knows, with the Prover's result
-	TablesPlayOut    = "play_out"   // a game goes on through them: the network meets endgames in play
+	TablesPlayOut    = "play_out"   // a game goes on through them, searched as proven: the endgames are played perfectly
+	TablesRescore    = "rescore"    // the searches do not see the Prover: the network plays its own endgames, their targets exact
 	TablesOff        = "off"        // self-play ignores the Prover (a run's tables then only measure: the oracle)
 )
 
@@ -81,8 +84,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("selfplay settings: resign_plies %d: want 1 or more when resign_threshold is set", s.ResignPlies)
 	case !(s.ResignPlayout >= 0 && s.ResignPlayout <= 1):
 		return fmt.Errorf("selfplay settings: resign_playout %v: want 0..1", s.ResignPlayout)
-	case s.Tables != TablesAdjudicate && s.Tables != TablesPlayOut && s.Tables != TablesOff:
-		return fmt.Errorf("selfplay settings: tables %q: want %s, %s or %s", s.Tables, TablesAdjudicate, TablesPlayOut, TablesOff)
+	case s.Tables != TablesAdjudicate && s.Tables != TablesPlayOut && s.Tables != TablesRescore && s.Tables != TablesOff:
+		return fmt.Errorf("selfplay settings: tables %q: want %s, %s, %s or %s", s.Tables, TablesAdjudicate, TablesPlayOut, TablesRescore, TablesOff)
 	}
 	if err := s.Search.Validate(); err != nil {
 		return fmt.Errorf("selfplay settings: search: %w", err)
