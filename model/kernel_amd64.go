@@ -27,3 +27,6 @@ func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32,
 
 //go:noescape
 func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func transpose8x8(src *float32, lds int, dst *float32, ldd int)

@@ -539,3 +539,65 @@ loop2:
 	VMOVUPS Y6, 32(DX)
 	VZEROUPPER
 	RET
+
+// func transpose8x8(src *float32, lds int, dst *float32, ldd int)
+//
+// dst[i·ldd + j] = src[j·lds + i] for i, j < 8 (leading dimensions in
+// elements): the unpack, shuffle and lane-swap transpose of eight rows of
+// eight, in AVX.
+TEXT ·transpose8x8(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ lds+8(FP), AX
+	MOVQ dst+16(FP), DI
+	MOVQ ldd+24(FP), BX
+	SHLQ $2, AX
+	SHLQ $2, BX
+	LEAQ (AX)(AX*2), CX // 3·lds
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(AX*1), Y1
+	VMOVUPS (SI)(AX*2), Y2
+	VMOVUPS (SI)(CX*1), Y3
+	LEAQ (SI)(AX*4), SI
+	VMOVUPS (SI), Y4
+	VMOVUPS (SI)(AX*1), Y5
+	VMOVUPS (SI)(AX*2), Y6
+	VMOVUPS (SI)(CX*1), Y7
+
+	VUNPCKLPS Y1, Y0, Y8  // r0[0] r1[0] r0[1] r1[1] | r0[4] r1[4] r0[5] r1[5]
+	VUNPCKHPS Y1, Y0, Y9  // r0[2] r1[2] r0[3] r1[3] | ...
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+
+	VSHUFPS $0x44, Y10, Y8, Y0  // column 0 | column 4 of rows 0-3
+	VSHUFPS $0xEE, Y10, Y8, Y1  // column 1 | 5
+	VSHUFPS $0x44, Y11, Y9, Y2  // column 2 | 6
+	VSHUFPS $0xEE, Y11, Y9, Y3  // column 3 | 7
+	VSHUFPS $0x44, Y14, Y12, Y4 // the same of rows 4-7
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+
+	LEAQ (BX)(BX*2), CX // 3·ldd
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y9, (DI)(BX*1)
+	VMOVUPS Y10, (DI)(BX*2)
+	VMOVUPS Y11, (DI)(CX*1)
+	LEAQ (DI)(BX*4), DI
+	VMOVUPS Y12, (DI)
+	VMOVUPS Y13, (DI)(BX*1)
+	VMOVUPS Y14, (DI)(BX*2)
+	VMOVUPS Y15, (DI)(CX*1)
+	VZEROUPPER
+	RET

@@ -31,3 +31,7 @@ func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32,
 func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
 	panic("model: no SIMD kernels on this architecture")
 }
+
+func transpose8x8(src *float32, lds int, dst *float32, ldd int) {
+	panic("model: no SIMD kernels on this architecture")
+}
