@@ -351,6 +351,19 @@ func elem(op byte, a, b float32) float32 {
 // elemVV is o = a op b element by element.
 func elemVV(op byte, o, a, b []float32) {
 	a, b = a[:len(o)], b[:len(o)]
+	if n := len(o) &^ 7; haveElemKernels && n > 0 {
+		k := mulVV
+		switch op {
+		case '+':
+			k = addVV
+		case '-':
+			k = subVV
+		case '>':
+			k = geqVV
+		}
+		k(n, &o[0], &a[0], &b[0])
+		o, a, b = o[n:], a[n:], b[n:]
+	}
 	switch op {
 	case '+':
 		for j := range o {
@@ -374,6 +387,19 @@ func elemVV(op byte, o, a, b []float32) {
 // elemVS is o = a op s element by element.
 func elemVS(op byte, o, a []float32, s float32) {
 	a = a[:len(o)]
+	if n := len(o) &^ 7; haveElemKernels && n > 0 {
+		k := mulVS
+		switch op {
+		case '+':
+			k = addVS
+		case '-':
+			k = subVS
+		case '>':
+			k = geqVS
+		}
+		k(n, &o[0], &a[0], s)
+		o, a = o[n:], a[n:]
+	}
 	switch op {
 	case '+':
 		for j := range o {

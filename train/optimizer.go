@@ -128,10 +128,22 @@ func (o *adam) begin(lr float64) {
 }
 
 func (o *adam) update(i int, p, g []float32, lo, hi int) {
-	a, e := o.a, o.e
-	b1, b2 := float32(o.b1), float32(o.b2)
 	m, v := o.m[i][lo:hi], o.v[i][lo:hi]
 	p, g = p[lo:hi], g[lo:hi]
+	if n := len(p) &^ 7; haveAdamKernel && n > 0 {
+		b1, b2 := float32(o.b1), float32(o.b2)
+		k := adamConsts{b1: b1, c1: 1 - b1, b2: b2, c2: 1 - b2, a: o.a, e: o.e, tiny: tinyBits, abs: 0x7fffffff}
+		adamKernel(n, &p[0], &g[:n][0], &m[:n][0], &v[:n][0], &k)
+		p, g, m, v = p[n:], g[n:], m[n:], v[n:]
+	}
+	o.updateGo(p, g, m, v)
+}
+
+// updateGo is the Adam update of p in Go, with the step's coefficients:
+// the reference adamKernel matches bit for bit, and the tail it leaves.
+func (o *adam) updateGo(p, g, m, v []float32) {
+	a, e := o.a, o.e
+	b1, b2 := float32(o.b1), float32(o.b2)
 	m, v = m[:len(p)], v[:len(p)]
 	for j, gj := range g[:len(p)] {
 		m[j] = flush(b1*m[j] + (1-b1)*gj)

@@ -1,0 +1,31 @@
+//go:build !amd64
+
+package train
+
+type adamConsts struct {
+	b1, c1, b2, c2, a, e float32
+	tiny, abs            uint32
+}
+
+var haveAdamKernel, haveElemKernels = false, false
+
+func adamKernel(n int, p, g, m, v *float32, k *adamConsts) {
+	panic("train: no Adam kernel on this architecture")
+}
+
+func addVV(n int, o, a, b *float32) { panic("train: no element-wise kernels on this architecture") }
+func subVV(n int, o, a, b *float32) { panic("train: no element-wise kernels on this architecture") }
+func mulVV(n int, o, a, b *float32) { panic("train: no element-wise kernels on this architecture") }
+func geqVV(n int, o, a, b *float32) { panic("train: no element-wise kernels on this architecture") }
+func addVS(n int, o, a *float32, s float32) {
+	panic("train: no element-wise kernels on this architecture")
+}
+func subVS(n int, o, a *float32, s float32) {
+	panic("train: no element-wise kernels on this architecture")
+}
+func mulVS(n int, o, a *float32, s float32) {
+	panic("train: no element-wise kernels on this architecture")
+}
+func geqVS(n int, o, a *float32, s float32) {
+	panic("train: no element-wise kernels on this architecture")
+}
