@@ -526,8 +526,8 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	if err != nil {
 		return err
 	}
-	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats, %d adjudicated by the tables%s",
-		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.Adjudicated, st.ResignSummary())
+	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats, %d adjudicated and %d positions rescored by the tables%s",
+		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.Adjudicated, st.Rescored, st.ResignSummary())
 	return nil
 }
 
