@@ -19,7 +19,7 @@ type Sample struct {
 	Position    engine.Position // the state before the searched action
 	Repetitions int             // earlier occurrences of this position in the game
 	Policy      []PolicyEntry   // search visit distribution over legal actions
-	RootValue   float32         // the search's value for the side to move
+	RootValue   float32         // the search's value for the side to move (its expected score 0..1), or the tables' exact score where they rescored it
 	Outcome     int             // the game's result as engine.Result.Class: winning seat, or players for a draw
 	Simulations int             // simulations of the search that made the policy
 	Full        bool            // a full search (a policy target), not a fast one

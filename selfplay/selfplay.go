@@ -418,7 +418,10 @@ func (w *worker) finish(sl *slot) error {
 		sl.samples[k].Outcome = class
 		if w.job.Prover != nil {
 			if exact, _, ok := w.job.Prover.Prove(&sl.samples[k].Position); ok {
+				// The exact value is the proven root's: the outcome
+				// target, and the root value a value_mix trainer mixes in.
 				sl.samples[k].Outcome = exact.Class(v.Players)
+				sl.samples[k].RootValue = float32(exact.Score(int(sl.samples[k].Position.Side), v.Players))
 				w.c.rescored.Add(1)
 			}
 		}

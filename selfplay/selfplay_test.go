@@ -286,6 +286,9 @@ func TestRun_RescoreTablesOnlyRescores(t *testing.T) {
 		if want := r.Class(v.Players); s.Outcome != want {
 			t.Errorf("game %s ply %d: outcome class %d, want the prover's %d", s.GameID, s.Ply, s.Outcome, want)
 		}
+		if want := float32(r.Score(int(s.Position.Side), v.Players)); s.RootValue != want {
+			t.Errorf("game %s ply %d: root value %v, want the prover's exact score %v", s.GameID, s.Ply, s.RootValue, want)
+		}
 	}
 	if known == 0 || stats.Rescored != known {
 		t.Errorf("%d rescored of %d known: want every known one rescored, and some", stats.Rescored, known)

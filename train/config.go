@@ -43,6 +43,14 @@ type Config struct {
 	WeightDecay float64 `yaml:"weight_decay"`
 	// ValueWeight scales the outcome head's cross-entropy in the loss.
 	ValueWeight float64 `yaml:"value_weight"`
+	// ValueMix is the share of the outcome target taken from the search's
+	// root value instead of the game's result (two players only): the
+	// target is (1-ValueMix)·result + ValueMix·root, the root's expected
+	// score s as the outcome distribution of that score with the least
+	// decisive mass (a win of 2s-1 and a draw of 2-2s above one half, a
+	// loss of 1-2s and a draw of 2s below). 0, the game's result alone, is
+	// AlphaZero's target.
+	ValueMix float64 `yaml:"value_mix"`
 	// Threads is the number of goroutines a step runs on: the batch is
 	// split into this many graphs, run at once, and their gradients
 	// averaged (the update is the same up to float32 rounding). 0 means
@@ -96,6 +104,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("train config: weight_decay %v: want 0 or more", c.WeightDecay)
 	case c.ValueWeight < 0:
 		return fmt.Errorf("train config: value_weight %v: want 0 or more", c.ValueWeight)
+	case !(c.ValueMix >= 0 && c.ValueMix <= 1):
+		return fmt.Errorf("train config: value_mix %v: want 0..1", c.ValueMix)
 	case c.Threads < 0:
 		return fmt.Errorf("train config: threads %d: want 0 (one per core) or more", c.Threads)
 	}

@@ -112,6 +112,9 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	if err := (&model.Checkpoint{Net: net}).CheckVariant(v); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
+	if c.ValueMix > 0 && v.Players != 2 {
+		return nil, fmt.Errorf("trainer: value_mix %v: for two players only, %s has %d", c.ValueMix, v.Name, v.Players)
+	}
 	if net.Encoder != model.EncoderVersion {
 		return nil, fmt.Errorf("trainer: network of feature encoder %d, this build encodes %d", net.Encoder, model.EncoderVersion)
 	}
@@ -329,9 +332,30 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 				pi[e.Action] = pi[e.Action] / sum
 			}
 		}
-		wk.z[i*a.Outcomes+model.RelativeOutcome(s.Outcome, int(s.Position.Side), v.Players)] = 1
+		z := wk.z[i*a.Outcomes : (i+1)*a.Outcomes]
+		mix := float32(t.cfg.ValueMix)
+		z[model.RelativeOutcome(s.Outcome, int(s.Position.Side), v.Players)] = 1 - mix
+		if mix > 0 {
+			if !(s.RootValue >= 0 && s.RootValue <= 1) {
+				return fmt.Errorf("sample %d of game %s: root value %v, want an expected score 0..1", s.Ply, s.GameID, s.RootValue)
+			}
+			win, loss, draw := scoreOutcome(s.RootValue)
+			z[0] += mix * win // relative classes: the side to move, the other seat, a draw
+			z[1] += mix * loss
+			z[2] += mix * draw
+		}
 	}
 	return nil
+}
+
+// scoreOutcome is the outcome distribution of expected score s (0..1) for
+// the side to move with the least decisive mass: a draw and a win above
+// one half, a draw and a loss below.
+func scoreOutcome(s float32) (win, loss, draw float32) {
+	if s >= 0.5 {
+		return 2*s - 1, 0, 2 - 2*s
+	}
+	return 0, 1 - 2*s, 2 * s
 }
 
 // forwardWorker fills wk's inputs from its rows of the batch and runs its
