@@ -348,20 +348,31 @@ func elem(op byte, a, b float32) float32 {
 	return a * b
 }
 
+// The element-wise kernels (simd_amd64.go) of each op, in elemIndex's
+// order: the first len(o) &^ 7 elements; the Go loops do the rest.
+var (
+	vvKernels = [...]func(n int, o, a, b *float32){addVV, subVV, mulVV, geqVV}
+	vsKernels = [...]func(n int, o, a *float32, s float32){addVS, subVS, mulVS, geqVS}
+)
+
+// elemIndex is op's index in vvKernels and vsKernels ('*' for any other).
+func elemIndex(op byte) int {
+	switch op {
+	case '+':
+		return 0
+	case '-':
+		return 1
+	case '>':
+		return 3
+	}
+	return 2
+}
+
 // elemVV is o = a op b element by element.
 func elemVV(op byte, o, a, b []float32) {
 	a, b = a[:len(o)], b[:len(o)]
 	if n := len(o) &^ 7; haveElemKernels && n > 0 {
-		k := mulVV
-		switch op {
-		case '+':
-			k = addVV
-		case '-':
-			k = subVV
-		case '>':
-			k = geqVV
-		}
-		k(n, &o[0], &a[0], &b[0])
+		vvKernels[elemIndex(op)](n, &o[0], &a[0], &b[0])
 		o, a, b = o[n:], a[n:], b[n:]
 	}
 	switch op {
@@ -388,16 +399,7 @@ func elemVV(op byte, o, a, b []float32) {
 func elemVS(op byte, o, a []float32, s float32) {
 	a = a[:len(o)]
 	if n := len(o) &^ 7; haveElemKernels && n > 0 {
-		k := mulVS
-		switch op {
-		case '+':
-			k = addVS
-		case '-':
-			k = subVS
-		case '>':
-			k = geqVS
-		}
-		k(n, &o[0], &a[0], s)
+		vsKernels[elemIndex(op)](n, &o[0], &a[0], s)
 		o, a = o[n:], a[n:]
 	}
 	switch op {
