@@ -355,6 +355,23 @@ func TestOpen_ConfigOnAnExistingRunChangesWhatMayChange(t *testing.T) {
 	}
 }
 
+// The default's value_mix is for two players: a run of a variant with
+// more seats that keeps it is refused when it opens, naming the setting.
+func TestOpen_ValueMixWithThreeSeatsIsRefusedBeforeTheFirstGame(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mr3.yaml")
+	if err := os.WriteFile(path, []byte("variant: moulin-rouge-3\ntablebase: \"\"\ntrain: {value_mix: 0.5}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Open(context.Background(), filepath.Join(t.TempDir(), "run"), path, Options{})
+	if err == nil {
+		l.Close()
+		t.Fatal("value_mix with three seats opened, want an error before any game")
+	}
+	if !strings.Contains(err.Error(), "value_mix") {
+		t.Errorf("error %v, want it to name value_mix", err)
+	}
+}
+
 // Settings valid one by one but failing together are found when the run
 // opens, before its first game, not in the generation that needs them.
 func TestOpen_SettingsThatFailTogetherAreFoundBeforeTheFirstGame(t *testing.T) {
