@@ -146,8 +146,8 @@ func reconfigureRun(ctx context.Context, wd *workDir, stored []byte, path string
 // first game rather than in the generation that needs it: the openings of
 // the gate's and the ladder's matches, and the arena's search.
 func checkBeforeGames(c *Config, v *engine.Variant) error {
-	if c.Train.ValueMix > 0 && v.Players != 2 {
-		return fmt.Errorf("train: value_mix %v: for two players only, %s has %d (set train.value_mix: 0)", c.Train.ValueMix, v.Name, v.Players)
+	if err := c.Train.CheckVariant(v); err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
 	g := c.Gate
 	for _, m := range []struct {

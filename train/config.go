@@ -7,6 +7,8 @@ package train
 import (
 	"fmt"
 	"runtime"
+
+	"github.com/millzero/millzero/engine"
 )
 
 // Config is how the trainer optimises.
@@ -108,6 +110,15 @@ func (c Config) Validate() error {
 		return fmt.Errorf("train config: value_mix %v: want 0..1", c.ValueMix)
 	case c.Threads < 0:
 		return fmt.Errorf("train config: threads %d: want 0 (one per core) or more", c.Threads)
+	}
+	return nil
+}
+
+// CheckVariant reports what in c does not fit variant v: value_mix is for
+// two players only. The trainer checks it, and a run when it opens.
+func (c Config) CheckVariant(v *engine.Variant) error {
+	if c.ValueMix > 0 && v.Players != 2 {
+		return fmt.Errorf("value_mix %v: for two players only, %s has %d (set train.value_mix: 0)", c.ValueMix, v.Name, v.Players)
 	}
 	return nil
 }

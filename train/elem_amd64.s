@@ -5,18 +5,24 @@
 // operation as the Go loops of elemVV and elemVS, so the same values.
 // '>' is a >= b as 1 or 0 (false where either is NaN: an ordered compare).
 
-#define VV(name, OP) \
+// ELEM is one kernel: SECOND readies the second operand (a pointer in DX,
+// or the scalar broadcast into Y1), EACH loads eight of it into Y1 (or
+// nothing), OP makes Y0 = Y0 op Y1. Y2 holds 1.0 in every lane for GEQ.
+#define ELEM(name, SECOND, EACH, OP) \
 TEXT name(SB), NOSPLIT, $0-32 \
 	MOVQ n+0(FP), CX \
 	MOVQ o+8(FP), DI \
 	MOVQ a+16(FP), SI \
-	MOVQ b+24(FP), DX \
+	SECOND \
+	MOVL $0x3f800000, AX \
+	MOVQ AX, X2 \
+	VPBROADCASTD X2, Y2 \
 	XORQ BX, BX \
 loop: \
 	CMPQ BX, CX \
 	JGE  done \
 	VMOVUPS (SI)(BX*4), Y0 \
-	VMOVUPS (DX)(BX*4), Y1 \
+	EACH \
 	OP \
 	VMOVUPS Y0, (DI)(BX*4) \
 	ADDQ $8, BX \
@@ -25,31 +31,19 @@ done: \
 	VZEROUPPER \
 	RET
 
-#define VS(name, OP) \
-TEXT name(SB), NOSPLIT, $0-32 \
-	MOVQ n+0(FP), CX \
-	MOVQ o+8(FP), DI \
-	MOVQ a+16(FP), SI \
-	VBROADCASTSS s+24(FP), Y1 \
-	XORQ BX, BX \
-loop: \
-	CMPQ BX, CX \
-	JGE  done \
-	VMOVUPS (SI)(BX*4), Y0 \
-	OP \
-	VMOVUPS Y0, (DI)(BX*4) \
-	ADDQ $8, BX \
-	JMP  loop \
-done: \
-	VZEROUPPER \
-	RET
+#define VECTOR MOVQ b+24(FP), DX
+#define VECTOR8 VMOVUPS (DX)(BX*4), Y1
+#define SCALAR VBROADCASTSS s+24(FP), Y1
+#define NONE
+#define VV(name, OP) ELEM(name, VECTOR, VECTOR8, OP)
+#define VS(name, OP) ELEM(name, SCALAR, NONE, OP)
 
 // Y0 = Y0 op Y1 (Go's operand order is the reverse of Intel's).
 #define ADD VADDPS Y1, Y0, Y0
 #define SUB VSUBPS Y1, Y0, Y0
 #define MUL VMULPS Y1, Y0, Y0
 // Y0 >= Y1 (_CMP_GE_OQ), then 1.0 where true.
-#define GEQ VCMPPS $0x1d, Y1, Y0, Y0; MOVL $0x3f800000, AX; MOVQ AX, X2; VPBROADCASTD X2, Y2; VANDPS Y2, Y0, Y0
+#define GEQ VCMPPS $0x1d, Y1, Y0, Y0; VANDPS Y2, Y0, Y0
 
 // func addVV(n int, o, a, b *float32)
 VV(·addVV, ADD)

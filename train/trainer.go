@@ -112,8 +112,8 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	if err := (&model.Checkpoint{Net: net}).CheckVariant(v); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
-	if c.ValueMix > 0 && v.Players != 2 {
-		return nil, fmt.Errorf("trainer: value_mix %v: for two players only, %s has %d", c.ValueMix, v.Name, v.Players)
+	if err := c.CheckVariant(v); err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	if net.Encoder != model.EncoderVersion {
 		return nil, fmt.Errorf("trainer: network of feature encoder %d, this build encodes %d", net.Encoder, model.EncoderVersion)
