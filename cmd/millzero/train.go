@@ -8,18 +8,21 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/millzero/millzero/run"
 )
 
-func runTrain(args []string, out io.Writer) error {
-	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--local-selfplay=false] [--cache DIR]", []string{
+func runTrain(args []string, out io.Writer) (err error) {
+	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--local-selfplay=false] [--cache DIR] [--cpuprofile FILE]", []string{
 		"millzero train                                  # Nine Men's Morris, embedded config, run in runs/nine",
 		"millzero train --run runs/nine                  # the same command again resumes where it stopped",
 		"millzero train --config three-test --run runs/three --generations 5",
 		"millzero train --config my.yaml --run runs/mine --hours 8",
 		"millzero train --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --local-selfplay=false   # workers play",
+		"millzero train --run runs/p --hours 0.05 --cpuprofile cpu.pprof && go tool pprof -top bin/millzero cpu.pprof",
 	}, out)
 	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one (nine, nine-long, three-test); default: the embedded nine config")
 	runPath := fs.String("run", "", "run directory or store URL (s3://, gs://, azblob://, file://), created if new and resumed if not (default runs/VARIANT)")
@@ -27,12 +30,24 @@ func runTrain(args []string, out io.Writer) error {
 	cache := cacheFlag(fs)
 	gens := fs.Int("generations", -1, "stop after this many generations in all (overrides loop.generations; 0 = no limit; -1 keeps the config's)")
 	hours := fs.Float64("hours", -1, "stop after this many hours of this invocation (overrides loop.hours; 0 = no limit; -1 keeps the config's)")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to FILE (go tool pprof), on exit")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	if *profile != "" {
+		stop, err := startCPUProfile(*profile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if perr := stop(); perr != nil && err == nil {
+				err = perr
+			}
+		}()
 	}
 	if *gens < -1 || *hours < 0 && *hours != -1 {
 		return fmt.Errorf("--generations %d, --hours %g: want -1 (the config's), 0 (no limit) or more", *gens, *hours)
@@ -72,4 +87,30 @@ func loopOptions(out io.Writer, cache string) run.Options {
 // cacheFlag defines --cache, the local copy of a run in an object store.
 func cacheFlag(fs *flag.FlagSet) *string {
 	return fs.String("cache", "", "with a store URL: the local cache directory (default $XDG_CACHE_HOME/millzero/HASH/ROLE)")
+}
+
+// startCPUProfile profiles the process into path until stop, which writes
+// the profile under a temporary name and renames it when complete.
+func startCPUProfile(path string) (stop func() error, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			os.Remove(f.Name())
+			return fmt.Errorf("--cpuprofile %s: %w", path, err)
+		}
+		if err := os.Rename(f.Name(), path); err != nil {
+			os.Remove(f.Name())
+			return fmt.Errorf("--cpuprofile %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }

@@ -177,7 +177,8 @@ func checkRun(t *testing.T, dir string, gens int) {
 
 func TestTrain_RunsToItsBudgetAndSaysWhy(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runCmd("train", "--config", "three-test", "--run", dir, "--generations", "2")
+	prof := filepath.Join(t.TempDir(), "cpu.pprof")
+	code, out, errOut := runCmd("train", "--config", "three-test", "--run", dir, "--generations", "2", "--cpuprofile", prof)
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
@@ -185,6 +186,16 @@ func TestTrain_RunsToItsBudgetAndSaysWhy(t *testing.T) {
 		t.Fatalf("output does not say why it stopped:\n%s", out)
 	}
 	checkRun(t, dir, 2)
+	// The profile is complete (a gzipped protobuf), under its own name only.
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("--cpuprofile %s: %d bytes, %v; want a gzipped profile", prof, len(b), err)
+	}
+	if left, _ := filepath.Glob(prof + ".*"); len(left) > 0 {
+		t.Errorf("temporary profiles left: %v", left)
+	}
+	if code, _, errOut := runCmd("train", "--run", dir, "--cpuprofile", filepath.Join(dir, "no", "such", "cpu.pprof")); code == 0 || !strings.Contains(errOut, "--cpuprofile") {
+		t.Errorf("a profile in a missing directory: exit %d, %q; want an error naming --cpuprofile", code, errOut)
+	}
 	// Run again: nothing left to do, nothing redone.
 	code, out, _ = runCmd("train", "--run", dir, "--generations", "2")
 	if code != 0 || strings.Contains(out, "self-play") {
