@@ -57,8 +57,8 @@ type Trainer struct {
 	opt     optimizer
 	steps   int64
 
-	gbuf  [][]float32 // the batch's gradients, per step: worker 0's own with one worker, else their average
-	batch []dataset.Sample
+	gbuf    [][]float32         // the batch's gradients, per step: worker 0's own with one worker, else their average
+	batches [2][]dataset.Sample // the batches read: one a step trains on, the next being read (Fit's reader)
 
 	// The helper goroutines, one per worker after the first, wait on
 	// their own channel for a phase to run and report on done.
@@ -121,7 +121,7 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	n := c.Workers()
 	model.UseFastBLASThreads(1)
 	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params),
-		batch: make([]dataset.Sample, c.BatchSize)}
+		batches: [2][]dataset.Sample{make([]dataset.Sample, c.BatchSize), make([]dataset.Sample, c.BatchSize)}}
 	l2 := l2Shares(net, n)
 	for w := 0; w < n; w++ {
 		lo, hi := c.BatchSize*w/n, c.BatchSize*(w+1)/n
@@ -510,12 +510,12 @@ func (t *Trainer) Loss(batch []dataset.Sample) (Stats, error) {
 	return s, nil
 }
 
-// readBatch fills t.batch from src; it returns io.EOF when src ends before
+// readBatch fills batch from src; it returns io.EOF when src ends before
 // the batch is full (the partial batch is dropped: the graph has one batch
 // size).
-func (t *Trainer) readBatch(src Source) error {
-	for i := range t.batch {
-		if err := src.Next(&t.batch[i]); err != nil {
+func readBatch(src Source, batch []dataset.Sample) error {
+	for i := range batch {
+		if err := src.Next(&batch[i]); err != nil {
 			if errors.Is(err, io.EOF) {
 				return io.EOF
 			}
@@ -525,10 +525,63 @@ func (t *Trainer) readBatch(src Source) error {
 	return nil
 }
 
+// reader reads a Fit's batches on a goroutine of its own, one ahead of
+// the step: the step's cores are idle at its hand-offs, and reading a
+// batch (decoding, augmenting, shuffling) is work of one goroutine that
+// would otherwise stand between the steps. The batches come in src's
+// order, so the steps are those of reading one at a time.
+type reader struct {
+	full chan readBatchResult  // batches read, in order
+	free chan []dataset.Sample // buffers the steps are done with
+	quit chan struct{}         // closed when Fit returns
+	done chan struct{}         // closed when the goroutine has returned
+}
+
+type readBatchResult struct {
+	batch []dataset.Sample
+	err   error
+}
+
+// startReading reads up to n batches of src into t's two batch buffers
+// in turn.
+func (t *Trainer) startReading(src Source, n int) *reader {
+	r := &reader{full: make(chan readBatchResult, len(t.batches)), free: make(chan []dataset.Sample, len(t.batches)),
+		quit: make(chan struct{}), done: make(chan struct{})}
+	for _, b := range t.batches {
+		r.free <- b
+	}
+	go func() {
+		defer close(r.done)
+		for i := 0; i < n; i++ {
+			var b []dataset.Sample
+			select {
+			case b = <-r.free:
+			case <-r.quit:
+				return
+			}
+			err := readBatch(src, b)
+			r.full <- readBatchResult{b, err} // never blocks: a buffer per slot
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// stop ends the reading goroutine and waits for it: src is not read after.
+func (r *reader) stop() {
+	close(r.quit)
+	<-r.done
+}
+
 // Fit takes up to steps optimizer steps on batches read from src, stopping
 // early when src ends (io.EOF is not an error) or ctx is done. After every
 // reportEvery steps (and the last) it calls report, if not nil, with the
 // mean statistics since the previous report. It returns the steps taken.
+// It reads the next batch while a step runs (a goroutine of its own, src
+// read in order): when it stops early, src may have been read one batch
+// past the last step taken.
 func (t *Trainer) Fit(ctx context.Context, src Source, steps, reportEvery int, report func(step int64, s Stats)) (int, error) {
 	var acc Stats
 	flush := func() {
@@ -537,23 +590,33 @@ func (t *Trainer) Fit(ctx context.Context, src Source, steps, reportEvery int, r
 		}
 		acc = Stats{}
 	}
+	r := t.startReading(src, steps)
+	defer r.stop()
 	for n := 0; n < steps; n++ {
 		if err := ctx.Err(); err != nil {
 			flush()
 			return n, err
 		}
-		if err := t.readBatch(src); err != nil {
+		var got readBatchResult
+		select {
+		case got = <-r.full:
+		case <-ctx.Done():
 			flush()
-			if err == io.EOF {
+			return n, ctx.Err()
+		}
+		if got.err != nil {
+			flush()
+			if got.err == io.EOF {
 				return n, nil
 			}
-			return n, err
+			return n, got.err
 		}
-		s, err := t.Step(t.batch)
+		s, err := t.Step(got.batch)
 		if err != nil {
 			flush()
 			return n, err
 		}
+		r.free <- got.batch // never blocks: a slot per buffer
 		acc.add(s)
 		if reportEvery > 0 && (n+1)%reportEvery == 0 {
 			flush()
@@ -568,13 +631,13 @@ func (t *Trainer) Fit(ctx context.Context, src Source, steps, reportEvery int, r
 func (t *Trainer) Validate(src Source, maxBatches int) (Stats, error) {
 	var acc Stats
 	for n := 0; maxBatches == 0 || n < maxBatches; n++ {
-		if err := t.readBatch(src); err != nil {
+		if err := readBatch(src, t.batches[0]); err != nil {
 			if err == io.EOF {
 				break
 			}
 			return Stats{}, fmt.Errorf("validate: %w", err)
 		}
-		s, err := t.Loss(t.batch)
+		s, err := t.Loss(t.batches[0])
 		if err != nil {
 			return Stats{}, fmt.Errorf("validate: %w", err)
 		}

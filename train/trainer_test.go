@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -251,6 +252,42 @@ func TestFitStopsAtTheEndOfTheSource(t *testing.T) {
 	val, err := tr.Validate(&sliceSource{s: randomSamples(t, v, 25, 3)}, 0)
 	if err != nil || val.Samples != 20 {
 		t.Errorf("Validate: %v over %d samples, want 20", err, val.Samples)
+	}
+}
+
+// Fit reads the next batch while a step runs; the steps must be those of
+// reading one batch at a time, in src's order, and a Fit that ends at its
+// step count reads no further.
+func TestFitTakesTheStepsOfReadingOneBatchAtATime(t *testing.T) {
+	v := mustVariant(t, "nine")
+	c := DefaultConfig()
+	c.BatchSize = 16
+	samples := randomSamples(t, v, 200, 4)
+	fitted := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 3), c)
+	src := &sliceSource{s: samples}
+	if n, err := fitted.Fit(t.Context(), src, 7, 0, nil); err != nil || n != 7 {
+		t.Fatalf("Fit: %d steps, %v; want 7", n, err)
+	}
+	if src.i != 7*c.BatchSize {
+		t.Errorf("Fit of 7 steps read %d samples, want %d", src.i, 7*c.BatchSize)
+	}
+	stepped := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 3), c)
+	for k := 0; k < 7; k++ {
+		if _, err := stepped.Step(samples[k*c.BatchSize : (k+1)*c.BatchSize]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range fitted.net.Params {
+		for j, w := range p.Data {
+			if q := stepped.net.Params[i].Data[j]; w != q {
+				t.Fatalf("%s[%d]: Fit %v, batch by batch %v", p.Name, j, w, q)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if n, err := fitted.Fit(ctx, src, 5, 0, nil); !errors.Is(err, context.Canceled) || n != 0 {
+		t.Errorf("Fit with a cancelled context: %d steps, %v; want none and the context's error", n, err)
 	}
 }
 
