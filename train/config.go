@@ -53,6 +53,13 @@ type Config struct {
 	// loss of 1-2s and a draw of 2s below). 0, the game's result alone, is
 	// AlphaZero's target.
 	ValueMix float64 `yaml:"value_mix"`
+	// WeightEMA is the decay, per step, of an exponential moving average
+	// of the weights (Polyak averaging): ema = WeightEMA·ema +
+	// (1-WeightEMA)·weights after every step. With it the checkpoint's
+	// network, the model that plays, is the average, and the trained
+	// weights travel beside it for training to go on from; 0 is off (the
+	// trained weights play).
+	WeightEMA float64 `yaml:"weight_ema"`
 	// Threads is the number of goroutines a step runs on: the batch is
 	// split into this many graphs, run at once, and their gradients
 	// averaged (the update is the same up to float32 rounding). 0 means
@@ -108,6 +115,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("train config: value_weight %v: want 0 or more", c.ValueWeight)
 	case !(c.ValueMix >= 0 && c.ValueMix <= 1):
 		return fmt.Errorf("train config: value_mix %v: want 0..1", c.ValueMix)
+	case !(c.WeightEMA >= 0 && c.WeightEMA < 1):
+		return fmt.Errorf("train config: weight_ema %v: want 0 (off) or a decay below 1", c.WeightEMA)
 	case c.Threads < 0:
 		return fmt.Errorf("train config: threads %d: want 0 (one per core) or more", c.Threads)
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strings"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -57,8 +58,10 @@ type Trainer struct {
 	opt     optimizer
 	steps   int64
 
-	gbuf    [][]float32         // the batch's gradients, per step: worker 0's own with one worker, else their average
-	batches [2][]dataset.Sample // the batches read: one a step trains on, the next being read (Fit's reader)
+	ema      [][]float32         // the weights' moving average (Config.WeightEMA), nil when off
+	emaDecay float32             // its decay in the step being taken
+	gbuf     [][]float32         // the batch's gradients, per step: worker 0's own with one worker, else their average
+	batches  [2][]dataset.Sample // the batches read: one a step trains on, the next being read (Fit's reader)
 
 	// The helper goroutines, one per worker after the first, wait on
 	// their own channel for a phase to run and report on done.
@@ -134,6 +137,12 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	if procs := runtime.GOMAXPROCS(0); n == 1 && procs > 1 {
 		t.split = newSplitter(procs)
 		t.workers[0].m.split, t.workers[0].mLoss.split = t.split, t.split
+	}
+	if c.WeightEMA > 0 {
+		t.ema = make([][]float32, len(net.Params))
+		for i, p := range net.Params {
+			t.ema[i] = append([]float32(nil), p.Data...)
+		}
 	}
 	t.gbuf = make([][]float32, len(net.Params))
 	if n > 1 {
@@ -450,6 +459,19 @@ func (t *Trainer) update(w int) {
 	for i, p := range t.net.Params {
 		lo, hi := t.combine(w, i)
 		t.opt.update(i, p.Data, t.gbuf[i], lo, hi)
+		if t.ema != nil {
+			average(t.ema[i][lo:hi], p.Data[lo:hi], t.emaDecay)
+		}
+	}
+}
+
+// average moves the moving average e towards the weights p: e = d·e +
+// (1-d)·p, flushed like the weights (an average of weights that became 0
+// would otherwise decay into the slow subnormal range).
+func average(e, p []float32, d float32) {
+	p = p[:len(e)]
+	for j, x := range p {
+		e[j] = flush(d*e[j] + (1-d)*x)
 	}
 }
 
@@ -495,6 +517,10 @@ func (t *Trainer) Step(batch []dataset.Sample) (Stats, error) {
 	}
 	s.LR = t.cfg.LearningRate(t.steps)
 	t.opt.begin(s.LR)
+	// The average's decay grows to WeightEMA as steps are taken, so the
+	// first generations' average is not mostly the random initial weights
+	// (the schedule of TensorFlow's ExponentialMovingAverage).
+	t.emaDecay = float32(min(t.cfg.WeightEMA, float64(1+t.steps)/float64(10+t.steps)))
 	t.parallel(phaseUpdate)
 	t.steps++
 	return s, nil
@@ -673,8 +699,29 @@ func (t *Trainer) Checkpoint(generation int) *model.Checkpoint {
 	extra, meta := t.opt.state()
 	net := t.net.Clone()
 	net.Spec = t.v.Spec.Canonical() // the variant travels as its spec
+	if t.ema != nil {
+		// The average plays; the trained weights go on training.
+		for i, p := range net.Params {
+			extra = append(extra, model.Param{Name: trainedPrefix + p.Name, Shape: append([]int(nil), p.Shape...), Data: append([]float32(nil), p.Data...)})
+			copy(p.Data, t.ema[i])
+		}
+	}
 	return &model.Checkpoint{Net: net, Generation: generation, Steps: t.steps, Extra: extra, Meta: meta}
 }
+
+// hasTensors reports whether extra holds a tensor named prefix+something.
+func hasTensors(extra []model.Param, prefix string) bool {
+	for _, p := range extra {
+		if strings.HasPrefix(p.Name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// trainedPrefix names the trained weights in the extra tensors of a
+// checkpoint whose network is their moving average (Config.WeightEMA).
+const trainedPrefix = "trained."
 
 // Restore loads the weights, step count and optimizer state of c, which
 // must be a checkpoint of this trainer's architecture and optimizer.
@@ -684,6 +731,23 @@ func (t *Trainer) Restore(c *model.Checkpoint) error {
 	}
 	if err := t.net.CopyFrom(c.Net); err != nil {
 		return fmt.Errorf("restore: %w", err)
+	}
+	// A checkpoint of averaged weights carries the trained ones: training
+	// goes on from those, and the average from its network.
+	if t.ema != nil {
+		for i, p := range t.net.Params {
+			copy(t.ema[i], p.Data)
+		}
+	}
+	trained := make([][]float32, len(t.net.Params))
+	names := make([]string, len(t.net.Params))
+	for i, p := range t.net.Params {
+		trained[i], names[i] = p.Data, p.Name
+	}
+	if hasTensors(c.Extra, trainedPrefix) {
+		if err := restoreTensors(c.Extra, trainedPrefix, names, trained); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
 	}
 	if err := t.opt.restore(c.Extra, c.Meta); err != nil {
 		return fmt.Errorf("restore: %w", err)
