@@ -100,12 +100,11 @@ func BenchmarkTrainStepGonumBLAS(b *testing.B) {
 	b.ReportMetric(float64(b.N*c.BatchSize)/b.Elapsed().Seconds(), "samples/s")
 }
 
-// BenchmarkFitFromWindow is the loop's training phase in small: steps of
-// the run config's network (128x2, batch 256) on batches read from a
-// shuffled, augmented window over four generations of Parquet shards, as
-// the loop reads them. read-ahead is Fit (the next batch read on its own
-// goroutine while a step runs); in-turn reads each batch between the
-// steps, as Fit did before: the reference.
+// BenchmarkFitFromWindow is the loop's training phase in small: Fit's
+// steps of the run config's network (128x2, batch 256) on batches read from
+// a shuffled, augmented window over four generations of Parquet shards, as
+// the loop reads them: the step's cost with the reading's beside it
+// (compare BenchmarkTrainStep).
 func BenchmarkFitFromWindow(b *testing.B) {
 	v := mustVariant(b, "nine")
 	dir := b.TempDir()
@@ -123,35 +122,20 @@ func BenchmarkFitFromWindow(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for _, mode := range []string{"read-ahead", "in-turn"} {
-		b.Run(mode, func(b *testing.B) {
-			c := DefaultConfig()
-			tr := newTrainer(b, v, newNet(b, v, model.Config{Width: 128, Blocks: 2}, 1), c)
-			src, err := dataset.OpenWindow(dir, dataset.WindowOptions{Shuffle: 4096, Augment: true, Repeat: true, Seed: 1, FullOnly: true, Variant: v})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer src.Close()
-			if _, err := tr.Fit(b.Context(), src, 2, 0, nil); err != nil { // the first step makes the buffers
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			if mode == "read-ahead" {
-				if _, err := tr.Fit(b.Context(), src, b.N, 0, nil); err != nil {
-					b.Fatal(err)
-				}
-			} else {
-				for i := 0; i < b.N; i++ {
-					if err := readBatch(src, tr.batches[0]); err != nil {
-						b.Fatal(err)
-					}
-					if _, err := tr.Step(tr.batches[0]); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.N*c.BatchSize)/b.Elapsed().Seconds(), "samples/s")
-		})
+	c := DefaultConfig()
+	tr := newTrainer(b, v, newNet(b, v, model.Config{Width: 128, Blocks: 2}, 1), c)
+	src, err := dataset.OpenWindow(dir, dataset.WindowOptions{Shuffle: 4096, Augment: true, Repeat: true, Seed: 1, FullOnly: true, Variant: v})
+	if err != nil {
+		b.Fatal(err)
 	}
+	defer src.Close()
+	if _, err := tr.Fit(b.Context(), src, 2, 0, nil); err != nil { // the first step makes the buffers
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	if _, err := tr.Fit(b.Context(), src, b.N, 0, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*c.BatchSize)/b.Elapsed().Seconds(), "samples/s")
 }

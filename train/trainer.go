@@ -58,10 +58,10 @@ type Trainer struct {
 	opt     optimizer
 	steps   int64
 
-	ema      [][]float32         // the weights' moving average (Config.WeightEMA), nil when off
-	emaDecay float32             // its decay in the step being taken
-	gbuf     [][]float32         // the batch's gradients, per step: worker 0's own with one worker, else their average
-	batches  [2][]dataset.Sample // the batches read: one a step trains on, the next being read (Fit's reader)
+	ema      [][]float32      // the weights' moving average (Config.WeightEMA), nil when off
+	emaDecay float32          // its decay in the step being taken
+	gbuf     [][]float32      // the batch's gradients, per step: worker 0's own with one worker, else their average
+	batch    []dataset.Sample // the batch read and trained on
 
 	// The helper goroutines, one per worker after the first, wait on
 	// their own channel for a phase to run and report on done.
@@ -124,7 +124,7 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	n := c.Workers()
 	model.UseFastBLASThreads(1)
 	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params),
-		batches: [2][]dataset.Sample{make([]dataset.Sample, c.BatchSize), make([]dataset.Sample, c.BatchSize)}}
+		batch: make([]dataset.Sample, c.BatchSize)}
 	l2 := l2Shares(net, n)
 	for w := 0; w < n; w++ {
 		lo, hi := c.BatchSize*w/n, c.BatchSize*(w+1)/n
@@ -551,63 +551,13 @@ func readBatch(src Source, batch []dataset.Sample) error {
 	return nil
 }
 
-// reader reads a Fit's batches on a goroutine of its own, one ahead of
-// the step: the step's cores are idle at its hand-offs, and reading a
-// batch (decoding, augmenting, shuffling) is work of one goroutine that
-// would otherwise stand between the steps. The batches come in src's
-// order, so the steps are those of reading one at a time.
-type reader struct {
-	full chan readBatchResult  // batches read, in order
-	free chan []dataset.Sample // buffers the steps are done with
-	quit chan struct{}         // closed when Fit returns
-	done chan struct{}         // closed when the goroutine has returned
-}
-
-type readBatchResult struct {
-	batch []dataset.Sample
-	err   error
-}
-
-// startReading reads up to n batches of src into t's two batch buffers
-// in turn.
-func (t *Trainer) startReading(src Source, n int) *reader {
-	r := &reader{full: make(chan readBatchResult, len(t.batches)), free: make(chan []dataset.Sample, len(t.batches)),
-		quit: make(chan struct{}), done: make(chan struct{})}
-	for _, b := range t.batches {
-		r.free <- b
-	}
-	go func() {
-		defer close(r.done)
-		for i := 0; i < n; i++ {
-			var b []dataset.Sample
-			select {
-			case b = <-r.free:
-			case <-r.quit:
-				return
-			}
-			err := readBatch(src, b)
-			r.full <- readBatchResult{b, err} // never blocks: a buffer per slot
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return r
-}
-
-// stop ends the reading goroutine and waits for it: src is not read after.
-func (r *reader) stop() {
-	close(r.quit)
-	<-r.done
-}
-
 // Fit takes up to steps optimizer steps on batches read from src, stopping
 // early when src ends (io.EOF is not an error) or ctx is done. After every
 // reportEvery steps (and the last) it calls report, if not nil, with the
 // mean statistics since the previous report. It returns the steps taken.
-// It reads the next batch while a step runs (a goroutine of its own, src
-// read in order): when it stops early, src may have been read one batch
-// past the last step taken.
+// It reads each batch between the steps: reading the next one on a
+// goroutine of its own during a step was measured no faster on two quiet
+// cores (BenchmarkFitFromWindow): the reader held up the step's goroutines.
 func (t *Trainer) Fit(ctx context.Context, src Source, steps, reportEvery int, report func(step int64, s Stats)) (int, error) {
 	var acc Stats
 	flush := func() {
@@ -616,33 +566,23 @@ func (t *Trainer) Fit(ctx context.Context, src Source, steps, reportEvery int, r
 		}
 		acc = Stats{}
 	}
-	r := t.startReading(src, steps)
-	defer r.stop()
 	for n := 0; n < steps; n++ {
 		if err := ctx.Err(); err != nil {
 			flush()
 			return n, err
 		}
-		var got readBatchResult
-		select {
-		case got = <-r.full:
-		case <-ctx.Done():
+		if err := readBatch(src, t.batch); err != nil {
 			flush()
-			return n, ctx.Err()
-		}
-		if got.err != nil {
-			flush()
-			if got.err == io.EOF {
+			if err == io.EOF {
 				return n, nil
 			}
-			return n, got.err
+			return n, err
 		}
-		s, err := t.Step(got.batch)
+		s, err := t.Step(t.batch)
 		if err != nil {
 			flush()
 			return n, err
 		}
-		r.free <- got.batch // never blocks: a slot per buffer
 		acc.add(s)
 		if reportEvery > 0 && (n+1)%reportEvery == 0 {
 			flush()
@@ -657,13 +597,13 @@ func (t *Trainer) Fit(ctx context.Context, src Source, steps, reportEvery int, r
 func (t *Trainer) Validate(src Source, maxBatches int) (Stats, error) {
 	var acc Stats
 	for n := 0; maxBatches == 0 || n < maxBatches; n++ {
-		if err := readBatch(src, t.batches[0]); err != nil {
+		if err := readBatch(src, t.batch); err != nil {
 			if err == io.EOF {
 				break
 			}
 			return Stats{}, fmt.Errorf("validate: %w", err)
 		}
-		s, err := t.Loss(t.batches[0])
+		s, err := t.Loss(t.batch)
 		if err != nil {
 			return Stats{}, fmt.Errorf("validate: %w", err)
 		}
