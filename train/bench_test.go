@@ -24,7 +24,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	for _, net := range benchNets {
 		for _, batch := range []int{256, 1024} {
 			b.Run(fmt.Sprintf("net=%dx%d/batch=%d", net.Width, net.Blocks, batch), func(b *testing.B) {
-				benchStep(b, net, batch, 0)
+				benchStep(b, net, batch, 0, 0)
 			})
 		}
 	}
@@ -36,7 +36,19 @@ func BenchmarkTrainStep(b *testing.B) {
 func BenchmarkTrainStepSplitGEMM(b *testing.B) {
 	for _, net := range benchNets {
 		b.Run(fmt.Sprintf("net=%dx%d/batch=256", net.Width, net.Blocks), func(b *testing.B) {
-			benchStep(b, net, 256, 1)
+			benchStep(b, net, 256, 1, 0)
+		})
+	}
+}
+
+// BenchmarkTrainStepWeightEMA is BenchmarkTrainStep of the run config's
+// network at batch 256 without and with the weights' moving average
+// (train.weight_ema, on in the default run): its cost is one more pass
+// over the weights a step.
+func BenchmarkTrainStepWeightEMA(b *testing.B) {
+	for _, ema := range []float64{0, 0.999} {
+		b.Run(fmt.Sprintf("weight_ema=%g", ema), func(b *testing.B) {
+			benchStep(b, model.Config{Width: 128, Blocks: 2}, 256, 0, ema)
 		})
 	}
 }
@@ -45,11 +57,12 @@ func BenchmarkTrainStepSplitGEMM(b *testing.B) {
 // default.
 var benchNets = []model.Config{{Width: 128, Blocks: 2}, model.DefaultConfig()}
 
-func benchStep(b *testing.B, nc model.Config, batchSize, threads int) {
+func benchStep(b *testing.B, nc model.Config, batchSize, threads int, ema float64) {
 	v := mustVariant(b, "nine")
 	c := DefaultConfig()
 	c.BatchSize = batchSize
 	c.Threads = threads
+	c.WeightEMA = ema
 	net := newNet(b, v, nc, 1)
 	tr := newTrainer(b, v, net, c)
 	batch := randomSamples(b, v, c.BatchSize, 1)
