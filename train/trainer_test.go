@@ -255,9 +255,9 @@ func TestFitStopsAtTheEndOfTheSource(t *testing.T) {
 	}
 }
 
-// Fit reads the next batch while a step runs; the steps must be those of
-// reading one batch at a time, in src's order, and a Fit that ends at its
-// step count reads no further.
+// Fit's steps are those of stepping batch by batch in src's order, a Fit
+// that ends at its step count reads no further, and a done context stops
+// it before a step.
 func TestFitTakesTheStepsOfReadingOneBatchAtATime(t *testing.T) {
 	v := mustVariant(t, "nine")
 	c := DefaultConfig()
