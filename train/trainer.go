@@ -679,13 +679,12 @@ func (t *Trainer) Restore(c *model.Checkpoint) error {
 			copy(t.ema[i], p.Data)
 		}
 	}
-	trained := make([][]float32, len(t.net.Params))
-	names := make([]string, len(t.net.Params))
-	for i, p := range t.net.Params {
-		trained[i], names[i] = p.Data, p.Name
-	}
 	if hasTensors(c.Extra, trainedPrefix) {
-		if err := restoreTensors(c.Extra, trainedPrefix, names, trained); err != nil {
+		trained := make([][]float32, len(t.net.Params))
+		for i, p := range t.net.Params {
+			trained[i] = p.Data
+		}
+		if err := restoreTensors(c.Extra, trainedPrefix, names(t.net.Params), trained); err != nil {
 			return fmt.Errorf("restore: %w", err)
 		}
 	}
