@@ -23,6 +23,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --run runs/nine",
 		"millzero bench strength --model runs/nine/models/gen-000117.safetensors --depths 2,4 --pairs 20",
 		"millzero bench strength --run runs/nine --json > strength.json",
+		"millzero bench strength --run runs/nine --depths 6 --games runs/nine/bench-games",
 	}, out)
 	var pc playerConfig
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured")
@@ -34,6 +35,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the openings: keep it to compare models on the same positions")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
+	gamesDir := fs.String("games", "", "directory to keep every game in, one Parquet file of arena records a depth (as `millzero arena --run` stores them; DuckDB reads them); none without it")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -73,7 +75,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	player := arena.NewSearchPlayer(fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), arena.ArenaSettings(*sims),
 		arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
-		OpeningPlies: *openings, Seed: *seed, Workers: *workers}
+		OpeningPlies: *openings, Seed: *seed, Workers: *workers, Dir: *gamesDir}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

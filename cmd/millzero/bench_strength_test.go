@@ -13,7 +13,8 @@ import (
 func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
 	dir := run.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 3)
-	code, out, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--sims", "4", "--depths", "1,2", "--pairs", "2", "--json")
+	games := filepath.Join(t.TempDir(), "games")
+	code, out, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--sims", "4", "--depths", "1,2", "--pairs", "2", "--json", "--games", games)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -27,6 +28,19 @@ func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
 	for _, r := range rows {
 		if r.Games != 4 || r.Wins+r.Draws+r.Losses != 4 || r.Penta.Pairs() != 2 {
 			t.Errorf("row %+v: want 4 games in 2 complete pairs", r)
+		}
+	}
+	// --games keeps every game, and they add up to the rows.
+	recs, err := arena.ReadRecordDir(games)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 8 {
+		t.Fatalf("%d games kept under --games, want the 8 played", len(recs))
+	}
+	for _, r := range rows {
+		if got := arena.StrengthOf("gen-000003@4", r.Opponent, recs); got.Wins != r.Wins || got.Draws != r.Draws || got.Losses != r.Losses {
+			t.Errorf("kept games against %s give %d/%d/%d, the row %d/%d/%d", r.Opponent, got.Wins, got.Draws, got.Losses, r.Wins, r.Draws, r.Losses)
 		}
 	}
 }
