@@ -526,8 +526,8 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	if err != nil {
 		return err
 	}
-	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats, %d adjudicated and %d positions rescored by the tables%s",
-		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.Adjudicated, st.Rescored, st.ResignSummary())
+	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats, %d adjudicated and %d positions rescored by the tables%s%s",
+		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.Adjudicated, st.Rescored, st.ResignSummary(), endgameSummary(st))
 	return nil
 }
 
@@ -701,4 +701,12 @@ func (l *Loop) lastLosses(g int) (float64, float64, error) {
 		}
 	}
 	return last["train"], last["val"], nil
+}
+
+// endgameSummary says how many games began from a random endgame, when any did.
+func endgameSummary(st selfplay.Stats) string {
+	if st.EndgameStarts == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d started from a random endgame", st.EndgameStarts)
 }

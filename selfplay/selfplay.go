@@ -66,6 +66,8 @@ type Stats struct {
 	Adjudicated int64 // games ended at a position the Prover knows, with its result
 	Rescored    int64 // recorded positions whose value target is the Prover's exact outcome
 
+	EndgameStarts int64 // games started from a random endgame (Settings.EndgameStarts), finished or not
+
 	// Resignation (Settings.ResignThreshold, see resign.go); resigned
 	// games are counted under Reasons[engine.NotOver], as adjudicated ones.
 	ResignedGames int64 // finished games that ended by a seat's resignation, with its loss
@@ -130,7 +132,7 @@ func rate(n int64, d time.Duration) float64 {
 // counters are the shared, atomically updated totals.
 type counters struct {
 	games, positions, plies, moves, draws, evals, calls, evalNanos, shards, klMicro atomic.Int64
-	adjudicated, rescored                                                           atomic.Int64
+	adjudicated, rescored, endgameStarts                                            atomic.Int64
 	resigned, wouldResign, falseResigns                                             atomic.Int64
 	wins                                                                            [engine.MaxSeats]atomic.Int64
 	reasons                                                                         [16]atomic.Int64
@@ -143,7 +145,7 @@ func (c *counters) snapshot(start time.Time) Stats {
 		Moves: c.moves.Load(), Calls: c.calls.Load(),
 		Draws: c.draws.Load(), Evaluations: c.evals.Load(), Shards: c.shards.Load(),
 		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start), KLMicro: c.klMicro.Load(),
-		Adjudicated: c.adjudicated.Load(), Rescored: c.rescored.Load(),
+		Adjudicated: c.adjudicated.Load(), Rescored: c.rescored.Load(), EndgameStarts: c.endgameStarts.Load(),
 		ResignedGames: c.resigned.Load(), WouldResign: c.wouldResign.Load(), FalseResigns: c.falseResigns.Load(),
 	}
 	for i := range s.Wins {
@@ -170,6 +172,9 @@ func Run(ctx context.Context, job Job) (Stats, error) {
 		return Stats{}, fmt.Errorf("selfplay: games %d: want 0 (until stopped) or more", job.Games)
 	}
 	if err := checkResignation(&job.Settings, job.Variant); err != nil {
+		return Stats{}, err
+	}
+	if err := checkEndgameStarts(&job.Settings, job.Variant); err != nil {
 		return Stats{}, err
 	}
 	if job.Settings.Tables == TablesOff {
@@ -233,6 +238,8 @@ type worker struct {
 	prefix  string // game ids: prefix + counter
 	counter int
 	resRng  *mrand.Rand      // draws each game's place in the resignation playout share, apart from rng so resignation changes no move
+	egRng   *mrand.Rand      // draws the endgame starts (endgame.go), apart from rng for the same reason
+	egMats  [][2]int         // the materials an endgame start draws from
 	pending []dataset.Sample // samples of finished games not yet in a shard
 	games   int              // finished games in pending
 }
@@ -255,6 +262,8 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 	}
 	w := &worker{job: job, c: c, rng: mrand.New(mrand.NewPCG(job.Seed, uint64(i))),
 		resRng: mrand.New(mrand.NewPCG(job.Seed^0x72657369676e, uint64(i))),
+		egRng:  mrand.New(mrand.NewPCG(job.Seed^0x656e6467616d65, uint64(i))),
+		egMats: endgameMaterials(v, job.Settings.EndgamePieces),
 		prefix: hex.EncodeToString(nonce[:]) + "-" + strconv.Itoa(i) + "-"}
 	pool := mcts.NewPool(v, &timedEvaluator{inner: eval, c: c})
 	var slots []*slot
@@ -266,7 +275,11 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 		if job.Prover != nil && job.Settings.Tables != TablesRescore {
 			s.SetProver(job.Prover)
 		}
-		slots = append(slots, w.newGame(&slot{s: s}))
+		sl, err := w.newGame(&slot{s: s})
+		if err != nil {
+			return fmt.Errorf("selfplay worker %d: %w", i, err)
+		}
+		slots = append(slots, sl)
 	}
 	// Playout cap randomisation (KataGo): a full search, with root noise,
 	// on a share of the moves, which alone are recorded; a fast one
@@ -312,7 +325,9 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 				if !w.claim() {
 					continue
 				}
-				w.newGame(sl)
+				if _, err := w.newGame(sl); err != nil {
+					return fmt.Errorf("selfplay worker %d: %w", i, err)
+				}
 			}
 			live = append(live, sl)
 		}
@@ -333,15 +348,23 @@ func (w *worker) claim() bool {
 	return true
 }
 
-func (w *worker) newGame(sl *slot) *slot {
+func (w *worker) newGame(sl *slot) (*slot, error) {
 	sl.g = engine.NewGame(w.job.Variant)
+	if st := w.job.Settings.EndgameStarts; st > 0 && w.egRng.Float64() < st {
+		p, err := randomEndgame(w.job.Variant, w.egMats, w.egRng)
+		if err != nil {
+			return nil, err
+		}
+		sl.g = engine.NewGameFrom(w.job.Variant, p)
+		w.c.endgameStarts.Add(1)
+	}
 	sl.s.SetGame(sl.g)
 	sl.id = w.prefix + strconv.Itoa(w.counter)
 	w.counter++
 	sl.samples = sl.samples[:0]
 	sl.proven = engine.Ongoing
 	sl.resign.reset(w.job.Settings.ResignThreshold > 0 && w.resRng.Float64() < w.job.Settings.ResignPlayout)
-	return sl
+	return sl, nil
 }
 
 // step records the searched position if the search was full, plays the

@@ -26,6 +26,13 @@ type Settings struct {
 	ResignPlies     int     `yaml:"resign_plies"`     // own moves in a row below resign_threshold before a seat resigns
 	ResignPlayout   float64 `yaml:"resign_playout"`   // share of games, 0..1, that never resign but count whether they would have and whether that seat then failed to lose (a false resignation)
 
+	// Endgame starts: a share of the games begin from a random position of
+	// few pieces, every piece placed, so the network goes on playing
+	// endgames when its own games stop reaching them (two players; see
+	// endgame.go).
+	EndgameStarts float64 `yaml:"endgame_starts"` // share of games, 0..1, that start from a random endgame; 0 off
+	EndgamePieces int     `yaml:"endgame_pieces"` // most pieces on the board of such a start (at least 3 a side, so 6 or more)
+
 	// Tables says what self-play does with a Prover (endgame tables):
 	// TablesAdjudicate, TablesPlayOut, TablesRescore or TablesOff.
 	Tables string `yaml:"tables"`
@@ -59,6 +66,7 @@ func DefaultSettings() Settings {
 		ResignThreshold: 0,
 		ResignPlies:     3,
 		ResignPlayout:   0.1,
+		EndgamePieces:   8,
 		Tables:          TablesAdjudicate,
 	}
 }
@@ -84,6 +92,10 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("selfplay settings: resign_plies %d: want 1 or more when resign_threshold is set", s.ResignPlies)
 	case !(s.ResignPlayout >= 0 && s.ResignPlayout <= 1):
 		return fmt.Errorf("selfplay settings: resign_playout %v: want 0..1", s.ResignPlayout)
+	case !(s.EndgameStarts >= 0 && s.EndgameStarts <= 1):
+		return fmt.Errorf("selfplay settings: endgame_starts %v: want 0..1", s.EndgameStarts)
+	case s.EndgameStarts > 0 && s.EndgamePieces < 6:
+		return fmt.Errorf("selfplay settings: endgame_pieces %d: want 6 or more (3 a side) when endgame_starts is set", s.EndgamePieces)
 	case s.Tables != TablesAdjudicate && s.Tables != TablesPlayOut && s.Tables != TablesRescore && s.Tables != TablesOff:
 		return fmt.Errorf("selfplay settings: tables %q: want %s, %s, %s or %s", s.Tables, TablesAdjudicate, TablesPlayOut, TablesRescore, TablesOff)
 	}
