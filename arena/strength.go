@@ -6,9 +6,11 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
 )
 
 // Strength measures one player against fixed yardsticks: a paired match
@@ -25,6 +27,7 @@ type Strength struct {
 	Seed         uint64          // the openings' seed: the same for every player measured
 	Workers      int             // games played at once; 0 means one per core
 	Dir          string          // where the games are recorded as Parquet; "" records none
+	Tables       mcts.Prover     // endgame tables: with them each row counts the endgames the player threw away (ThrownEndgames); nil none
 }
 
 // StrengthRow is the player's result against one opponent.
@@ -42,6 +45,7 @@ type StrengthRow struct {
 	Clamped        bool    `json:"clamped"`         // the score was 0% or 100%: Elo is taken a quarter pair from the edge, and only the bound towards the middle says anything
 	BlockadeLosses int     `json:"blockade_losses"` // games the player lost with no legal action left
 	MedianLossPly  int     `json:"median_loss_ply"` // the median length of the player's lost games, 0 without losses
+	ThrownEndgames int     `json:"thrown_endgames"` // with tables: lost games in which the player had reached a table position it held (a draw or a win for it); -1 without tables
 	Seconds        float64 `json:"seconds"`         // wall time of the match
 }
 
@@ -68,6 +72,11 @@ func (s *Strength) Run(ctx context.Context, onGame func(opponent int, r *Record)
 		}
 		row := StrengthOf(s.Player.Name(), opp.Name(), recs)
 		row.Seconds = time.Since(start).Seconds()
+		if s.Tables != nil {
+			if row.ThrownEndgames, err = ThrownEndgames(s.Variant, s.Tables, s.Player.Name(), recs); err != nil {
+				return rows, fmt.Errorf("strength against %s: %w", opp.Name(), err)
+			}
+		}
 		rows = append(rows, row)
 	}
 	return rows, nil
@@ -78,7 +87,7 @@ func (s *Strength) Run(ctx context.Context, onGame func(opponent int, r *Record)
 // one sample, as the pentanomial SPRT does: pairs share an opening, so
 // their two games are not independent.
 func StrengthOf(player, opponent string, recs []Record) StrengthRow {
-	row := StrengthRow{Opponent: opponent}
+	row := StrengthRow{Opponent: opponent, ThrownEndgames: -1}
 	type pairKey struct {
 		match string
 		pair  int32
@@ -133,6 +142,37 @@ func StrengthOf(player, opponent string, recs []Record) StrengthRow {
 	return row
 }
 
+// ThrownEndgames counts the games in recs that player lost after reaching
+// a position the tables know to be a draw or a win for it: endgames it
+// held and then threw away, which the tables would have saved. It replays
+// each lost game; a move that does not replay is an error naming the game.
+func ThrownEndgames(v *engine.Variant, tables mcts.Prover, player string, recs []Record) (int, error) {
+	thrown := 0
+	for i := range recs {
+		r := &recs[i]
+		seat := -1
+		for s := 0; s < r.Seats(); s++ {
+			if r.PlayerAt(s) == player {
+				seat = s
+			}
+		}
+		if seat < 0 || r.Score(seat) != 0 {
+			continue
+		}
+		g := engine.NewGame(v)
+		for k, m := range strings.Fields(r.Moves) {
+			if err := g.PlayString(m); err != nil {
+				return thrown, fmt.Errorf("replay game %s pair %d game %d, action %d: %w", r.Match, r.Pair, r.Game, k+1, err)
+			}
+			if res, _, ok := tables.Prove(&g.Pos); ok && res.Score(seat, v.Players) > 0 {
+				thrown++
+				break
+			}
+		}
+	}
+	return thrown, nil
+}
+
 // pentaElo is the Elo difference of a mean score and its 95% interval from
 // the variance of the pair scores in p. A score of 0 or 1 has no finite
 // Elo and its pairs no variance: the Elo is taken a quarter pair from the
@@ -171,8 +211,16 @@ func logisticElo(s float64) float64 { return -400*math.Log10(1/s-1) + 0 } // + 0
 
 // WriteStrength prints rows as a table, player's name on top.
 func WriteStrength(w io.Writer, player string, rows []StrengthRow) {
+	tables := false
+	for _, r := range rows {
+		tables = tables || r.ThrownEndgames >= 0
+	}
 	fmt.Fprintf(w, "%s against the yardsticks (paired games, random openings, 95%% intervals from the pair scores):\n\n", player)
-	fmt.Fprintf(w, "%-12s %6s %7s %16s %20s %9s %10s %7s\n", "opponent", "games", "score", "+ = -", "Elo [95%]", "blockade", "loss ply", "time")
+	fmt.Fprintf(w, "%-12s %6s %7s %16s %20s %9s %10s", "opponent", "games", "score", "+ = -", "Elo [95%]", "blockade", "loss ply")
+	if tables {
+		fmt.Fprintf(w, " %7s", "thrown")
+	}
+	fmt.Fprintf(w, " %7s\n", "time")
 	for _, r := range rows {
 		elo := fmt.Sprintf("%+.0f [%+.0f, %+.0f]", r.Elo, r.Low, r.High)
 		switch {
@@ -181,8 +229,22 @@ func WriteStrength(w io.Writer, player string, rows []StrengthRow) {
 		case r.Clamped:
 			elo = fmt.Sprintf("> %+.0f", r.Low)
 		}
-		fmt.Fprintf(w, "%-12s %6d %6.1f%% %16s %20s %9d %10d %6.0fs\n", r.Opponent, r.Games, 100*r.Score,
-			fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses), elo, r.BlockadeLosses, r.MedianLossPly, r.Seconds)
+		fmt.Fprintf(w, "%-12s %6d %6.1f%% %16s %20s %9d %10d", r.Opponent, r.Games, 100*r.Score,
+			fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses), elo, r.BlockadeLosses, r.MedianLossPly)
+		if tables {
+			fmt.Fprintf(w, " %7s", thrownCell(r.ThrownEndgames))
+		}
+		fmt.Fprintf(w, " %6.0fs\n", r.Seconds)
 	}
 	fmt.Fprintln(w, "\nblockade: games the player lost with no legal action; loss ply: the median length of its lost games.")
+	if tables {
+		fmt.Fprintln(w, "thrown: lost games in which the player had reached a table position that it held (a draw or a win for it).")
+	}
+}
+
+func thrownCell(n int) string {
+	if n < 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
 }

@@ -122,3 +122,59 @@ func TestStrength_AlphaBetaBeatsRandom(t *testing.T) {
 		t.Errorf("alphabeta:2 scored %.2f (Elo %+.0f) against random: want 0.75 or more", rows[0].Score, rows[0].Elo)
 	}
 }
+
+// drawAtPly says every position at its ply is a table draw and knows no other.
+type drawAtPly int
+
+func (d drawAtPly) Prove(p *engine.Position) (engine.Result, int, bool) {
+	return engine.Draw, 0, int(p.Ply) == int(d)
+}
+
+// With tables a row counts the lost games that passed through a position
+// the tables hold for the player; without them it says -1.
+func TestStrength_ThrownEndgamesAreLossesThroughAHeldTablePosition(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Strength{Variant: v, Player: Random{}, Opponents: []Player{AlphaBeta{Depth: 2}}, Pairs: 4, OpeningPlies: 2, Seed: 3, Workers: 2}
+	var recs []Record
+	rows, err := s.Run(context.Background(), func(_ int, r *Record) { recs = append(recs, *r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].ThrownEndgames != -1 {
+		t.Errorf("without tables: thrown %d, want -1", rows[0].ThrownEndgames)
+	}
+	// Lost games longer than 20 plies passed through a "drawn" ply 20.
+	want := 0
+	for _, r := range recs {
+		seat := 0
+		if r.Player1 == "random" {
+			seat = 1
+		}
+		if r.Score(seat) == 0 && r.Plies > 20 {
+			want++
+		}
+	}
+	if want == 0 {
+		t.Fatal("random lost no game longer than 20 plies: no case to check")
+	}
+	if got, err := ThrownEndgames(v, drawAtPly(20), "random", recs); err != nil || got != want {
+		t.Errorf("thrown endgames %d (%v), want the %d losses longer than 20 plies", got, err, want)
+	}
+	if got, _ := ThrownEndgames(v, drawAtPly(-1), "random", recs); got != 0 {
+		t.Errorf("tables that know nothing: %d thrown, want 0", got)
+	}
+	// The opponent's losses are not the player's.
+	if got, _ := ThrownEndgames(v, drawAtPly(20), "alphabeta:2", recs); got > rows[0].Wins {
+		t.Errorf("alphabeta:2 threw %d, more than the %d games it lost", got, rows[0].Wins)
+	}
+	bad := append([]Record(nil), recs...)
+	for i := range bad {
+		bad[i].Player0, bad[i].Player1, bad[i].Winner, bad[i].Moves = "random", "x", 1, "a1 z9"
+	}
+	if _, err := ThrownEndgames(v, drawAtPly(20), "random", bad[:1]); err == nil {
+		t.Error("a record whose moves do not replay: no error")
+	}
+}

@@ -44,8 +44,9 @@ func (c StrengthConfig) validate() error {
 }
 
 // strengthHeader is the columns of metrics/strength.csv: one row per
-// yardstick per measurement.
-var strengthHeader = []string{"generation", "hours", "model", "opponent", "games", "score", "elo", "low", "high", "blockade_losses"}
+// yardstick per measurement. thrown_endgames (arena.ThrownEndgames) is
+// empty in a run without tables.
+var strengthHeader = []string{"generation", "hours", "model", "opponent", "games", "score", "elo", "low", "high", "blockade_losses", "thrown_endgames"}
 
 // strength measures the best model (generation best, after generation g)
 // when strength.every_hours have passed since the last measurement, and
@@ -80,7 +81,7 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 		opponents = append(opponents, arena.AlphaBeta{Depth: d})
 	}
 	s := arena.Strength{Variant: l.v, Player: player, Opponents: opponents, Pairs: c.Pairs,
-		OpeningPlies: l.cfg.Gate.OpeningPlies, Seed: c.Seed, Workers: l.cfg.SelfPlay.Workers}
+		OpeningPlies: l.cfg.Gate.OpeningPlies, Seed: c.Seed, Workers: l.cfg.SelfPlay.Workers, Tables: l.tables}
 	done := 0
 	rows, err := s.Run(ctx, func(opp int, _ *arena.Record) {
 		done++
@@ -91,7 +92,11 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	}
 	hours := l.hours()
 	for _, r := range rows {
-		if err := l.str.add(g, hours, ModelName(best), r.Opponent, r.Games, r.Score, r.Elo, r.Low, r.High, r.BlockadeLosses); err != nil {
+		thrown := ""
+		if r.ThrownEndgames >= 0 {
+			thrown = strconv.Itoa(r.ThrownEndgames)
+		}
+		if err := l.str.add(g, hours, ModelName(best), r.Opponent, r.Games, r.Score, r.Elo, r.Low, r.High, r.BlockadeLosses, thrown); err != nil {
 			return err
 		}
 	}
@@ -138,7 +143,7 @@ func (l *Loop) tableAccuracy(ctx context.Context, g int, hours float64, best int
 		name  string
 		right int
 	}{{"tables:network", all.Policy}, {"tables:search", all.Search}} {
-		if err := l.str.add(g, hours, ModelName(best), r.name, all.Positions, float64(r.right)/n, math.NaN(), math.NaN(), math.NaN(), 0); err != nil {
+		if err := l.str.add(g, hours, ModelName(best), r.name, all.Positions, float64(r.right)/n, math.NaN(), math.NaN(), math.NaN(), 0, ""); err != nil {
 			return err
 		}
 	}

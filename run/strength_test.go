@@ -25,8 +25,8 @@ func TestStrength_TheLoopMeasuresTheBestAgainstAlphaBetaAndPlotsIt(t *testing.T)
 		t.Fatalf("strength rows %v, want 2 measurements x 2 depths", rows)
 	}
 	for i, r := range rows {
-		if want := []string{"alphabeta:1", "alphabeta:2"}[i%2]; r[3] != want || r[4] != "4" {
-			t.Errorf("row %d: %v, want 4 games against %s", i, r, want)
+		if want := []string{"alphabeta:1", "alphabeta:2"}[i%2]; r[3] != want || r[4] != "4" || r[10] != "" {
+			t.Errorf("row %d: %v, want 4 games against %s and no thrown endgames (no tables)", i, r, want)
 		}
 	}
 	if rows[0][2] != "gen-000001" || rows[2][2] != "gen-000002" {
@@ -76,6 +76,10 @@ func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 		got = append(got, r[3])
 		if strings.HasPrefix(r[3], "tables:") && r[4] != strconv.Itoa(len(l.oracle)) {
 			t.Errorf("row %v: want %d positions", r, len(l.oracle))
+		}
+		// With tables the games against alpha-beta count the endgames thrown away.
+		if thrown, err := strconv.Atoi(r[10]); r[3] == "alphabeta:1" && (err != nil || thrown < 0) {
+			t.Errorf("row %v: thrown_endgames %q, want a count", r, r[10])
 		}
 	}
 	if !slices.Equal(got, []string{"alphabeta:1", "tables:network", "tables:search"}) {

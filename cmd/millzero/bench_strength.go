@@ -24,6 +24,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --model runs/nine/models/gen-000117.safetensors --depths 2,4 --pairs 20",
 		"millzero bench strength --run runs/nine --json > strength.json",
 		"millzero bench strength --run runs/nine --depths 6 --games runs/nine/bench-games",
+		"millzero bench strength --run runs/nine --tablebase tables/nine   # also count the endgames it threw away",
 	}, out)
 	var pc playerConfig
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured")
@@ -34,6 +35,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
 	seed := fs.Uint64("seed", 1, "seed of the openings: keep it to compare models on the same positions")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
+	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build): count the lost games in which the model had reached a table position it held (the model plays without them)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
 	gamesDir := fs.String("games", "", "directory to keep every game in, one Parquet file of arena records a depth (as `millzero arena --run` stores them; DuckDB reads them); none without it")
 	rest, err := parseFlags(fs, args)
@@ -72,10 +74,14 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if v.Players != 2 {
 		return fmt.Errorf("variant %s has %d players: the strength benchmark is for two-player variants (arena plays 3-4)", v.Name, v.Players)
 	}
+	prover, err := tablesFor(v, *tables)
+	if err != nil {
+		return err
+	}
 	player := arena.NewSearchPlayer(fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), arena.ArenaSettings(*sims),
 		arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
-		OpeningPlies: *openings, Seed: *seed, Workers: *workers, Dir: *gamesDir}
+		OpeningPlies: *openings, Seed: *seed, Workers: *workers, Dir: *gamesDir, Tables: prover}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

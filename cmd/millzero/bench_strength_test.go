@@ -30,6 +30,14 @@ func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
 			t.Errorf("row %+v: want 4 games in 2 complete pairs", r)
 		}
 	}
+	for _, r := range rows {
+		if r.ThrownEndgames != -1 {
+			t.Errorf("row %+v: thrown endgames counted without --tablebase", r)
+		}
+	}
+	if code, _, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--tablebase", filepath.Join(t.TempDir(), "none")); code == 0 || !strings.Contains(errOut, "--tablebase") {
+		t.Errorf("--tablebase of a missing directory: exit %d, %q: want an error naming the flag", code, errOut)
+	}
 	// --games keeps every game, and they add up to the rows.
 	recs, err := arena.ReadRecordDir(games)
 	if err != nil {
