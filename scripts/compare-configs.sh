@@ -2,7 +2,7 @@
 # compare-configs.sh: train two run configs for the same wall time, with the
 # same seeds, and measure both with the strength benchmark, side by side.
 #
-#   scripts/compare-configs.sh [-m MINUTES] [-s "1 2"] [-p PAIRS] [-d DEPTHS] [-o OUT] A.yaml B.yaml
+#   scripts/compare-configs.sh [-m MINUTES] [-s "1 2"] [-P] [-p PAIRS] [-d DEPTHS] [-o OUT] A.yaml B.yaml
 #
 # A and B are run configs laid over the embedded default (as `millzero train
 # --config` reads them; "default" is the default itself). For every seed the
@@ -11,21 +11,23 @@
 # run's best model meets alpha-beta at the given depths (millzero bench
 # strength, 400 visits a move, the same openings for every run). Runs that
 # finished are not trained again, so an interrupted comparison resumes; the
-# table is printed from OUT/*/strength.json.
+# table is printed from OUT/*/strength.json. -P trains every seed at once
+# (A's runs share one core, B's the other): half the wall time of two
+# seeds, each run on half a core.
 #
 # Needs: python3 with PyYAML (to lay the seed and the time over a config),
 # taskset, and two cores.
 set -euo pipefail
 
-minutes=30 seeds="1 2" pairs=50 depths=2,4,6 out=runs/compare
-while getopts "m:s:p:d:o:h" o; do
+minutes=30 seeds="1 2" pairs=50 depths=2,4,6 out=runs/compare parallel=0
+while getopts "m:s:p:d:o:Ph" o; do
   case $o in
-    m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;;
-    *) sed -n '2,17p' "$0"; exit 2 ;;
+    m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;; P) parallel=1 ;;
+    *) sed -n '2,19p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 2 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,19p' "$0"; exit 2; }
 cd "$(dirname "$0")/.."
 for c in "$@"; do
   [ "$c" = default ] || [ -f "$c" ] || { echo "compare-configs: config $c: no such file" >&2; exit 2; }
@@ -49,8 +51,9 @@ EOF
 name() { [ "$1" = default ] && echo default || basename "$1" .yaml; }
 hours=$(python3 -c "print($minutes/60)")
 
+pids=()
 for s in $seeds; do
-  pids=() core=0
+  core=0
   for c in "$@"; do
     r="$out/$(name "$c")-s$s"
     if [ -f "$r/.trained" ]; then core=$((core + 1)); continue; fi
@@ -60,8 +63,11 @@ for s in $seeds; do
     ( taskset -c $core bin/millzero train --config "$r.yaml" --run "$r" > "$r.log" 2>&1 && touch "$r/.trained" ) &
     pids+=($!) core=$((core + 1))
   done
+  [ $parallel = 1 ] && continue
   for p in "${pids[@]}"; do wait "$p" || { echo "compare: a run failed, see $out/*-s$s.log" >&2; exit 1; }; done
+  pids=()
 done
+for p in "${pids[@]}"; do wait "$p" || { echo "compare: a run failed, see $out/*.log" >&2; exit 1; }; done
 
 # Strength: two runs at a time, one per core.
 runs=()

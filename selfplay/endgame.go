@@ -19,7 +19,9 @@ import (
 // from those with at least 3 a side and at most Settings.EndgamePieces in
 // all, the pieces on random points with nothing in hand, a random side to
 // move. The network plays it with its own searches and the game's result is
-// the outcome, as in any other game; no table is consulted.
+// the outcome, as in any other game; no table is consulted. Its first
+// search.temperature_plies moves are drawn with the temperature, as a
+// game's first moves are.
 //
 // The draw uses a random stream of its own, so a run without endgame starts
 // plays the same games as before they existed.
