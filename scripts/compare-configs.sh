@@ -89,7 +89,11 @@ python3 - "${runs[@]}" <<'EOF'
 import sys, json, csv, os
 print("%-24s %5s %10s  %s" % ("run", "gens", "best", "per depth: score, Elo [95% interval]"))
 for r in sys.argv[1:]:
-    rows = json.load(open(os.path.join(r, "strength.json")))
+    path = os.path.join(r, "strength.json")
+    if not os.path.exists(path):
+        print("%-24s  not measured: no %s (a run with no model yet? see %s.log)" % (os.path.basename(r), path, r))
+        continue
+    rows = json.load(open(path))
     rows = rows.get("rows", rows) if isinstance(rows, dict) else rows
     g = os.path.join(r, "metrics", "generations.csv")
     gens = sum(1 for _ in open(g)) - 1 if os.path.exists(g) else 0
