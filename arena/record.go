@@ -81,6 +81,16 @@ func (r *Record) PlayerAt(seat int) string {
 	return ""
 }
 
+// SeatOf is the seat of the player named player, or -1 when it did not play.
+func (r *Record) SeatOf(player string) int {
+	for s := 0; s < r.Seats(); s++ {
+		if r.PlayerAt(s) == player {
+			return s
+		}
+	}
+	return -1
+}
+
 // Lineup is the players by seat, seat 0 first: "a vs b" (or "a vs b vs c").
 func (r *Record) Lineup() string {
 	names := make([]string, r.Seats())

@@ -349,13 +349,7 @@ func NewTally(cand string) *Tally { return &Tally{cand: cand, half: map[tallyKey
 // round).
 func (t *Tally) Add(r *Record) bool {
 	n := r.Seats()
-	seat := 0
-	for s := 0; s < n; s++ {
-		if r.PlayerAt(s) == t.cand {
-			seat = s
-			break
-		}
-	}
+	seat := max(r.SeatOf(t.cand), 0) // a game without cand counts as seat 0's, as it always has
 	k := tallyKey{r.Match, r.Pair}
 	o := t.half[k]
 	o.games++

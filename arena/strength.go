@@ -150,12 +150,7 @@ func ThrownEndgames(v *engine.Variant, tables mcts.Prover, player string, recs [
 	thrown := 0
 	for i := range recs {
 		r := &recs[i]
-		seat := -1
-		for s := 0; s < r.Seats(); s++ {
-			if r.PlayerAt(s) == player {
-				seat = s
-			}
-		}
+		seat := r.SeatOf(player)
 		if seat < 0 || r.Score(seat) != 0 {
 			continue
 		}
