@@ -14,6 +14,11 @@ func (s *Search) absorb(b *Batch) {
 		path := s.paths[s.pathOff[li]:s.pathOff[li+1]]
 		leaf := path[len(path)-1]
 		s.expand(leaf, b.Legal(int(bi)), b.Priors(int(bi)))
+		first := s.nodes[leaf].first
+		for _, k := range s.repKids[s.repOff[li]:s.repOff[li+1]] {
+			kid := &s.nodes[first+k]
+			kid.state, kid.result = terminal, engine.Draw
+		}
 		if leaf == 0 && s.prover != nil {
 			s.proveRootChildren()
 		}

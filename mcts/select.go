@@ -16,6 +16,8 @@ func (s *Search) gather(b *Batch) {
 	s.leaves = s.leaves[:0]
 	s.paths = s.paths[:0]
 	s.pathOff = append(s.pathOff[:0], 0)
+	s.repKids = s.repKids[:0]
+	s.repOff = append(s.repOff[:0], 0)
 	for attempt := 0; attempt < 2*s.set.BatchSize; attempt++ {
 		root := &s.nodes[0]
 		left := s.set.Simulations - int(root.visits) - int(root.inflight)
@@ -79,6 +81,7 @@ func (s *Search) descend(b *Batch) bool {
 			s.leaves = append(s.leaves, int32(bi))
 			s.paths = append(s.paths, s.path...)
 			s.pathOff = append(s.pathOff, int32(len(s.paths)))
+			s.markRepetitions(&pos, legal)
 			for _, i := range s.path {
 				s.nodes[i].inflight++
 			}
@@ -100,6 +103,30 @@ func (s *Search) descend(b *Batch) bool {
 			idx = c
 		}
 	}
+}
+
+// markRepetitions notes, for the leaf at p that a descent just added
+// (s.hist holding the positions before p), which of its legal actions lead
+// to a position drawn by repetition. Expansion makes those children
+// terminal at once, so selection knows their exact score before visiting
+// them: a network's prior can rule out a move that repeats (3.9e-8 on the
+// one defence of a side three pieces down, in a game the benchmark drew),
+// and a child whose prior is that small is never visited, so the search
+// never saw the draw that ended the game. A repetition needs a position
+// RepetitionDraw-1 times before, each at least two plies back within the
+// run of reversible actions, so a leaf with fewer quiet plies needs no look.
+func (s *Search) markRepetitions(p *engine.Position, legal []engine.Action) {
+	if r := s.v.RepetitionDraw; r > 0 && int(p.Quiet)+1 >= 2*(r-1) {
+		s.hist = append(s.hist, p.Hash)
+		for k, a := range legal {
+			q := s.v.Apply(p, a)
+			if q.Result == engine.Ongoing && s.v.Repetitions(&q, s.hist)+1 >= r {
+				s.repKids = append(s.repKids, int32(k))
+			}
+		}
+		s.hist = s.hist[:len(s.hist)-1]
+	}
+	s.repOff = append(s.repOff, int32(len(s.repKids)))
 }
 
 // classify reports the result of a position reached for the first time if
@@ -125,8 +152,10 @@ func (s *Search) classify(p *engine.Position, reps int) (engine.Result, bool) {
 // urgency: the parent's mean score for seat, less FPUReduction (FPURoot at
 // the root) times the square root of the prior mass already visited. A
 // proven child's Q is its exact score; with two players a child proven lost
-// for seat is never chosen (n is not proven, so some child is not). At the
-// root, forced playouts come first (ForcedPlayoutsK, see forced.go).
+// for seat is never chosen (n is not proven, so some child is not). A
+// terminal child's Q is its exact score too, visited or not (a repetition
+// is known at expansion: markRepetitions). At the root, forced playouts
+// come first (ForcedPlayoutsK, see forced.go).
 func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 	kids := s.nodes[n.first : n.first+int32(n.children)]
 	if atRoot && s.set.ForcedPlayoutsK > 0 {
@@ -160,6 +189,8 @@ func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 			if two && lostFor(k, seat) {
 				continue
 			}
+			q = k.result.Score(seat, s.v.Players)
+		} else if k.state == terminal {
 			q = k.result.Score(seat, s.v.Players)
 		} else if denom := float64(k.visits) + vl*float64(k.inflight); denom > 0 {
 			q = float64(k.valueSum[seat]) / denom

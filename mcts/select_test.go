@@ -287,3 +287,62 @@ func TestTerminal_RepetitionOverHistoryAndPath(t *testing.T) {
 		})
 	}
 }
+
+// losingEvaluator says seat 0 wins every position it is shown, and gives
+// every action a prior of 1 but rare, whose prior is 1e-9: a network that
+// rules a move out.
+type losingEvaluator struct{ rare engine.Action }
+
+func (e losingEvaluator) Evaluate(b *Batch) error {
+	for i := 0; i < b.Len(); i++ {
+		for j, a := range b.Legal(i) {
+			b.Priors(i)[j] = 1
+			if a == e.rare {
+				b.Priors(i)[j] = 1e-9
+			}
+		}
+		o := b.Outcome(i)
+		for j := range o {
+			o[j] = 0
+		}
+		o[0] = 1
+	}
+	return nil
+}
+
+// TestSelect_ARepetitionDrawIsFoundWhateverItsPrior: the side that loses
+// everywhere else has one move that repeats the position a third time, a
+// draw, and the network gives it a prior of 1e-9. The search knows the
+// draw at expansion, so it visits the move and chooses it (a benchmark
+// game was drawn by such a move that the model's search never looked at).
+func TestSelect_ARepetitionDrawIsFoundWhateverItsPrior(t *testing.T) {
+	v := load(t, "three-nodiagonal")
+	p0 := parse(t, v, "O*@O*O@*/@ side:0 hand:0,0 pending:0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:20")
+	cycle := []string{"a3-a2", "b2-b3", "a2-a3", "b3-b2"}
+	g := engine.NewGameFrom(v, p0)
+	for i := 0; i < 7; i++ { // the cycle once, then all but its last move
+		if err := g.Play(action(t, v, &g.Pos, cycle[i%4])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repeat := action(t, v, &g.Pos, "b3-b2") // p0 a third time
+	if q := v.Apply(&g.Pos, repeat); v.Repetitions(&q, append(g.Hashes, g.Pos.Hash))+1 < v.RepetitionDraw {
+		t.Fatal("b3-b2 does not repeat p0 a third time: the test's game is wrong")
+	}
+	s := newSearch(t, v, testSettings(200), 1)
+	s.SetGame(g)
+	if err := s.Run(losingEvaluator{repeat}); err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, s, g.Hashes)
+	r := s.Result()
+	if r.Best != repeat {
+		for i, a := range r.Actions {
+			t.Logf("%s: %d visits", v.FormatAction(a), r.Visits[i])
+		}
+		t.Fatalf("the search chose %s, want the drawing repetition %s", v.FormatAction(r.Best), v.FormatAction(repeat))
+	}
+	if seat1 := r.Value[1]; seat1 < 0.3 {
+		t.Errorf("root value for the side to move %.3f: want near the draw's 0.5", seat1)
+	}
+}

@@ -65,6 +65,8 @@ type Search struct {
 	leaves  []int32  // for each pending leaf: its batch index
 	paths   []int32  // the paths of the pending leaves, concatenated
 	pathOff []int32  // the path of leaf i is paths[pathOff[i]:pathOff[i+1]]
+	repKids []int32  // for the pending leaves: the indices among their legal actions that draw by repetition, concatenated
+	repOff  []int32  // leaf i's are repKids[repOff[i]:repOff[i+1]]
 	legal   [engine.MaxActions]engine.Action
 
 	// The last Result, reused.
