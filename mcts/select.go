@@ -185,12 +185,10 @@ func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 	for i := range kids {
 		k := &kids[i]
 		q := fpu
-		if k.result != engine.Ongoing && s.solving {
-			if two && lostFor(k, seat) {
+		if k.result != engine.Ongoing && (s.solving || k.state == terminal) {
+			if s.solving && two && lostFor(k, seat) {
 				continue
 			}
-			q = k.result.Score(seat, s.v.Players)
-		} else if k.state == terminal {
 			q = k.result.Score(seat, s.v.Players)
 		} else if denom := float64(k.visits) + vl*float64(k.inflight); denom > 0 {
 			q = float64(k.valueSum[seat]) / denom
