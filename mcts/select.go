@@ -120,7 +120,7 @@ func (s *Search) markRepetitions(p *engine.Position, legal []engine.Action) {
 		s.hist = append(s.hist, p.Hash)
 		for k, a := range legal {
 			q := s.v.Apply(p, a)
-			if q.Result == engine.Ongoing && s.v.Repetitions(&q, s.hist)+1 >= r {
+			if q.Result == engine.Ongoing && s.repeated(&q, s.hist) {
 				s.repKids = append(s.repKids, int32(k))
 			}
 		}
