@@ -59,8 +59,9 @@ func NewSearchPlayer(label string, set mcts.Settings, e Evaluation) *SearchPlaye
 
 // MatchSettings are the search settings of a match from a run's (or the
 // default) search settings s: simulations visits per move, no root noise
-// nor forced playouts and the most visited action always (temperature 0),
-// since the openings already vary the games.
+// nor forced playouts, the most visited action always (temperature 0),
+// since the openings already vary the games, and a draw worth its even
+// share (no contempt: self-play's way to vary its games, not a player's).
 func MatchSettings(s mcts.Settings, simulations int) mcts.Settings {
 	s.Simulations = simulations
 	s.DirichletFraction = 0
@@ -68,6 +69,7 @@ func MatchSettings(s mcts.Settings, simulations int) mcts.Settings {
 	s.Temperature = 0
 	s.TemperaturePlies = 0
 	s.FinalTemperature = 0
+	s.Contempt = 0
 	return s
 }
 

@@ -21,5 +21,6 @@ func (s *Search) SetSettings(set Settings) error {
 		s.noised = false // the root is prepared for the other kind of search
 	}
 	s.set = set
+	s.setDraw()
 	return nil
 }

@@ -109,7 +109,7 @@ func (s *Search) prunedPolicy(policy []float32, kids []node, total int32) []floa
 // exact score when the solver has proven it, else its mean score.
 func (s *Search) childQ(c *node, seat int) float64 {
 	if c.result != engine.Ongoing && s.solving {
-		return c.result.Score(seat, s.v.Players)
+		return s.score(c.result, seat)
 	}
 	return float64(c.valueSum[seat]) / float64(c.visits)
 }

@@ -289,7 +289,7 @@ func (s *Search) sigmaQ(n *node, seat int, virtual bool) []float64 {
 		q := math.NaN() // unvisited
 		denom := float64(k.visits) + vl*float64(k.inflight)
 		if k.result != engine.Ongoing && s.solving {
-			q = k.result.Score(seat, s.v.Players)
+			q = s.score(k.result, seat)
 		} else if denom > 0 {
 			q = float64(k.valueSum[seat]) / denom
 		}

@@ -16,7 +16,12 @@ type Result struct {
 	Priors  []float32       // the root priors the search used, noise included (root gumbel: as evaluated, its noise is not in them)
 	Value   [engine.MaxSeats]float32
 	// Value is each seat's expected score at the root (1 win, 1/players
-	// draw, 0 loss): the mean of every playout backed up through it.
+	// draw, 0 loss): the mean of every playout backed up through it. With
+	// contempt the playouts count a draw as less to every seat alike, so
+	// the seats' means sum to 1 less the draws' share times players x
+	// contempt; adding back an even share of that shortfall to each seat
+	// gives the score with a draw at 1/players again, exactly, whatever
+	// the mix of results behind the mean.
 	Visited int           // playouts backed up through the root
 	Best    engine.Action // the most visited action (ties: best value for the mover, then prior), root gumbel: sequential halving's choice; or the proven choice (see Choose)
 	Proven  engine.Result // the root's proven result (see SetProver), or Ongoing
@@ -31,8 +36,16 @@ func (s *Search) Result() *Result {
 	r.Visited = int(root.visits)
 	r.Value = [engine.MaxSeats]float32{}
 	if root.visits > 0 {
+		sum := float32(0)
 		for k := 0; k < s.v.Players; k++ {
 			r.Value[k] = root.valueSum[k] / float32(root.visits)
+			sum += r.Value[k]
+		}
+		if s.set.Contempt != 0 {
+			short := (1 - sum) / float32(s.v.Players)
+			for k := 0; k < s.v.Players; k++ {
+				r.Value[k] += short
+			}
 		}
 	}
 	r.Best = 0

@@ -189,7 +189,7 @@ func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 			if s.solving && two && lostFor(k, seat) {
 				continue
 			}
-			q = k.result.Score(seat, s.v.Players)
+			q = s.score(k.result, seat)
 		} else if denom := float64(k.visits) + vl*float64(k.inflight); denom > 0 {
 			q = float64(k.valueSum[seat]) / denom
 		}

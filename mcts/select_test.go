@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -344,5 +345,95 @@ func TestSelect_ARepetitionDrawIsFoundWhateverItsPrior(t *testing.T) {
 	}
 	if seat1 := r.Value[1]; seat1 < 0.3 {
 		t.Errorf("root value for the side to move %.3f: want near the draw's 0.5", seat1)
+	}
+}
+
+// outcomeEvaluator gives every position the same outcome weights (each
+// seat wins, then draw) and every action the same prior.
+type outcomeEvaluator struct{ outcome []float32 }
+
+func (e outcomeEvaluator) Evaluate(b *Batch) error {
+	for i := 0; i < b.Len(); i++ {
+		for j := range b.Legal(i) {
+			b.Priors(i)[j] = 1
+		}
+		copy(b.Outcome(i), e.outcome)
+	}
+	return nil
+}
+
+// repeatingGame is a moving-phase game of nine, four pieces a side and no
+// mill near, where both sides have moved a piece back and forth: seat 1 is
+// to move, and one of its moves (returned) repeats the position a third
+// time; every other move leaves the game going.
+func repeatingGame(t *testing.T, v *engine.Variant) (*engine.Game, engine.Action) {
+	t.Helper()
+	p0 := parse(t, v, "O*@*O*@*/********/O*@*O*@* side:0 hand:0,0 pending:0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:30")
+	cycle := []string{"a7-d7", "g7-g4", "d7-a7", "g4-g7"}
+	g := engine.NewGameFrom(v, p0)
+	for i := 0; i < 7; i++ {
+		if err := g.Play(action(t, v, &g.Pos, cycle[i%4])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repeat := action(t, v, &g.Pos, "g4-g7")
+	if q := v.Apply(&g.Pos, repeat); v.Repetitions(&q, append(g.Hashes, g.Pos.Hash))+1 < v.RepetitionDraw {
+		t.Fatal("g4-g7 does not repeat the start a third time: the test's game is wrong")
+	}
+	return g, repeat
+}
+
+// TestContempt_EverySideAvoidsADrawItCanAfford: seat 1 can draw at once by
+// repetition, and every other move leads to positions the network gives it
+// 45% of (decisive: no draw). An even draw (0.5) is worth more, so without
+// contempt the search repeats; with contempt 0.1 a draw is worth 0.4 to
+// every seat, and it plays on. Either way the root value it reports is on
+// the even scale: the seats' values sum to 1.
+func TestContempt_EverySideAvoidsADrawItCanAfford(t *testing.T) {
+	v := load(t, "nine")
+	eval := outcomeEvaluator{[]float32{0.55, 0.45, 0}}
+	for _, c := range []struct {
+		contempt float64
+		repeats  bool
+	}{{0, true}, {0.1, false}} {
+		g, repeat := repeatingGame(t, v)
+		set := testSettings(200)
+		set.Contempt = c.contempt
+		s := newSearch(t, v, set, 1)
+		s.SetGame(g)
+		if err := s.Run(eval); err != nil {
+			t.Fatal(err)
+		}
+		r := s.Result()
+		if (r.Best == repeat) != c.repeats {
+			t.Errorf("contempt %v: the search chose %s; want the repetition %s: %v", c.contempt, v.FormatAction(r.Best), v.FormatAction(repeat), c.repeats)
+		}
+		if sum := r.Value[0] + r.Value[1]; math.Abs(float64(sum)-1) > 1e-5 {
+			t.Errorf("contempt %v: root values %v sum to %v, want 1", c.contempt, r.Value[:2], sum)
+		}
+	}
+}
+
+// TestContempt_TheRootValueIsOnTheEvenScale: a network that sees 60% draws
+// everywhere gives each seat 0.5 on the even scale, 0.44 as the search
+// counts with contempt 0.1; Result.Value reports the even 0.5, so the
+// value targets and resignation read the same scale with and without it.
+func TestContempt_TheRootValueIsOnTheEvenScale(t *testing.T) {
+	v := load(t, "nine")
+	set := testSettings(64)
+	set.Contempt = 0.1
+	s := newSearch(t, v, set, 1)
+	if err := s.Run(outcomeEvaluator{[]float32{0.2, 0.2, 0.6}}); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Result()
+	for k := 0; k < 2; k++ {
+		if math.Abs(float64(r.Value[k])-0.5) > 1e-5 {
+			t.Errorf("seat %d: root value %v, want 0.5 on the even scale", k, r.Value[k])
+		}
+	}
+	root := &s.nodes[0]
+	if got := root.valueSum[0] / float32(root.visits); math.Abs(float64(got)-0.44) > 1e-5 {
+		t.Errorf("seat 0's mean as the search counts it %v, want 0.2 + 0.6 x 0.4 = 0.44", got)
 	}
 }

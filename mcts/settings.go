@@ -52,6 +52,9 @@ type Settings struct {
 	FinalTemperature float64 `yaml:"final_temperature"` // temperature of the later plies; 0 takes the most visited action
 	ReuseTree        bool    `yaml:"reuse_tree"`        // keep the chosen subtree for the next move
 
+	// Draws.
+	Contempt float64 `yaml:"contempt"` // a draw is worth 1/players less this to every seat, in the rules' draws and in the network's draw probability, so every side plays to avoid one; 0 off; Result.Value is put back on the even scale (see Result)
+
 	// Proofs.
 	Solver bool `yaml:"solver"` // the MCTS-solver: prove nodes from the rules' terminal positions up the tree, and never choose a proven loss over anything else nor miss a proven win (always on with a Prover, see SetProver)
 
@@ -121,6 +124,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("mcts settings: temperature_plies %d: want 0 or more", s.TemperaturePlies)
 	case s.BatchSize < 1 || s.BatchSize > 4096:
 		return fmt.Errorf("mcts settings: batch_size %d: want 1..4096", s.BatchSize)
+	case !(s.Contempt >= 0 && s.Contempt <= 0.25):
+		return fmt.Errorf("mcts settings: contempt %v: want 0..0.25 (a draw still worth 0 or more with four seats)", s.Contempt)
 	case s.VirtualLoss < 0:
 		return fmt.Errorf("mcts settings: virtual_loss %v: want 0 or more", s.VirtualLoss)
 	}

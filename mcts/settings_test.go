@@ -31,6 +31,8 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 		{"temperature", func(s *Settings) { s.Temperature = -1 }},
 		{"temperature_plies", func(s *Settings) { s.TemperaturePlies = -1 }},
 		{"final_temperature", func(s *Settings) { s.FinalTemperature = -0.5 }},
+		{"contempt", func(s *Settings) { s.Contempt = -0.1 }},
+		{"contempt", func(s *Settings) { s.Contempt = 0.3 }},
 		{"batch_size", func(s *Settings) { s.BatchSize = 0 }},
 		{"virtual_loss", func(s *Settings) { s.VirtualLoss = -1 }},
 		{"root", func(s *Settings) { s.Root = "alphazero" }},
@@ -70,6 +72,7 @@ temperature: 0.8
 temperature_plies: 12
 final_temperature: 0.1
 reuse_tree: false
+contempt: 0.05
 batch_size: 16
 virtual_loss: 2
 root: gumbel
@@ -87,7 +90,7 @@ prune_policy_target: false
 		t.Fatal(err)
 	}
 	want := Settings{Simulations: 800, CPuct: 2.5, FPUReduction: 0.3, FPURoot: 0.1, DirichletAlpha: 0.15,
-		DirichletFraction: 0.2, Temperature: 0.8, TemperaturePlies: 12, FinalTemperature: 0.1, ReuseTree: false, BatchSize: 16, VirtualLoss: 2,
+		DirichletFraction: 0.2, Temperature: 0.8, TemperaturePlies: 12, FinalTemperature: 0.1, ReuseTree: false, Contempt: 0.05, BatchSize: 16, VirtualLoss: 2,
 		Root: RootGumbel, GumbelActions: 8, CVisit: 40, CScale: 0.1, GumbelInterior: InteriorImproved}
 	if set != want {
 		t.Errorf("decoded %+v, want %+v", set, want)

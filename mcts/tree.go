@@ -78,6 +78,7 @@ type Search struct {
 
 	prover   Prover          // exact values of some positions (tables), or nil
 	solving  bool            // the MCTS-solver is on: Settings.Solver, or a prover
+	draw     float32         // what a draw is worth to each seat: 1/players less Settings.Contempt
 	seats    []uint8         // the seat to move at each node of the current descent's path
 	probePos engine.Position // the position handed to prover (a field, so that it does not escape per descent)
 
@@ -95,6 +96,7 @@ func NewSearch(v *engine.Variant, set Settings, seed uint64) (*Search, error) {
 		return nil, err
 	}
 	s := &Search{v: v, set: set, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), solving: set.Solver}
+	s.setDraw()
 	s.SetRoot(v.Start(), nil)
 	return s, nil
 }
