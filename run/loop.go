@@ -438,7 +438,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	}
 	if err := l.gens.add(g, l.hours(), games, t.movesPerSecond(), trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
 		res.Counts(), ModelName(best), eloBest,
-		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL()); err != nil {
+		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies()); err != nil {
 		return err
 	}
 	l.prog.Done("generation %d: %s %s (LLR %.2f, %s %s); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, res.Unit(), res.Counts(), ModelName(best), eloBest)
@@ -447,7 +447,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		return err
 	}
 	// generations.csv last: it is the commit point of a generation.
-	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/elo.png", "metrics/loss.png", "metrics/time.png", "metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
+	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/elo.png", "metrics/loss.png", "metrics/time.png", "metrics/selfplay.png", "metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
 		if _, err := os.Stat(l.wd.path(name)); os.IsNotExist(err) {
 			continue
 		}
@@ -520,7 +520,7 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted session
 	}
-	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro); err == nil {
+	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws); err == nil {
 		err = rerr
 	}
 	if err != nil {

@@ -237,7 +237,8 @@ func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 	return saveFile(path, buf.Bytes())
 }
 
-// plots redraws metrics/elo.png, metrics/loss.png and metrics/time.png.
+// plots redraws metrics/elo.png, metrics/loss.png, metrics/time.png and
+// metrics/selfplay.png.
 func (l *Loop) plots() error {
 	// One line per player of metrics/elo.csv: the best model (rows named
 	// "best", or older rows named by its generation) and the yardsticks.
@@ -287,5 +288,8 @@ func (l *Loop) plots() error {
 	if err := plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss", tr, va); err != nil {
 		return err
 	}
-	return l.plotTime()
+	if err := l.plotTime(); err != nil {
+		return err
+	}
+	return l.plotSelfplay()
 }

@@ -11,15 +11,16 @@ import (
 // generation: the generation's commit point. The newer ones come last, so
 // an older file migrates by name (openSeries).
 var genColumns = []string{"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision",
-	"llr", "pairs", "best", "best_elo", "selfplay_s", "train_s", "gate_s", "ladder_s", "search_kl"}
+	"llr", "pairs", "best", "best_elo", "selfplay_s", "train_s", "gate_s", "ladder_s", "search_kl", "draw_share", "game_plies"}
 
 // phaseColumns are the columns of metrics/phases.csv: one row each time a
 // session ran a phase of a generation (self-play, train, gate or ladder),
 // with its wall seconds and, for self-play, the moves played, the
 // positions recorded and their summed KL divergence of the visit target
-// from the prior, in micro-nats. A generation resumed after a stop sums
-// the rows of every session.
-var phaseColumns = []string{"generation", "phase", "seconds", "moves", "positions", "kl_micro"}
+// from the prior, in micro-nats, and the games finished, their plies and
+// how many were drawn. A generation resumed after a stop sums the rows of
+// every session.
+var phaseColumns = []string{"generation", "phase", "seconds", "moves", "positions", "kl_micro", "games", "plies", "draws"}
 
 // phaseNames are the phases, in the order of a generation.
 var phaseNames = []string{"selfplay", "train", "gate", "ladder"}
@@ -29,7 +30,7 @@ var phaseNames = []string{"selfplay", "train", "gate", "ladder"}
 func (l *Loop) timed(g int, phase string, f func() error) error {
 	start := time.Now()
 	err := f()
-	if rerr := l.phases.add(g, phase, time.Since(start).Seconds(), 0, 0, 0); err == nil {
+	if rerr := l.phases.add(g, phase, time.Since(start).Seconds(), 0, 0, 0, 0, 0, 0); err == nil {
 		err = rerr
 	}
 	return err
@@ -37,9 +38,10 @@ func (l *Loop) timed(g int, phase string, f func() error) error {
 
 // phaseTotal is what every session spent in each phase of one generation.
 type phaseTotal struct {
-	seconds          map[string]float64
-	moves, positions float64
-	klMicro          float64
+	seconds             map[string]float64
+	moves, positions    float64
+	klMicro             float64
+	games, plies, draws float64 // NaN when a session's row has none (a file older than these columns)
 }
 
 // phaseTotals sums generation g's rows of metrics/phases.csv.
@@ -51,16 +53,41 @@ func (l *Loop) phaseTotals(g int) (phaseTotal, error) {
 	}
 	gen := fmt.Sprint(g)
 	sec, moves, pos, kl := ph.column("seconds"), ph.column("moves"), ph.column("positions"), ph.column("kl_micro")
+	games, plies, draws := ph.column("games"), ph.column("plies"), ph.column("draws")
 	for i, r := range ph.rows {
 		if r[0] != gen || math.IsNaN(sec[i]) {
 			continue
 		}
 		t.seconds[r[1]] += sec[i]
-		if r[1] == "selfplay" && !math.IsNaN(moves[i]+pos[i]+kl[i]) {
+		if r[1] != "selfplay" {
+			continue
+		}
+		if !math.IsNaN(moves[i] + pos[i] + kl[i]) {
 			t.moves, t.positions, t.klMicro = t.moves+moves[i], t.positions+pos[i], t.klMicro+kl[i]
 		}
+		// A NaN (an older session's row) makes the sums unknown.
+		t.games, t.plies, t.draws = t.games+games[i], t.plies+plies[i], t.draws+draws[i]
 	}
 	return t, nil
+}
+
+// drawShare is the share of this trainer's self-play games of the
+// generation that were drawn; NaN when it finished none, or a session's
+// row does not say.
+func (t phaseTotal) drawShare() float64 {
+	if !(t.games > 0) {
+		return math.NaN()
+	}
+	return t.draws / t.games
+}
+
+// meanPlies is the mean length, in plies, of this trainer's self-play
+// games of the generation; NaN as for drawShare.
+func (t phaseTotal) meanPlies() float64 {
+	if !(t.games > 0) {
+		return math.NaN()
+	}
+	return t.plies / t.games
 }
 
 // movesPerSecond is self-play's speed over the generation's sessions; NaN
@@ -96,4 +123,22 @@ func (l *Loop) plotTime() error {
 	}
 	return plotLines(filepath.Join(l.dir.Metrics(), "time.png"), "Where a generation's time goes ("+l.v.Name+")",
 		"generation", "seconds", lines...)
+}
+
+// plotSelfplay draws metrics/selfplay.png: the share of each generation's
+// self-play games drawn, in percent, and their mean length, in plies, from
+// metrics/generations.csv: the games settling into repeated draws show
+// there.
+func (l *Loop) plotSelfplay() error {
+	gens, err := l.gens.load()
+	if err != nil {
+		return err
+	}
+	x, share := gens.column("generation"), gens.column("draw_share")
+	for i := range share {
+		share[i] *= 100
+	}
+	return plotLines(filepath.Join(l.dir.Metrics(), "selfplay.png"), "Self-play games ("+l.v.Name+")",
+		"generation", "percent drawn; plies", line{name: "drawn (%)", x: x, y: share},
+		line{name: "mean length (plies)", x: x, y: gens.column("game_plies")})
 }

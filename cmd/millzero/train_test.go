@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -109,6 +111,25 @@ func checkRun(t *testing.T, dir string, gens int) {
 	if len(rows) != gens+1 {
 		t.Fatalf("generations.csv has %d rows, want %d generations:\n%v", len(rows)-1, gens, rows)
 	}
+	// Self-play's draw share and game length: a generation whose games a
+	// killed session played leaves them unknown (an empty cell), never a
+	// wrong figure; the others have them.
+	share, plies := slices.Index(rows[0], "draw_share"), slices.Index(rows[0], "game_plies")
+	known := 0
+	for _, r := range rows[1:] {
+		if r[share] == "" && r[plies] == "" {
+			continue
+		}
+		d, derr := strconv.ParseFloat(r[share], 64)
+		n, nerr := strconv.ParseFloat(r[plies], 64)
+		if derr != nil || nerr != nil || d < 0 || d > 1 || n < 1 {
+			t.Fatalf("generation %s: draw_share %q, game_plies %q: want a share 0..1 and a length of 1 ply or more", r[0], r[share], r[plies])
+		}
+		known++
+	}
+	if share < 0 || plies < 0 || known == 0 {
+		t.Fatalf("generations.csv %v: no generation with its draw share and game length", rows[0])
+	}
 	for g := 0; g < gens; g++ {
 		if rows[g+1][0] != fmt.Sprint(g) {
 			t.Fatalf("row %d is generation %s", g+1, rows[g+1][0])
@@ -168,7 +189,7 @@ func checkRun(t *testing.T, dir string, gens int) {
 			t.Fatalf("%s: %d games, want %d", f, len(recs), 2*cfg.Gate.LadderPairs)
 		}
 	}
-	for _, f := range []string{"metrics/elo.png", "metrics/loss.png", "arena/ratings.csv", "run.yaml"} {
+	for _, f := range []string{"metrics/elo.png", "metrics/loss.png", "metrics/selfplay.png", "arena/ratings.csv", "run.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
