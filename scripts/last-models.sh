@@ -13,7 +13,7 @@
 # and a second call only prints. The table has each model's score per
 # depth, then per run and per arm (the run's name less a trailing -sSEED)
 # the mean over its models and their spread (standard deviation), in
-# points of score.
+# points of score, and per arm the mean's 95% interval from that spread.
 #
 # Needs: python3, taskset, and two cores.
 set -euo pipefail
@@ -85,7 +85,16 @@ for r, rows in runs.items():
     for gen, s in rows:
         print("  %-12s %s" % (gen, "  ".join("%8.1f" % x for x in s)))
     print("  %-12s %s" % ("mean±spread", summary([s for _, s in rows])))
-print("\nper arm, every model of its runs (mean±spread), depths %s:" % ", ".join(depths))
+def interval(rows):
+    # The mean over the models with a 95% interval from their spread
+    # (sample standard deviation / sqrt(models)): the spread holds both
+    # the sampling noise of each score and the moves between generations.
+    out = []
+    for c in zip(*rows):
+        h = 1.96 * statistics.stdev(c) / len(c) ** 0.5 if len(c) > 1 else float("nan")
+        out.append("%5.1f [%5.1f, %5.1f]" % (statistics.mean(c), statistics.mean(c) - h, statistics.mean(c) + h))
+    return "  ".join(out)
+print("\nper arm, every model of its runs, depths %s: mean±spread; mean [95%% interval]" % ", ".join(depths))
 for a, rows in arms.items():
-    print("  %-24s %s  (%d models)" % (a, summary(rows), len(rows)))
+    print("  %-24s %s  %s  (%d models)" % (a, summary(rows), interval(rows), len(rows)))
 EOF
