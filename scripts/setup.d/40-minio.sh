@@ -10,4 +10,11 @@ if command -v minio >/dev/null || [ -x "$gobin/minio" ]; then
 	exit 0
 fi
 echo "setup: building MinIO (go install github.com/minio/minio@latest, a few minutes)"
-nice -n 5 go install github.com/minio/minio@latest
+# The module proxy can time out on a slow network (a TLS handshake timeout
+# was seen here): try again before failing the setup.
+for try in 1 2 3; do
+	nice -n 5 go install github.com/minio/minio@latest && exit 0
+	echo "setup: building MinIO failed (try $try of 3)" >&2
+	[ $try = 3 ] || sleep 15
+done
+exit 1

@@ -12,4 +12,10 @@ for helm in "$(command -v helm || true)" "$bin/helm"; do
 	fi
 done
 echo "installing helm $version into $bin (a few minutes, once)"
-go install "helm.sh/helm/v3/cmd/helm@$version"
+# The module proxy can time out on a slow network: try again before failing.
+for try in 1 2 3; do
+	go install "helm.sh/helm/v3/cmd/helm@$version" && exit 0
+	echo "setup: installing helm failed (try $try of 3)" >&2
+	[ $try = 3 ] || sleep 15
+done
+exit 1
