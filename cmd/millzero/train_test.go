@@ -115,6 +115,9 @@ func checkRun(t *testing.T, dir string, gens int) {
 	// killed session played leaves them unknown (an empty cell), never a
 	// wrong figure; the others have them.
 	share, plies := slices.Index(rows[0], "draw_share"), slices.Index(rows[0], "game_plies")
+	if share < 0 || plies < 0 {
+		t.Fatalf("generations.csv %v: no draw_share or game_plies column", rows[0])
+	}
 	known := 0
 	for _, r := range rows[1:] {
 		if r[share] == "" && r[plies] == "" {
@@ -127,7 +130,7 @@ func checkRun(t *testing.T, dir string, gens int) {
 		}
 		known++
 	}
-	if share < 0 || plies < 0 || known == 0 {
+	if known == 0 {
 		t.Fatalf("generations.csv %v: no generation with its draw share and game length", rows[0])
 	}
 	for g := 0; g < gens; g++ {
