@@ -23,18 +23,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
 bin=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$bin"' EXIT
-go test -c -o "$bin/train.test" ./train
-go test -c -o "$bin/model.test" ./model
-go test -c -o "$bin/engine.test" ./engine
-
-# bench PKG PATTERN CPU: one benchmark run; prints its lines.
-bench() {
-  (cd "$1" && "$bin/$1.test" -test.run '^$' -test.bench "$2" -test.cpu "$3" -test.benchtime "${BENCHTIME:-2s}" | grep '^Benchmark' || true)
-}
-
+trap 'rm -rf "$bin"' EXIT
+for pkg in train model engine; do go test -c -o "$bin/$pkg.test" "./$pkg"; done
 out=$bin/results
 : >"$out"
+
+# bench CORES KIND: the current workload's benchmark at -cpu $cpu,
+# pinned to CORES, its lines appended to $out as "ROUND KIND UNIT line".
+bench() {
+  (cd "$pkg" && taskset -c "$1" "$bin/$pkg.test" -test.run '^$' -test.bench "$pat" -test.cpu "$cpu" \
+    -test.benchtime "${BENCHTIME:-2s}") | grep '^Benchmark' | sed "s|^|$r $2 $unit |" >>"$out"
+}
+
 workloads=(
   "train|BenchmarkTrainStep\$/net=128x2\$/batch=256\$|samples/s"
   "train|BenchmarkTrainStep\$/net=128x2\$/batch=1024\$|samples/s"
@@ -47,12 +47,13 @@ for r in $(seq "$rounds"); do
   echo "round $r of $rounds: load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   for w in "${workloads[@]}"; do
     IFS='|' read -r pkg pat unit <<<"$w"
-    taskset -c 0 bash -c "$(declare -f bench); bin=$bin; bench $pkg '$pat' 1" | sed "s|^|$r alone $unit |" >>"$out"
-    taskset -c 0 bash -c "$(declare -f bench); bin=$bin; bench $pkg '$pat' 1" | sed "s|^|$r pair0 $unit |" >>"$out" &
-    taskset -c 1 bash -c "$(declare -f bench); bin=$bin; bench $pkg '$pat' 1" | sed "s|^|$r pair1 $unit |" >>"$out"
-    wait
+    cpu=1
+    bench 0 alone
+    bench 0 pair0 & first=$!
+    bench 1 pair1
+    wait "$first"
     if [ "$pkg" = train ]; then
-      bench "$pkg" "$pat" 2 | sed "s|^|$r both $unit |" >>"$out"
+      cpu=2 bench 0,1 both
     fi
   done
 done
