@@ -594,7 +594,6 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	if _, err := os.Stat(path); err == nil {
 		return l.lastLosses(g)
 	}
-	t0 := time.Now()
 	var net *model.Network
 	var from *model.Checkpoint
 	for k := g; k >= 1; k-- {
@@ -624,7 +623,6 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 			return 0, 0, err
 		}
 	}
-	t1 := time.Now()
 	lc := l.cfg.Loop
 	for k := max(0, g-lc.WindowGenerations+1); k < g; k++ {
 		// The window's shards, with those the workers added late; older
@@ -641,7 +639,6 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	}
 	defer src.Close()
 	defer vsrc.Close()
-	t2 := time.Now()
 	var rows [][]any
 	trainLoss := math.NaN()
 	every := max(1, lc.Steps/10)
@@ -653,7 +650,6 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	t3 := time.Now()
 	valLoss := math.NaN()
 	if lc.ValBatches > 0 && lc.ValFraction > 0 {
 		if s, err := tr.Validate(vsrc, lc.ValBatches); err == nil {
@@ -663,7 +659,6 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 			l.prog.Done("generation %d: no validation loss: %v", g, err)
 		}
 	}
-	t4 := time.Now()
 	if err := l.replaceLossRows(g, rows); err != nil {
 		return 0, 0, err
 	}
@@ -678,9 +673,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 			return 0, 0, err
 		}
 	}
-	sec := func(a, b time.Time) float64 { return b.Sub(a).Seconds() }
-	l.prog.Done("generation %d training: %d steps in all, loss %.4f, validation %.4f -> %s (trainer %.2fs, window %.2fs, steps %.2fs, validation %.2fs, save %.2fs)",
-		g, tr.Steps(), trainLoss, valLoss, filepath.Base(path), sec(t0, t1), sec(t1, t2), sec(t2, t3), sec(t3, t4), sec(t4, time.Now()))
+	l.prog.Done("generation %d training: %d steps in all, loss %.4f, validation %.4f -> %s", g, tr.Steps(), trainLoss, valLoss, filepath.Base(path))
 	return trainLoss, valLoss, nil
 }
 
