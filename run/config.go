@@ -70,6 +70,31 @@ type LoopConfig struct {
 	ValFraction       float64 `yaml:"val_fraction"`       // fraction of games held out for validation
 	ValBatches        int     `yaml:"val_batches"`        // validation batches per generation (0 = none)
 	Seed              uint64  `yaml:"seed"`               // seeds self-play, training order and openings
+	// Grow widens and deepens the network during the run: from each
+	// step's generation on, the loop trains a network of the step's trunk,
+	// grown from the last checkpoint as the same function (model.Grow).
+	// A network never shrinks: a trunk smaller than the checkpoint's in
+	// either dimension keeps the checkpoint's there.
+	Grow []GrowStep `yaml:"grow"`
+}
+
+// GrowStep is one widening of the network (LoopConfig.Grow).
+type GrowStep struct {
+	Generation int `yaml:"generation"` // the first generation trained at this trunk
+	Width      int `yaml:"width"`      // units of every hidden layer from then on
+	Blocks     int `yaml:"blocks"`     // residual blocks from then on
+}
+
+// trunkAt is the trunk the loop trains at generation g: the model's,
+// widened by every grow step of generation g or earlier.
+func (c *Config) trunkAt(g int) model.Config {
+	m := c.Model
+	for _, s := range c.Loop.Grow {
+		if s.Generation <= g {
+			m = model.Config{Width: s.Width, Blocks: s.Blocks}
+		}
+	}
+	return m
 }
 
 // GateConfig is the arena of the loop: candidate against best, and the
@@ -252,6 +277,19 @@ func (c *Config) validate() error {
 		return fmt.Errorf("gate: opening_plies %d: want 0 or more", g.OpeningPlies)
 	case g.LadderPairs < 0:
 		return fmt.Errorf("gate: ladder_pairs %d: want 0 or more", g.LadderPairs)
+	}
+	prev, prevGen := c.Model, 0
+	for i, s := range l.Grow {
+		m := model.Config{Width: s.Width, Blocks: s.Blocks}
+		switch err := m.Validate(); {
+		case err != nil:
+			return fmt.Errorf("loop: grow step %d: %w", i+1, err)
+		case s.Generation <= prevGen:
+			return fmt.Errorf("loop: grow step %d: generation %d: want 1 or more, after the step before", i+1, s.Generation)
+		case m.Width < prev.Width || m.Blocks < prev.Blocks:
+			return fmt.Errorf("loop: grow step %d: %dx%d after %dx%d: a network only grows (width and blocks no smaller)", i+1, m.Width, m.Blocks, prev.Width, prev.Blocks)
+		}
+		prev, prevGen = m, s.Generation
 	}
 	if err := c.Strength.validate(); err != nil {
 		return err

@@ -343,8 +343,12 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(l.cfg.Loop.Hours*float64(time.Hour)))
 		defer cancel()
 	}
-	l.prog.Done("run %s: %s, network %v, %d games and %d steps a generation", l.loc, l.v.Name,
-		model.NewArch(l.v, l.cfg.Model), l.cfg.Loop.Games, l.cfg.Loop.Steps)
+	grows := ""
+	for _, s := range l.cfg.Loop.Grow {
+		grows += fmt.Sprintf(", %dx%d from generation %d", s.Width, s.Blocks, s.Generation)
+	}
+	l.prog.Done("run %s: %s, network %v%s, %d games and %d steps a generation", l.loc, l.v.Name,
+		model.NewArch(l.v, l.cfg.Model), grows, l.cfg.Loop.Games, l.cfg.Loop.Steps)
 	for {
 		gens, err := l.gens.load()
 		if err != nil {
@@ -606,12 +610,22 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 			break
 		}
 	}
+	trunk := l.cfg.trunkAt(g)
 	if net == nil {
 		var err error
-		net, err = model.New(l.v.Name, model.NewArch(l.v, l.cfg.Model), rand.New(rand.NewPCG(l.cfg.Loop.Seed, 0x6e6574)))
+		net, err = model.New(l.v.Name, model.NewArch(l.v, trunk), rand.New(rand.NewPCG(l.cfg.Loop.Seed, 0x6e6574)))
 		if err != nil {
 			return 0, 0, err
 		}
+	} else if a := from.Net.Arch; trunk.Width > a.Width || trunk.Blocks > a.Blocks {
+		// loop.grow: a network only grows.
+		to := model.Config{Width: max(trunk.Width, a.Width), Blocks: max(trunk.Blocks, a.Blocks)}
+		grown, err := train.GrowCheckpoint(from, to, l.cfg.Loop.Seed^uint64(g))
+		if err != nil {
+			return 0, 0, fmt.Errorf("generation %d: %w", g, err)
+		}
+		from, net = grown, grown.Net.Clone()
+		l.prog.Done("generation %d: the network grows from %v to %v (loop.grow), the same function", g, a, net.Arch)
 	}
 	tr, err := train.New(l.v, net, l.cfg.Train)
 	if err != nil {

@@ -1,0 +1,158 @@
+package model
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func runForward(t *testing.T, n *Network, x []float32, batch int) (policy, outcome []float32) {
+	t.Helper()
+	policy = make([]float32, batch*n.Arch.Actions)
+	outcome = make([]float32, batch*n.Arch.Outcomes)
+	if err := NewForward(n, batch).Run(x, batch, policy, outcome); err != nil {
+		t.Fatal(err)
+	}
+	return policy, outcome
+}
+
+func TestGrowComputesTheSameFunction(t *testing.T) {
+	a := Arch{Inputs: 13, Width: 7, Blocks: 1, Actions: 11, Outcomes: 3}
+	n := randomNetwork(t, a, 4)
+	const batch = 9
+	x := randomSlice(rand.New(rand.NewPCG(1, 2)), batch*a.Inputs)
+	wantP, wantO := runForward(t, n, x, batch)
+	for _, c := range []Config{{Width: 7, Blocks: 1}, {Width: 12, Blocks: 1}, {Width: 7, Blocks: 3}, {Width: 20, Blocks: 2}} {
+		g, err := Grow(n, c, rand.New(rand.NewPCG(5, 6)))
+		if err != nil {
+			t.Fatalf("grow to %+v: %v", c, err)
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("grow to %+v: %v", c, err)
+		}
+		if g.Arch.Width != c.Width || g.Arch.Blocks != c.Blocks {
+			t.Fatalf("grow to %+v: arch %v", c, g.Arch)
+		}
+		gotP, gotO := runForward(t, g, x, batch)
+		if d := maxRelDiff(gotP, wantP); d > 1e-6 {
+			t.Errorf("grow to %+v: policy logits moved by %g", c, d)
+		}
+		if d := maxRelDiff(gotO, wantO); d > 1e-6 {
+			t.Errorf("grow to %+v: outcome logits moved by %g", c, d)
+		}
+		// The graph the trainer builds computes the same as the forward pass.
+		gp, _ := runGraph(t, g, x, batch)
+		if d := maxRelDiff(gp, wantP); d > 1e-4 {
+			t.Errorf("grow to %+v: the graph's policy logits differ by %g", c, d)
+		}
+	}
+}
+
+func TestGrowGivesTheAddedUnitsIncomingWeightsOnly(t *testing.T) {
+	a := Arch{Inputs: 5, Width: 4, Blocks: 1, Actions: 6, Outcomes: 3}
+	n := randomNetwork(t, a, 1)
+	g, err := Grow(n, Config{Width: 6, Blocks: 2}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := g.Params
+	col := func(w []float32, out, k int) (nonzero int) {
+		for r := 0; r < len(w)/out; r++ {
+			if w[r*out+k] != 0 {
+				nonzero++
+			}
+		}
+		return nonzero
+	}
+	row := func(w []float32, out, r int) (nonzero int) {
+		for _, v := range w[r*out : (r+1)*out] {
+			if v != 0 {
+				nonzero++
+			}
+		}
+		return nonzero
+	}
+	// Added unit 5 of the input layer and of block 0 takes weights from
+	// every input.
+	if c := col(p[0].Data, 6, 5); c != 5 {
+		t.Errorf("input layer: added unit has %d of 5 incoming weights", c)
+	}
+	if c := col(p[2].Data, 6, 5); c != 6 {
+		t.Errorf("block 0 fc1: added unit has %d of 6 incoming weights", c)
+	}
+	// ... and sends nothing to the old units, nor to the heads.
+	for _, i := range []int{2, 4} {
+		w := p[i].Data
+		for k := 0; k < 4; k++ {
+			if w[5*6+k] != 0 || w[4*6+k] != 0 {
+				t.Errorf("%s: added unit feeds old unit %d", p[i].Name, k)
+			}
+		}
+	}
+	if r := row(p[10].Data, 6, 5); r != 0 {
+		t.Errorf("policy head: added unit sends %d weights", r)
+	}
+	// The added block: a random first layer, a zero second one.
+	if c := col(p[6].Data, 6, 0); c != 6 {
+		t.Errorf("added block fc1: %d of 6 incoming weights of unit 0", c)
+	}
+	for _, v := range p[8].Data {
+		if v != 0 {
+			t.Fatal("added block fc2 is not zero")
+		}
+	}
+	// The same rng, the same added weights: a network and its moving
+	// average grow alike.
+	h, _ := Grow(n, Config{Width: 6, Blocks: 2}, rand.New(rand.NewPCG(1, 1)))
+	for i := range p {
+		for j := range p[i].Data {
+			if p[i].Data[j] != h.Params[i].Data[j] {
+				t.Fatalf("%s[%d]: two grows with the same seed differ", p[i].Name, j)
+			}
+		}
+	}
+}
+
+func TestGrowRefusesToShrink(t *testing.T) {
+	n := randomNetwork(t, Arch{Inputs: 5, Width: 8, Blocks: 2, Actions: 6, Outcomes: 3}, 1)
+	for _, c := range []Config{{Width: 4, Blocks: 2}, {Width: 8, Blocks: 1}, {Width: 9000, Blocks: 2}} {
+		if _, err := Grow(n, c, rand.New(rand.NewPCG(1, 1))); err == nil {
+			t.Errorf("grow to %+v: no error", c)
+		}
+	}
+	a := n.Arch
+	b := a
+	b.Actions++
+	if err := a.GrowsTo(b); err == nil || !strings.Contains(err.Error(), "only the trunk") {
+		t.Errorf("another action space: %v", err)
+	}
+}
+
+func TestEmbedParamsKeepsEveryValueInPlace(t *testing.T) {
+	a := Arch{Inputs: 3, Width: 2, Blocks: 1, Actions: 4, Outcomes: 3}
+	b := Arch{Inputs: 3, Width: 3, Blocks: 2, Actions: 4, Outcomes: 3}
+	n := randomNetwork(t, a, 2)
+	src := make([][]float32, len(n.Params))
+	for i, p := range n.Params {
+		src[i] = p.Data
+	}
+	dst, err := EmbedParams(a, b, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The policy head (tensor 6 of a, 10 of b): 2x4 rows into 3x4.
+	for r := 0; r < 3; r++ {
+		for k := 0; k < 4; k++ {
+			want := float32(0)
+			if r < 2 {
+				want = src[6][r*4+k]
+			}
+			if dst[10][r*4+k] != want {
+				t.Errorf("policy head [%d,%d] = %v, want %v", r, k, dst[10][r*4+k], want)
+			}
+		}
+	}
+	if _, err := EmbedParams(a, b, src[:3]); err == nil {
+		t.Error("too few tensors: no error")
+	}
+}

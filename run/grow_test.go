@@ -1,0 +1,55 @@
+package run
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/millzero/millzero/model"
+)
+
+// loop.grow: the loop trains the small trunk until the step's generation,
+// then a grown one, which later generations keep.
+func TestLoop_GrowWidensTheNetworkAtItsGeneration(t *testing.T) {
+	text := "variant: three\nmodel: {width: 16, blocks: 1}\n" +
+		"loop: {generations: 3, games: 16, steps: 4, grow: [{generation: 1, width: 24, blocks: 1}, {generation: 2, width: 24, blocks: 2}]}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
+	l := runConfig(t, text)
+	for gen, want := range map[int]model.Config{1: {Width: 16, Blocks: 1}, 2: {Width: 24, Blocks: 1}, 3: {Width: 24, Blocks: 2}} {
+		ck, err := model.LoadCheckpointFor(l.dir.Model(gen), l.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ck.Net.Arch; a.Width != want.Width || a.Blocks != want.Blocks {
+			t.Errorf("model %d: %v, want %dx%d", gen, a, want.Width, want.Blocks)
+		}
+	}
+}
+
+func TestConfig_GrowStepsMustGrow(t *testing.T) {
+	for _, tc := range []struct{ grow, want string }{
+		{"[{generation: 5, width: 64, blocks: 2}]", "a network only grows"},
+		{"[{generation: 5, width: 256, blocks: 1}]", "a network only grows"},
+		{"[{generation: 0, width: 256, blocks: 3}]", "generation 0"},
+		{"[{generation: 5, width: 256, blocks: 3}, {generation: 5, width: 512, blocks: 3}]", "grow step 2: generation 5"},
+		{"[{generation: 5, width: 0, blocks: 3}]", "width 0"},
+	} {
+		_, err := loadConfigText(t, "loop: {grow: "+tc.grow+"}\n")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("grow %s: %v, want an error with %q", tc.grow, err, tc.want)
+		}
+	}
+	c, err := loadConfigText(t, "loop: {grow: [{generation: 5, width: 256, blocks: 3}]}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3}) {
+		t.Errorf("trunk at 4: %+v, at 5: %+v", c.trunkAt(4), c.trunkAt(5))
+	}
+}
+
+func loadConfigText(t *testing.T, text string) (Config, error) {
+	t.Helper()
+	c, _, err := LoadConfig(writeFile(t, t.TempDir(), "c.yaml", text))
+	return c, err
+}
