@@ -19,7 +19,7 @@ import (
 // once it has games and checkpoints, by key prefix, with the reason.
 var fixedSettings = []struct{ prefix, why string }{
 	{"variant", "the run's games and checkpoints are of its variant; start a new --run"},
-	{"model.", "the run's checkpoints have its network shape; start a new --run for another"},
+	{"model.", "the run's checkpoints have its network shape; grow it with loop.grow (the same function, then trained on), or start a new --run"},
 	{"train.optimizer", "the run's checkpoints hold the optimizer's state, which another optimizer cannot resume"},
 }
 
