@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 )
 
@@ -85,17 +84,14 @@ func Grow(n *Network, c Config, rng *rand.Rand) (*Network, error) {
 		g.Params[i].Data = dst[i]
 	}
 	for j, l := range b.layers() {
-		w := g.Params[l.w].Data
-		std := math.Sqrt(2 / float64(l.in))
 		newBlock := j > 2*a.Blocks && j <= 2*b.Blocks
 		switch {
 		case !l.relu:
 			continue // heads: their outputs are the old ones, the added rows stay zero
 		case newBlock && l.residual:
 			continue // zero: the added block starts as the identity
-		case l.residual:
-			std *= 0.25
 		}
+		w, std := g.Params[l.w].Data, l.initStd()
 		// The added output units of this layer, or all of an added block's
 		// first layer, take random incoming weights.
 		from := a.Width

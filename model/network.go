@@ -148,19 +148,24 @@ func New(variant string, a Arch, rng *rand.Rand) (*Network, error) {
 	}
 	n := &Network{Variant: variant, Arch: a, Encoder: EncoderVersion, Params: a.zeroParams()}
 	for _, l := range a.layers() {
-		std := math.Sqrt(2 / float64(l.in))
-		switch {
-		case l.residual:
-			std *= 0.25
-		case !l.relu:
-			std = math.Sqrt(1 / float64(l.in))
-		}
+		std := l.initStd()
 		w := n.Params[l.w].Data
 		for i := range w {
 			w[i] = float32(rng.NormFloat64() * std)
 		}
 	}
 	return n, nil
+}
+
+// initStd is the deviation of the random initial weights of l (New, Grow).
+func (l layer) initStd() float64 {
+	switch {
+	case l.residual:
+		return 0.25 * math.Sqrt(2/float64(l.in))
+	case !l.relu:
+		return math.Sqrt(1 / float64(l.in))
+	}
+	return math.Sqrt(2 / float64(l.in))
 }
 
 // Tiny is the magnitude below which weights are set to zero: far above

@@ -28,9 +28,9 @@ func GrowCheckpoint(c *model.Checkpoint, m model.Config, seed uint64) (*model.Ch
 	for _, p := range c.Extra {
 		byName[p.Name] = p
 	}
-	// tensors gathers prefix+name of every network tensor from the extras,
-	// or reports that there are none of prefix.
-	tensors := func(prefix string) ([][]float32, bool, error) {
+	// tensors gathers prefix+name of every network tensor from the extras;
+	// nil when there are none of prefix.
+	tensors := func(prefix string) ([][]float32, error) {
 		out := make([][]float32, len(c.Net.Params))
 		found := 0
 		for i, p := range c.Net.Params {
@@ -41,19 +41,19 @@ func GrowCheckpoint(c *model.Checkpoint, m model.Config, seed uint64) (*model.Ch
 		}
 		switch found {
 		case 0:
-			return nil, false, nil
+			return nil, nil
 		case len(out):
-			return out, true, nil
+			return out, nil
 		}
-		return nil, false, fmt.Errorf("grow checkpoint: %d of %d tensors %s*", found, len(out), prefix)
+		return nil, fmt.Errorf("grow checkpoint: %d of %d tensors %s*", found, len(out), prefix)
 	}
 	g := &model.Checkpoint{Net: net, Generation: c.Generation, Steps: c.Steps, Meta: c.Meta}
 	grown := map[string]bool{}
-	trained, ok, err := tensors(trainedPrefix)
+	trained, err := tensors(trainedPrefix)
 	if err != nil {
 		return nil, err
 	}
-	if ok {
+	if trained != nil {
 		tn := c.Net.Clone()
 		for i := range tn.Params {
 			tn.Params[i].Data = trained[i]
@@ -68,11 +68,11 @@ func GrowCheckpoint(c *model.Checkpoint, m model.Config, seed uint64) (*model.Ch
 		}
 	}
 	for _, prefix := range momentPrefixes {
-		src, ok, err := tensors(prefix)
+		src, err := tensors(prefix)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
+		if src == nil {
 			continue
 		}
 		dst, err := model.EmbedParams(a, b, src)
