@@ -96,3 +96,32 @@ func TestLoadConfig_EveryExperimentConfigIsValid(t *testing.T) {
 		}
 	}
 }
+
+// nine-long is the one-hour default with no time limit, a growth step and
+// a longer strength schedule (its header says so): every other setting
+// follows configs/runs/nine.yaml, whose values are the measured ones.
+func TestLoadConfig_NineLongIsTheDefaultGrown(t *testing.T) {
+	_, base, err := LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, long, err := LoadConfig("nine-long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := configChanges(base, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, ch := range changes {
+		keys = append(keys, ch[:strings.Index(ch, ":")])
+	}
+	want := []string{"loop.grow", "loop.hours", "strength.depths", "strength.every_hours"}
+	if strings.Join(keys, " ") != strings.Join(want, " ") {
+		t.Errorf("nine-long differs from the default in %q, want only %q", changes, want)
+	}
+	if c.Loop.Hours != 0 || len(c.Loop.Grow) == 0 {
+		t.Errorf("nine-long: hours %v, grow %v; want no time limit and a growth step", c.Loop.Hours, c.Loop.Grow)
+	}
+}
