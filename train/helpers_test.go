@@ -110,7 +110,7 @@ func gradients(t testing.TB, tr *Trainer, batch []dataset.Sample) [][]float32 {
 	out := make([][]float32, len(tr.net.Params))
 	for i := range out {
 		for w := range tr.workers {
-			tr.combine(w, i)
+			tr.combine(w, len(tr.workers), i)
 		}
 		out[i] = append([]float32(nil), tr.gbuf[i]...)
 	}

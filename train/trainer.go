@@ -69,17 +69,21 @@ type Trainer struct {
 	done  chan struct{}
 	work  []dataset.Sample // the batch of the phase being run
 	alive bool
-	split *splitter // with one worker on several cores: its products' helpers
+	// behind is true while the helpers take an optimizer step that Fit
+	// handed them (phaseUpdateBehind); settle waits for it.
+	behind bool
+	split  *splitter // with one worker on several cores: its products' helpers
 }
 
 // phase is a part of a step that every worker runs on its own share.
 type phase int
 
 const (
-	phaseForward phase = iota // fill the inputs, run the graph: losses and gradients
-	phaseLoss                 // fill the inputs, run the graph's losses only
-	phaseUpdate               // average the gradients, take the optimizer step
-	phaseStop                 // end the helper goroutine
+	phaseForward      phase = iota // fill the inputs, run the graph: losses and gradients
+	phaseLoss                      // fill the inputs, run the graph's losses only
+	phaseUpdate                    // average the gradients, take the optimizer step
+	phaseUpdateBehind              // the same on the helpers alone, while Fit reads the next batch
+	phaseStop                      // end the helper goroutine
 )
 
 // worker is one graph of the trainer and the rows of the batch it takes.
@@ -263,7 +267,9 @@ func (t *Trainer) runPhase(p phase, w int) {
 		wk := t.workers[w]
 		wk.err = t.forwardWorker(wk, t.work[wk.lo:wk.hi], p == phaseForward)
 	case phaseUpdate:
-		t.update(w)
+		t.update(w, len(t.workers))
+	case phaseUpdateBehind:
+		t.update(w-1, len(t.workers)-1)
 	}
 }
 
@@ -273,6 +279,7 @@ func (t *Trainer) Close() error {
 	if !t.alive {
 		return nil
 	}
+	t.settle()
 	t.alive = false
 	if t.split != nil {
 		t.split.close()
@@ -416,6 +423,7 @@ func (t *Trainer) forward(batch []dataset.Sample, grads bool) (Stats, error) {
 	if !t.alive {
 		return Stats{}, errors.New("trainer is closed")
 	}
+	t.settle()
 	t.work = batch
 	if grads {
 		t.parallel(phaseForward)
@@ -453,11 +461,12 @@ func (t *Trainer) forward(batch []dataset.Sample, grads bool) (Stats, error) {
 	return s, nil
 }
 
-// update takes the optimizer step on worker w's share of every tensor,
-// with the gradients averaged by combine.
-func (t *Trainer) update(w int) {
+// update takes the optimizer step on share k of n of every tensor, with
+// the gradients averaged by combine. Each weight's arithmetic is the same
+// whatever the shares, so the weights do not depend on them.
+func (t *Trainer) update(k, n int) {
 	for i, p := range t.net.Params {
-		lo, hi := t.combine(w, i)
+		lo, hi := t.combine(k, n, i)
 		t.opt.update(i, p.Data, t.gbuf[i], lo, hi)
 		if t.ema != nil {
 			average(t.ema[i][lo:hi], p.Data[lo:hi], t.emaDecay)
@@ -476,13 +485,12 @@ func average(e, p []float32, d float32) {
 }
 
 // combine averages the workers' gradients of tensor i, weighted by rows
-// (the gradient of the batch's mean loss), into t.gbuf[i], on worker w's
-// share lo..hi-1 of the tensor. With one worker t.gbuf[i] is its gradient.
-func (t *Trainer) combine(w, i int) (lo, hi int) {
-	n := len(t.workers)
+// (the gradient of the batch's mean loss), into t.gbuf[i], on share k of
+// n, lo..hi-1, of the tensor. With one worker t.gbuf[i] is its gradient.
+func (t *Trainer) combine(k, n, i int) (lo, hi int) {
 	size := len(t.net.Params[i].Data)
-	lo, hi = size*w/n, size*(w+1)/n
-	if n == 1 {
+	lo, hi = size*k/n, size*(k+1)/n
+	if len(t.workers) == 1 {
 		t.gbuf[i] = t.workers[0].gdata[i]
 		return lo, hi
 	}
@@ -505,6 +513,13 @@ var ErrNonFiniteLoss = errors.New("train: the loss is not finite")
 // non-finite loss is an error (ErrNonFiniteLoss) naming the step, and the
 // step is not applied.
 func (t *Trainer) Step(batch []dataset.Sample) (Stats, error) {
+	return t.step(batch, false)
+}
+
+// step is Step. With behind and helper goroutines, it hands the optimizer
+// step to the helpers and returns without waiting (Fit reads the next
+// batch meanwhile); the next forward pass, settle or Close waits for it.
+func (t *Trainer) step(batch []dataset.Sample, behind bool) (Stats, error) {
 	s, err := t.forward(batch, true)
 	if err != nil {
 		return Stats{}, fmt.Errorf("train step %d: %w", t.steps, err)
@@ -521,9 +536,27 @@ func (t *Trainer) Step(batch []dataset.Sample) (Stats, error) {
 	// first generations' average is not mostly the random initial weights
 	// (the schedule of TensorFlow's ExponentialMovingAverage).
 	t.emaDecay = float32(min(t.cfg.WeightEMA, float64(1+t.steps)/float64(10+t.steps)))
-	t.parallel(phaseUpdate)
+	if behind && len(t.jobs) > 0 {
+		for _, ch := range t.jobs {
+			ch <- phaseUpdateBehind
+		}
+		t.behind = true
+	} else {
+		t.parallel(phaseUpdate)
+	}
 	t.steps++
 	return s, nil
+}
+
+// settle waits for the optimizer step handed to the helpers, if any.
+func (t *Trainer) settle() {
+	if !t.behind {
+		return
+	}
+	for range t.jobs {
+		<-t.done
+	}
+	t.behind = false
 }
 
 // Loss evaluates the loss on a batch of exactly BatchSize samples without
@@ -555,12 +588,17 @@ func readBatch(src Source, batch []dataset.Sample) error {
 // early when src ends (io.EOF is not an error) or ctx is done. After every
 // reportEvery steps (and the last) it calls report, if not nil, with the
 // mean statistics since the previous report. It returns the steps taken.
-// It reads each batch between the steps: reading the next one on a
-// goroutine of its own during a step was measured no faster on two quiet
-// cores (BenchmarkFitFromWindow): the reader held up the step's goroutines.
+// With more than one worker, the helper goroutines take each optimizer
+// step while this one reads the next batch, and the next step's graphs
+// wait for it; the weights are those of stepping batch by batch. (Reading
+// the next batch on a goroutine of its own during a whole step was
+// measured no faster on two quiet cores, BenchmarkFitFromWindow: the
+// reader held up the step's goroutines.)
 func (t *Trainer) Fit(ctx context.Context, src Source, steps, reportEvery int, report func(step int64, s Stats)) (int, error) {
+	defer t.settle()
 	var acc Stats
 	flush := func() {
+		t.settle()
 		if report != nil && acc.Samples > 0 {
 			report(t.steps, acc.mean())
 		}
@@ -578,7 +616,7 @@ func (t *Trainer) Fit(ctx context.Context, src Source, steps, reportEvery int, r
 			}
 			return n, err
 		}
-		s, err := t.Step(t.batch)
+		s, err := t.step(t.batch, true)
 		if err != nil {
 			flush()
 			return n, err

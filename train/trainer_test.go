@@ -255,39 +255,47 @@ func TestFitStopsAtTheEndOfTheSource(t *testing.T) {
 	}
 }
 
-// Fit's steps are those of stepping batch by batch in src's order, a Fit
-// that ends at its step count reads no further, and a done context stops
-// it before a step.
+// Fit's steps are those of stepping batch by batch in src's order, bit for
+// bit, on one worker and on several (where the helpers take each optimizer
+// step while Fit reads the next batch), a Fit that ends at its step count
+// reads no further, and a done context stops it before a step.
 func TestFitTakesTheStepsOfReadingOneBatchAtATime(t *testing.T) {
 	v := mustVariant(t, "nine")
-	c := DefaultConfig()
-	c.BatchSize = 16
 	samples := randomSamples(t, v, 200, 4)
-	fitted := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 3), c)
-	src := &sliceSource{s: samples}
-	if n, err := fitted.Fit(t.Context(), src, 7, 0, nil); err != nil || n != 7 {
-		t.Fatalf("Fit: %d steps, %v; want 7", n, err)
-	}
-	if src.i != 7*c.BatchSize {
-		t.Errorf("Fit of 7 steps read %d samples, want %d", src.i, 7*c.BatchSize)
-	}
-	stepped := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 3), c)
-	for k := 0; k < 7; k++ {
-		if _, err := stepped.Step(samples[k*c.BatchSize : (k+1)*c.BatchSize]); err != nil {
-			t.Fatal(err)
+	for _, threads := range []int{1, 2, 3} {
+		c := DefaultConfig()
+		c.BatchSize = 16
+		c.Threads = threads
+		c.WeightEMA = 0.9
+		fitted := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 3), c)
+		src := &sliceSource{s: samples}
+		if n, err := fitted.Fit(t.Context(), src, 7, 3, func(int64, Stats) {}); err != nil || n != 7 {
+			t.Fatalf("threads %d: Fit: %d steps, %v; want 7", threads, n, err)
 		}
-	}
-	for i, p := range fitted.net.Params {
-		for j, w := range p.Data {
-			if q := stepped.net.Params[i].Data[j]; w != q {
-				t.Fatalf("%s[%d]: Fit %v, batch by batch %v", p.Name, j, w, q)
+		if src.i != 7*c.BatchSize {
+			t.Errorf("threads %d: Fit of 7 steps read %d samples, want %d", threads, src.i, 7*c.BatchSize)
+		}
+		stepped := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 3), c)
+		for k := 0; k < 7; k++ {
+			if _, err := stepped.Step(samples[k*c.BatchSize : (k+1)*c.BatchSize]); err != nil {
+				t.Fatal(err)
 			}
 		}
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if n, err := fitted.Fit(ctx, src, 5, 0, nil); !errors.Is(err, context.Canceled) || n != 0 {
-		t.Errorf("Fit with a cancelled context: %d steps, %v; want none and the context's error", n, err)
+		a, b := fitted.Checkpoint(1), stepped.Checkpoint(1)
+		want := append(b.Net.Params, b.Extra...)
+		for i, p := range append(a.Net.Params, a.Extra...) {
+			q := want[i]
+			for j, w := range p.Data {
+				if w != q.Data[j] {
+					t.Fatalf("threads %d: %s[%d]: Fit %v, batch by batch %v", threads, p.Name, j, w, q.Data[j])
+				}
+			}
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if n, err := fitted.Fit(ctx, src, 5, 0, nil); !errors.Is(err, context.Canceled) || n != 0 {
+			t.Errorf("threads %d: Fit with a cancelled context: %d steps, %v; want none and the context's error", threads, n, err)
+		}
 	}
 }
 
