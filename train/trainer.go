@@ -47,7 +47,8 @@ func (s Stats) String() string {
 // in all: one graph per worker (Config.Threads), each taking its share of
 // the batch's rows on its own goroutine, all sharing the network's weight
 // slices. Their gradients (Gorgonia's symbolic ones) are averaged, weighted
-// by rows, and the optimizer step is split over the workers too. It updates
+// by rows, and the optimizer step is split over the workers too (in Fit,
+// the helpers take it while the next batch is read). It updates
 // the network's weights in place. It is not safe for concurrent use;
 // evaluate with a copy (Network().Clone()) in other goroutines.
 type Trainer struct {
