@@ -114,10 +114,10 @@ func BenchmarkTrainStepGonumBLAS(b *testing.B) {
 }
 
 // BenchmarkFitFromWindow is the loop's training phase in small: Fit's
-// steps of the run config's network (128x2, batch 256) on batches read from
-// a shuffled, augmented window over four generations of Parquet shards, as
-// the loop reads them: the step's cost with the reading's beside it
-// (compare BenchmarkTrainStep).
+// steps of the run config's network (128x2, batch 256) and of the one
+// nine-long grows into (256x3) on batches read from a shuffled, augmented
+// window over four generations of Parquet shards, as the loop reads them:
+// the step's cost with the reading's beside it (compare BenchmarkTrainStep).
 func BenchmarkFitFromWindow(b *testing.B) {
 	v := mustVariant(b, "nine")
 	dir := b.TempDir()
@@ -135,20 +135,24 @@ func BenchmarkFitFromWindow(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	c := DefaultConfig()
-	tr := newTrainer(b, v, newNet(b, v, model.Config{Width: 128, Blocks: 2}, 1), c)
-	src, err := dataset.OpenWindow(dir, dataset.WindowOptions{Shuffle: 4096, Augment: true, Repeat: true, Seed: 1, FullOnly: true, Variant: v})
-	if err != nil {
-		b.Fatal(err)
+	for _, net := range []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}} {
+		b.Run(fmt.Sprintf("net=%dx%d", net.Width, net.Blocks), func(b *testing.B) {
+			c := DefaultConfig()
+			tr := newTrainer(b, v, newNet(b, v, net, 1), c)
+			src, err := dataset.OpenWindow(dir, dataset.WindowOptions{Shuffle: 4096, Augment: true, Repeat: true, Seed: 1, FullOnly: true, Variant: v})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer src.Close()
+			if _, err := tr.Fit(b.Context(), src, 2, 0, nil); err != nil { // the first step makes the buffers
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			if _, err := tr.Fit(b.Context(), src, b.N, 0, nil); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N*c.BatchSize)/b.Elapsed().Seconds(), "samples/s")
+		})
 	}
-	defer src.Close()
-	if _, err := tr.Fit(b.Context(), src, 2, 0, nil); err != nil { // the first step makes the buffers
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	if _, err := tr.Fit(b.Context(), src, b.N, 0, nil); err != nil {
-		b.Fatal(err)
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.N*c.BatchSize)/b.Elapsed().Seconds(), "samples/s")
 }
