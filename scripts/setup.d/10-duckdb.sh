@@ -3,6 +3,8 @@
 set -euo pipefail
 dir=dataset/testdata/duckdb
 [ -f "$dir/package.json" ] || exit 0
-# npm ci refuses this lock: it holds only the linux-x64 build of the optional
-# native bindings, the one the registry here serves; install keeps its pins.
-[ -d "$dir/node_modules" ] || npm install --prefix "$dir" --no-audit --no-fund
+# npm ci installs exactly the lock and never rewrites it (npm install did,
+# adding the other platforms' native bindings to a lock that held only
+# linux-x64's, which left every fresh checkout changed after make setup);
+# the lock now lists every platform's, and npm fetches only this one's.
+[ -d "$dir/node_modules" ] || npm ci --prefix "$dir" --no-audit --no-fund
