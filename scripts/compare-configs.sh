@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# compare-configs.sh: train two run configs for the same wall time, with the
-# same seeds, and measure both with the strength benchmark, side by side.
+# compare-configs.sh: train run configs for the same wall time, with the
+# same seeds, and measure them with the strength benchmark, side by side.
 #
-#   scripts/compare-configs.sh [-m MINUTES] [-s "1 2"] [-P] [-p PAIRS] [-d DEPTHS] [-o OUT] A.yaml B.yaml
+#   scripts/compare-configs.sh [-m MINUTES] [-s "1 2"] [-P] [-p PAIRS] [-d DEPTHS] [-o OUT] A.yaml B.yaml [C.yaml ...]
 #
-# A and B are run configs laid over the embedded default (as `millzero train
-# --config` reads them; "default" is the default itself). For every seed the
-# two runs train at the same time, each pinned to a core of its own
+# A, B, ... are run configs laid over the embedded default (as `millzero
+# train --config` reads them; "default" is the default itself). For every
+# seed the two runs train at the same time, each pinned to a core of its own
 # (taskset), so whatever else the machine does slows both alike; then each
 # run's best model meets alpha-beta at the given depths (millzero bench
 # strength, 400 visits a move, the same openings for every run). Runs that
 # finished are not trained again, so an interrupted comparison resumes; the
-# table is printed from OUT/*/strength.json. -P trains every seed at once
-# (A's runs share one core, B's the other): half the wall time of two
-# seeds, each run on half a core.
+# table is printed from OUT/*/strength.json. -P trains every run at once,
+# pinned to the cores in turn (seed by seed, config by config): with two
+# configs A's runs share one core and B's the other, half the wall time of
+# two seeds, each run on half a core; with three configs and two seeds each
+# core holds one run of every config, a third of a core a run (give it 1.5
+# times the minutes for the same core-minutes). More than two configs need -P.
 #
 # Needs: python3 with PyYAML (to lay the seed and the time over a config),
 # taskset, and two cores.
@@ -23,11 +26,12 @@ minutes=30 seeds="1 2" pairs=50 depths=2,4,6 out=runs/compare parallel=0
 while getopts "m:s:p:d:o:Ph" o; do
   case $o in
     m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;; P) parallel=1 ;;
-    *) sed -n '2,19p' "$0"; exit 2 ;;
+    *) sed -n '2,21p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 2 ] || { sed -n '2,19p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,21p' "$0"; exit 2; }
+[ $# -eq 2 ] || [ $parallel = 1 ] || { echo "compare-configs: $# configs need -P (two cores, one run of each config on each)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 for c in "$@"; do
   [ "$c" = default ] || [ -f "$c" ] || { echo "compare-configs: config $c: no such file" >&2; exit 2; }
@@ -51,17 +55,17 @@ EOF
 name() { [ "$1" = default ] && echo default || basename "$1" .yaml; }
 hours=$(python3 -c "print($minutes/60)")
 
-pids=()
+pids=() core=0
 for s in $seeds; do
-  core=0
+  [ $parallel = 1 ] || core=0
   for c in "$@"; do
     r="$out/$(name "$c")-s$s"
-    if [ -f "$r/.trained" ]; then core=$((core + 1)); continue; fi
+    if [ -f "$r/.trained" ]; then core=$(((core + 1) % 2)); continue; fi
     mkdir -p "$r"
     overlay "$c" "$s" "$hours" > "$r.yaml"
     echo "compare: training $r on core $core for $minutes minutes"
     ( taskset -c $core bin/millzero train --config "$r.yaml" --run "$r" > "$r.log" 2>&1 && touch "$r/.trained" ) &
-    pids+=($!) core=$((core + 1))
+    pids+=($!) core=$(((core + 1) % 2))
   done
   [ $parallel = 1 ] && continue
   for p in "${pids[@]}"; do wait "$p" || { echo "compare: a run failed, see $out/*-s$s.log" >&2; exit 1; }; done
