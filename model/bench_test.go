@@ -38,22 +38,32 @@ func BenchmarkForward(b *testing.B) {
 }
 
 // BenchmarkEvaluate is the whole evaluator (features, forward, softmaxes)
-// at batch 64 on nine men's morris.
+// at batch 64 on nine men's morris: the default network (256x3) and the run
+// config's (128x2), each with the board's features and with the mills'
+// (model.features 1 and 2), whose cost is the encoding's and the wider
+// first layer's.
 func BenchmarkEvaluate(b *testing.B) {
 	v := mustVariant(b, "nine")
-	n, _ := New(v.Name, NewArch(v, DefaultConfig()), rand.New(rand.NewPCG(1, 2)))
-	e, err := NewEvaluator(v, n, 64, true, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
 	batch := positionsBatch(b, v, 64, 1)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := e.Evaluate(batch); err != nil {
-			b.Fatal(err)
+	for _, c := range []Config{DefaultConfig(), {Width: 128, Blocks: 2}} {
+		for _, enc := range []int{EncoderBoard, EncoderMill} {
+			c.Features = enc
+			b.Run(fmt.Sprintf("net=%dx%d/features=%d", c.Width, c.Blocks, enc), func(b *testing.B) {
+				n, _ := New(v.Name, NewArch(v, c), rand.New(rand.NewPCG(1, 2)))
+				e, err := NewEvaluator(v, n, 64, true, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := e.Evaluate(batch); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "positions/s")
+			})
 		}
 	}
-	b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "positions/s")
 }
 
 func TestBenchReportsEveryBatch(t *testing.T) {

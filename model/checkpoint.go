@@ -80,7 +80,7 @@ func (c *Checkpoint) Save(path string) error {
 		meta["variant_spec"] = n.Spec
 	}
 	meta["architecture"] = string(arch)
-	meta["encoder_version"] = strconv.Itoa(n.Encoder)
+	meta["encoder_version"] = strconv.Itoa(n.Arch.Encoder)
 	meta["generation"] = strconv.Itoa(c.Generation)
 	meta["steps"] = strconv.FormatInt(c.Steps, 10)
 	header["__metadata__"] = meta
@@ -198,7 +198,10 @@ func (c *Checkpoint) CheckVariant(v *engine.Variant) error {
 	} else if n.Variant != v.Name {
 		return fmt.Errorf("%w: a network for variant %q, not %q", ErrCheckpoint, n.Variant, v.Name)
 	}
-	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks})
+	if err := CheckEncoder(n.Arch.Encoder); err != nil {
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
+	}
+	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks, Features: n.Arch.Encoder})
 	if n.Arch != want {
 		return fmt.Errorf("%w: architecture %v does not fit variant %s (want %v)", ErrCheckpoint, n.Arch, v.Name, want)
 	}
@@ -246,9 +249,10 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 	if err != nil {
 		return nil, bad("encoder_version %q: %v", meta["encoder_version"], err)
 	}
-	if enc != EncoderVersion {
-		return nil, bad("trained on features of encoder version %d, this build encodes version %d", enc, EncoderVersion)
+	if CheckEncoder(enc) != nil {
+		return nil, bad("trained on features of encoder version %d, this build encodes versions %d to %d", enc, EncoderBoard, EncoderVersion)
 	}
+	arch.Encoder = enc
 	c := &Checkpoint{Meta: map[string]string{}}
 	if c.Generation, err = strconv.Atoi(meta["generation"]); err != nil {
 		return nil, bad("generation %q: %v", meta["generation"], err)
@@ -313,7 +317,7 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 			return nil, bad("variant %q, but its variant_spec is of %q", meta["variant"], v.Name)
 		}
 	}
-	n := &Network{Variant: meta["variant"], Spec: meta["variant_spec"], Arch: arch, Encoder: enc, Params: arch.zeroParams()}
+	n := &Network{Variant: meta["variant"], Spec: meta["variant_spec"], Arch: arch, Params: arch.zeroParams()}
 	for i, p := range n.Params {
 		ti, ok := tensors[p.Name]
 		if !ok {

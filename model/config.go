@@ -10,6 +10,17 @@ type Config struct {
 	// Blocks is the number of residual blocks after the input layer; each
 	// block is two Width×Width layers and a skip connection.
 	Blocks int `yaml:"blocks"`
+	// Features is the feature encoder of a new network (EncoderBoard,
+	// EncoderMill); 0 is EncoderBoard, the only one before there were two.
+	Features int `yaml:"features"`
+}
+
+// Encoder is the feature encoder the configuration names.
+func (c Config) Encoder() int {
+	if c.Features == 0 {
+		return EncoderBoard
+	}
+	return c.Features
 }
 
 // DefaultConfig is sized for two cores: about 1.2 million multiply-adds per
@@ -23,6 +34,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model config: width %d: want 1..8192", c.Width)
 	case c.Blocks < 0 || c.Blocks > 64:
 		return fmt.Errorf("model config: blocks %d: want 0..64", c.Blocks)
+	case c.Features != 0 && CheckEncoder(c.Features) != nil:
+		return fmt.Errorf("model config: features %d: want %d (the board) or %d (the board and the mills)", c.Features, EncoderBoard, EncoderMill)
 	}
 	return nil
 }

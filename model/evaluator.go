@@ -39,8 +39,8 @@ func NewEvaluator(v *engine.Variant, n *Network, maxBatch int, randomSymmetry bo
 	if err := (&Checkpoint{Net: n}).CheckVariant(v); err != nil {
 		return nil, fmt.Errorf("evaluator: %w", err)
 	}
-	if n.Encoder != EncoderVersion {
-		return nil, fmt.Errorf("evaluator: network of feature encoder %d, this build encodes %d", n.Encoder, EncoderVersion)
+	if err := CheckEncoder(n.Arch.Encoder); err != nil {
+		return nil, fmt.Errorf("evaluator: %w", err)
 	}
 	if maxBatch < 1 {
 		return nil, fmt.Errorf("evaluator: batch %d: want 1 or more", maxBatch)
@@ -70,9 +70,9 @@ func (e *Evaluator) Evaluate(b *mcts.Batch) error {
 				s := e.pick()
 				e.syms[i-lo] = uint8(s)
 				q := e.v.MapPosition(s, *p)
-				Encode(e.v, &q, b.Repetitions(i), row)
+				Encode(e.v, a.Encoder, &q, b.Repetitions(i), row)
 			} else {
-				Encode(e.v, p, b.Repetitions(i), row)
+				Encode(e.v, a.Encoder, p, b.Repetitions(i), row)
 			}
 		}
 		if err := e.fwd.Run(e.x, hi-lo, e.policy, e.outcome); err != nil {

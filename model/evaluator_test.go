@@ -49,7 +49,7 @@ func TestEvaluatorAnswersSoftmaxOverLegalLogitsAndAbsoluteSeats(t *testing.T) {
 			ol := make([]float32, a.Outcomes)
 			for i := 0; i < b.Len(); i++ {
 				p := b.Position(i)
-				Encode(v, p, b.Repetitions(i), x)
+				Encode(v, a.Encoder, p, b.Repetitions(i), x)
 				f.Run(x, 1, pl, ol)
 				var z float64
 				for _, act := range b.Legal(i) {

@@ -1,15 +1,37 @@
 package model
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/millzero/millzero/engine"
 )
 
-// EncoderVersion numbers the feature encoding below. Change it whenever
-// Encode changes meaning, so that a checkpoint trained on other features
-// is refused.
-const EncoderVersion = 1
+// The feature encoders this build has, numbered as checkpoints record
+// them (encoder_version). A network is trained and evaluated with one
+// (Arch.Encoder); a new number comes with any change of meaning, so that a
+// checkpoint trained on other features is refused, and the old numbers
+// stay readable.
+const (
+	// EncoderBoard is the board, the counters and the phase (below).
+	EncoderBoard = 1
+	// EncoderMill is EncoderBoard's features followed by what a small
+	// network finds costly to compute from the points alone: for each
+	// relative seat, the empty points that would complete a line of its
+	// pieces, its pieces that have an empty neighbour, and how many
+	// moves along the lines it has.
+	EncoderMill = 2
+	// EncoderVersion is the newest encoder.
+	EncoderVersion = EncoderMill
+)
+
+// CheckEncoder reports whether this build encodes features of version enc.
+func CheckEncoder(enc int) error {
+	if enc < EncoderBoard || enc > EncoderVersion {
+		return fmt.Errorf("feature encoder %d: this build encodes %d to %d", enc, EncoderBoard, EncoderVersion)
+	}
+	return nil
+}
 
 // The features of a position, all from the point of view of the seat to
 // move: relative seat r is absolute seat (side + r) mod players, so r = 0
@@ -30,17 +52,27 @@ const EncoderVersion = 1
 //	      scaled by the variant's limit (1 at the limit)
 //	2R    the previous turn's rotation, one-hot by ring*2+dir
 //	S     seat order: the absolute seat to move, one-hot
+//
+// EncoderMill adds, per relative seat r:
+//
+//	P     point i is empty and completes a line with two of r's pieces
+//	P     point i has a piece of r with an empty neighbour
+//	1     r's moves along the lines (piece, empty neighbour pairs) / (2·pieces)
 const (
 	seatFeatures   = 6
 	phaseFeatures  = 4
 	scalarFeatures = 4
 )
 
-// FeatureSize is the number of features Encode writes for a position of v.
-func FeatureSize(v *engine.Variant) int {
+// FeatureSize is the number of features encoder enc writes for a position
+// of v (CheckEncoder tells which exist).
+func FeatureSize(v *engine.Variant, enc int) int {
 	n := (v.Players+1)*v.Board.Points + seatFeatures*v.Players + phaseFeatures + scalarFeatures + v.Players
 	if v.Board.Rotating {
 		n += 2 * v.Board.Rings
+	}
+	if enc >= EncoderMill {
+		n += v.Players * (2*v.Board.Points + 1)
 	}
 	return n
 }
@@ -58,11 +90,12 @@ func scaled(count, limit, fallback int) float32 {
 	return x
 }
 
-// Encode writes the features of position p of v into dst, which must hold
-// FeatureSize(v) values. repetitions is the number of earlier occurrences
-// of p in its game (engine.Variant.Repetitions). It allocates nothing.
-func Encode(v *engine.Variant, p *engine.Position, repetitions int, dst []float32) {
-	n := FeatureSize(v)
+// Encode writes the features of encoder enc (CheckEncoder) of position p
+// of v into dst, which must hold FeatureSize(v, enc) values. repetitions is
+// the number of earlier occurrences of p in its game
+// (engine.Variant.Repetitions). It allocates nothing.
+func Encode(v *engine.Variant, enc int, p *engine.Position, repetitions int, dst []float32) {
+	n := FeatureSize(v, enc)
 	dst = dst[:n]
 	clear(dst)
 	pts, players := v.Board.Points, v.Players
@@ -121,6 +154,40 @@ func Encode(v *engine.Variant, p *engine.Position, repetitions int, dst []float3
 	}
 	if side < players {
 		dst[o+side] = 1
+	}
+	if enc >= EncoderMill {
+		encodeMill(v, p, dst[o+players:])
+	}
+}
+
+// encodeMill writes EncoderMill's features, per relative seat: the points
+// that would complete one of its lines, its pieces that can move along
+// the lines, and the count of such moves.
+func encodeMill(v *engine.Variant, p *engine.Position, dst []float32) {
+	b := v.Board
+	pts, players, side := b.Points, v.Players, int(p.Side)
+	empty := b.All &^ p.Occupied()
+	for r := 0; r < players; r++ {
+		f := dst[r*(2*pts+1) : (r+1)*(2*pts+1)]
+		own := p.Pieces[(side+r)%players]
+		var closing uint32
+		for _, l := range b.Lines {
+			if bits.OnesCount32(l&own) == 2 {
+				closing |= l & empty
+			}
+		}
+		for m := closing; m != 0; m &= m - 1 {
+			f[bits.TrailingZeros32(m)] = 1
+		}
+		moves := 0
+		for m := own; m != 0; m &= m - 1 {
+			i := bits.TrailingZeros32(m)
+			if k := bits.OnesCount32(b.Adjacent[i] & empty); k > 0 {
+				f[pts+i] = 1
+				moves += k
+			}
+		}
+		f[2*pts] = scaled(moves, 2*v.Pieces, 1)
 	}
 }
 

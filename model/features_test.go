@@ -33,8 +33,12 @@ func TestFeaturesAreSizedByTheBoard(t *testing.T) {
 		{"moulin-rouge", 3*24 + 12 + 8 + 6 + 2},   // 2 players, rings
 	} {
 		v := mustVariant(t, c.variant)
-		if got := FeatureSize(v); got != c.want {
+		if got := FeatureSize(v, EncoderBoard); got != c.want {
 			t.Errorf("%s: FeatureSize %d, want %d", c.variant, got, c.want)
+		}
+		// EncoderMill adds two planes and a count per seat.
+		if got, want := FeatureSize(v, EncoderMill), c.want+v.Players*(2*v.Board.Points+1); got != want {
+			t.Errorf("%s: FeatureSize of EncoderMill %d, want %d", c.variant, got, want)
 		}
 	}
 }
@@ -48,10 +52,10 @@ func TestFeaturesAreFromTheSideToMove(t *testing.T) {
 	q.Side = 1
 	q.Pieces[0], q.Pieces[1] = p.Pieces[1], p.Pieces[0]
 	q.Hand[0], q.Hand[1] = p.Hand[1], p.Hand[0]
-	a := make([]float32, FeatureSize(v))
-	b := make([]float32, FeatureSize(v))
-	Encode(v, &p, 0, a)
-	Encode(v, &q, 0, b)
+	a := make([]float32, FeatureSize(v, EncoderBoard))
+	b := make([]float32, FeatureSize(v, EncoderBoard))
+	Encode(v, EncoderBoard, &p, 0, a)
+	Encode(v, EncoderBoard, &q, 0, b)
 	n := len(a) - v.Players // all but the seat-order one-hot agree
 	for i := 0; i < n; i++ {
 		if a[i] != b[i] {
@@ -71,26 +75,39 @@ func TestFeaturesPermuteWithTheBoardSymmetries(t *testing.T) {
 	for _, name := range []string{"nine", "three", "moulin-rouge-3"} {
 		v := mustVariant(t, name)
 		pts := v.Board.Points
-		a := make([]float32, FeatureSize(v))
-		b := make([]float32, FeatureSize(v))
+		a := make([]float32, FeatureSize(v, EncoderMill))
+		b := make([]float32, FeatureSize(v, EncoderMill))
+		board := FeatureSize(v, EncoderBoard) // where EncoderMill's own features start
 		for trial := 0; trial < 20; trial++ {
 			p := randomPosition(v, rng, rng.IntN(40))
 			sym := rng.IntN(v.NumSymmetries())
 			q := v.MapPosition(sym, p)
-			Encode(v, &p, 1, a)
-			Encode(v, &q, 1, b)
-			for plane := 0; plane <= v.Players; plane++ {
+			Encode(v, EncoderMill, &p, 1, a)
+			Encode(v, EncoderMill, &q, 1, b)
+			plane := func(at int) {
 				for pt := 0; pt < pts; pt++ {
-					if a[plane*pts+pt] != b[plane*pts+v.MapPoint(sym, pt)] {
-						t.Fatalf("%s symmetry %d: plane %d point %d does not follow the map", name, sym, plane, pt)
+					if a[at+pt] != b[at+v.MapPoint(sym, pt)] {
+						t.Fatalf("%s symmetry %d: the plane at %d, point %d, does not follow the map", name, sym, at, pt)
 					}
 				}
 			}
-			o := (v.Players + 1) * pts
-			for i := o; i < o+seatFeatures*v.Players+phaseFeatures+scalarFeatures; i++ {
+			same := func(i int) {
 				if a[i] != b[i] {
 					t.Fatalf("%s symmetry %d: scalar feature %d changed from %v to %v", name, sym, i, a[i], b[i])
 				}
+			}
+			for k := 0; k <= v.Players; k++ {
+				plane(k * pts)
+			}
+			o := (v.Players + 1) * pts
+			for i := o; i < o+seatFeatures*v.Players+phaseFeatures+scalarFeatures; i++ {
+				same(i)
+			}
+			for r := 0; r < v.Players; r++ {
+				at := board + r*(2*pts+1)
+				plane(at)
+				plane(at + pts)
+				same(at + 2*pts)
 			}
 		}
 	}
@@ -99,21 +116,72 @@ func TestFeaturesPermuteWithTheBoardSymmetries(t *testing.T) {
 func TestEncodeAllocatesNothing(t *testing.T) {
 	v := mustVariant(t, "moulin-rouge-4")
 	p := randomPosition(v, rand.New(rand.NewPCG(1, 1)), 30)
-	dst := make([]float32, FeatureSize(v))
-	if n := testing.AllocsPerRun(100, func() { Encode(v, &p, 0, dst) }); n != 0 {
+	dst := make([]float32, FeatureSize(v, EncoderMill))
+	if n := testing.AllocsPerRun(100, func() { Encode(v, EncoderMill, &p, 0, dst) }); n != 0 {
 		t.Errorf("Encode allocates %v times", n)
 	}
 }
 
-func TestOutcomeClassesRoundTrip(t *testing.T) {
-	for players := 2; players <= 4; players++ {
-		for side := 0; side < players; side++ {
-			for class := 0; class <= players; class++ {
-				r := RelativeOutcome(class, side, players)
-				if AbsoluteOutcome(r, side, players) != class || (class == side) != (r == 0) || (class == players) != (r == players) {
-					t.Errorf("players %d side %d class %d: relative %d", players, side, class, r)
+// EncoderMill's features begin with EncoderBoard's, and say from each
+// seat's side which empty points would complete one of its lines, which of
+// its pieces can slide, and how many slides it has (the board's numbering
+// is drawn in engine/board.go).
+func TestEncoderMill_MillPointsAndMobility(t *testing.T) {
+	v := mustVariant(t, "nine")
+	pts := v.Board.Points
+	for _, c := range []struct {
+		name         string
+		own, other   uint32  // pieces of the seat to move and of the other
+		closing      uint32  // points that complete a line of the seat to move
+		otherClosing uint32  // of the other
+		ownMobile    uint32  // its pieces with an empty neighbour
+		otherMobile  uint32  // the other's
+		ownMoves     float32 // its slides
+		otherMoves   float32
+	}{
+		// a7 and d7 of the seat to move: g7 completes the top line. a7
+		// slides to a4, d7 to g7 and d6; the other's g4 to g7, g1, f4.
+		{"open line", 1<<0 | 1<<1, 1 << 3, 1 << 2, 0, 1<<0 | 1<<1, 1 << 3, 3, 3},
+		// The other seat on g7 blocks the line and opens its own, g7-g4,
+		// to g1; on a4 it shuts a7 in. g7's neighbours are d7 and g4, both
+		// held: it cannot slide either.
+		{"blocked line, a piece shut in", 1<<0 | 1<<1, 1<<2 | 1<<3 | 1<<7, 0, 1 << 4, 1 << 1, 1<<3 | 1<<7, 1, 4},
+	} {
+		p := v.Start()
+		p.Hand[0], p.Hand[1] = 0, 0
+		p.Pieces[0], p.Pieces[1] = c.own, c.other
+		board := make([]float32, FeatureSize(v, EncoderBoard))
+		mill := make([]float32, FeatureSize(v, EncoderMill))
+		Encode(v, EncoderBoard, &p, 0, board)
+		Encode(v, EncoderMill, &p, 0, mill)
+		for i, x := range board {
+			if mill[i] != x {
+				t.Fatalf("%s: feature %d: %v with EncoderMill, %v with EncoderBoard", c.name, i, mill[i], x)
+			}
+		}
+		f := mill[len(board):]
+		seat := func(r int) []float32 { return f[r*(2*pts+1) : (r+1)*(2*pts+1)] }
+		for i := 0; i < pts; i++ {
+			for _, w := range []struct {
+				what string
+				got  float32
+				set  uint32
+			}{
+				{"completes a line of the seat to move", seat(0)[i], c.closing},
+				{"completes a line of the other seat", seat(1)[i], c.otherClosing},
+				{"a piece of the seat to move can slide", seat(0)[pts+i], c.ownMobile},
+				{"a piece of the other seat can slide", seat(1)[pts+i], c.otherMobile},
+			} {
+				if want := float32(w.set >> i & 1); w.got != want {
+					t.Errorf("%s: point %d %s: %v, want %v", c.name, i, w.what, w.got, want)
 				}
 			}
+		}
+		if got, want := seat(0)[2*pts], c.ownMoves/18; got != want {
+			t.Errorf("%s: slides of the seat to move %v, want %v", c.name, got, want)
+		}
+		if got, want := seat(1)[2*pts], c.otherMoves/18; got != want {
+			t.Errorf("%s: slides of the other seat %v, want %v", c.name, got, want)
 		}
 	}
 }

@@ -79,7 +79,7 @@ func Grow(n *Network, c Config, rng *rand.Rand) (*Network, error) {
 	if err != nil {
 		return nil, fmt.Errorf("network for %s: %w", n.Variant, err)
 	}
-	g := &Network{Variant: n.Variant, Spec: n.Spec, Arch: b, Encoder: n.Encoder, Params: b.zeroParams()}
+	g := &Network{Variant: n.Variant, Spec: n.Spec, Arch: b, Params: b.zeroParams()}
 	for i := range g.Params {
 		g.Params[i].Data = dst[i]
 	}

@@ -15,6 +15,10 @@ import (
 // Arch is the shape of a network: everything that decides the sizes of its
 // tensors.
 type Arch struct {
+	// Encoder is the feature encoder (EncoderBoard, EncoderMill): how a
+	// position becomes the Inputs. Checkpoints record it apart from the
+	// architecture, as encoder_version.
+	Encoder  int `json:"-"`
 	Inputs   int `json:"inputs"`   // features per position (FeatureSize)
 	Width    int `json:"width"`    // units of every hidden layer
 	Blocks   int `json:"blocks"`   // residual blocks of two layers each
@@ -24,7 +28,7 @@ type Arch struct {
 
 // NewArch is the architecture of a network for variant v with trunk c.
 func NewArch(v *engine.Variant, c Config) Arch {
-	return Arch{Inputs: FeatureSize(v), Width: c.Width, Blocks: c.Blocks,
+	return Arch{Encoder: c.Encoder(), Inputs: FeatureSize(v, c.Encoder()), Width: c.Width, Blocks: c.Blocks,
 		Actions: v.NumActions(), Outcomes: v.Players + 1}
 }
 
@@ -109,10 +113,9 @@ type Network struct {
 	// Spec is the variant's resolved spec (engine.Spec.Canonical), which
 	// a checkpoint carries so that the variant is rebuilt from it rather
 	// than looked up by name; "" for networks of older checkpoints.
-	Spec    string
-	Arch    Arch
-	Encoder int     // the feature-encoder version the weights were trained with
-	Params  []Param // in the order of Arch.layers: weight, bias, weight, ...
+	Spec   string
+	Arch   Arch    // Arch.Encoder is the feature encoder the weights were trained with
+	Params []Param // in the order of Arch.layers: weight, bias, weight, ...
 }
 
 // paramNames names the tensors of each layer, as in the checkpoints.
@@ -146,7 +149,10 @@ func New(variant string, a Arch, rng *rand.Rand) (*Network, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("new network for %s: %w", variant, err)
 	}
-	n := &Network{Variant: variant, Arch: a, Encoder: EncoderVersion, Params: a.zeroParams()}
+	if a.Encoder == 0 {
+		a.Encoder = EncoderBoard // as Config.Encoder reads an unset encoder
+	}
+	n := &Network{Variant: variant, Arch: a, Params: a.zeroParams()}
 	for _, l := range a.layers() {
 		std := l.initStd()
 		w := n.Params[l.w].Data

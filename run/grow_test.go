@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,20 +9,23 @@ import (
 )
 
 // loop.grow: the loop trains the small trunk until the step's generation,
-// then a grown one, which later generations keep.
+// then a grown one, which later generations keep; every model is of the
+// config's feature encoder (model.features), the grown ones too.
 func TestLoop_GrowWidensTheNetworkAtItsGeneration(t *testing.T) {
-	text := "variant: three\nmodel: {width: 16, blocks: 1}\n" +
-		"loop: {generations: 3, games: 16, steps: 4, grow: [{generation: 1, width: 24, blocks: 1}, {generation: 2, width: 24, blocks: 2}]}\n" +
-		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
-		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
-	l := runConfig(t, text)
-	for gen, want := range map[int]model.Config{1: {Width: 16, Blocks: 1}, 2: {Width: 24, Blocks: 1}, 3: {Width: 24, Blocks: 2}} {
-		ck, err := model.LoadCheckpointFor(l.dir.Model(gen), l.v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a := ck.Net.Arch; a.Width != want.Width || a.Blocks != want.Blocks {
-			t.Errorf("model %d: %v, want %dx%d", gen, a, want.Width, want.Blocks)
+	for _, features := range []int{model.EncoderBoard, model.EncoderMill} {
+		text := fmt.Sprintf("variant: three\nmodel: {width: 16, blocks: 1, features: %d}\n", features) +
+			"loop: {generations: 3, games: 16, steps: 4, grow: [{generation: 1, width: 24, blocks: 1}, {generation: 2, width: 24, blocks: 2}]}\n" +
+			"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+			"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
+		l := runConfig(t, text)
+		for gen, want := range map[int]model.Config{1: {Width: 16, Blocks: 1}, 2: {Width: 24, Blocks: 1}, 3: {Width: 24, Blocks: 2}} {
+			ck, err := model.LoadCheckpointFor(l.dir.Model(gen), l.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := ck.Net.Arch; a.Width != want.Width || a.Blocks != want.Blocks || a.Encoder != features || a.Inputs != model.FeatureSize(l.v, features) {
+				t.Errorf("features %d: model %d: %+v, want %dx%d of encoder %d", features, gen, a, want.Width, want.Blocks, features)
+			}
 		}
 	}
 }
@@ -43,7 +47,7 @@ func TestConfig_GrowStepsMustGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3}) {
+	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2, Features: 1}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: 1}) {
 		t.Errorf("trunk at 4: %+v, at 5: %+v", c.trunkAt(4), c.trunkAt(5))
 	}
 }

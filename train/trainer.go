@@ -123,8 +123,8 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	if err := c.CheckVariant(v); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
-	if net.Encoder != model.EncoderVersion {
-		return nil, fmt.Errorf("trainer: network of feature encoder %d, this build encodes %d", net.Encoder, model.EncoderVersion)
+	if err := model.CheckEncoder(net.Arch.Encoder); err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	n := c.Workers()
 	model.UseFastBLASThreads(1)
@@ -318,7 +318,7 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 		if int(s.Position.Side) >= v.Players || s.Outcome < 0 || s.Outcome > v.Players {
 			return fmt.Errorf("sample %d of game %s: side %d, outcome %d of %d players", s.Ply, s.GameID, s.Position.Side, s.Outcome, v.Players)
 		}
-		model.Encode(v, &s.Position, s.Repetitions, wk.x[i*a.Inputs:(i+1)*a.Inputs])
+		model.Encode(v, a.Encoder, &s.Position, s.Repetitions, wk.x[i*a.Inputs:(i+1)*a.Inputs])
 		mask := wk.mask[i*a.Actions : (i+1)*a.Actions]
 		for j := range mask {
 			mask[j] = model.MaskedLogit

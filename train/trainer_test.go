@@ -21,7 +21,7 @@ func referenceLoss(t *testing.T, v *engine.Variant, n *model.Network, c Config, 
 	f := model.NewForward(n, len(batch))
 	x := make([]float32, len(batch)*a.Inputs)
 	for i := range batch {
-		model.Encode(v, &batch[i].Position, batch[i].Repetitions, x[i*a.Inputs:(i+1)*a.Inputs])
+		model.Encode(v, a.Encoder, &batch[i].Position, batch[i].Repetitions, x[i*a.Inputs:(i+1)*a.Inputs])
 	}
 	pl := make([]float32, len(batch)*a.Actions)
 	ol := make([]float32, len(batch)*a.Outcomes)

@@ -31,7 +31,7 @@ func TestValueMix_TheOutcomeTargetMixesResultAndRootValue(t *testing.T) {
 	f := model.NewForward(net, len(batch))
 	x := make([]float32, len(batch)*a.Inputs)
 	for i := range batch {
-		model.Encode(v, &batch[i].Position, batch[i].Repetitions, x[i*a.Inputs:(i+1)*a.Inputs])
+		model.Encode(v, a.Encoder, &batch[i].Position, batch[i].Repetitions, x[i*a.Inputs:(i+1)*a.Inputs])
 	}
 	pl, ol := make([]float32, len(batch)*a.Actions), make([]float32, len(batch)*a.Outcomes)
 	if err := f.Run(x, len(batch), pl, ol); err != nil {

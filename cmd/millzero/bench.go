@@ -36,6 +36,7 @@ func runBench(args []string, out io.Writer) error {
 	batches := fs.String("batches", "1,16,64,256", "model: batch sizes to measure")
 	width := fs.Int("width", model.DefaultConfig().Width, "model, selfplay: network width")
 	blocks := fs.Int("blocks", model.DefaultConfig().Blocks, "model, selfplay: residual blocks")
+	features := fs.Int("features", model.EncoderBoard, "model, selfplay: the feature encoder (1 the board; 2 the board and the mills, as model.features)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -51,7 +52,7 @@ func runBench(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	mc := model.Config{Width: *width, Blocks: *blocks}
+	mc := model.Config{Width: *width, Blocks: *blocks, Features: *features}
 	if err := mc.Validate(); err != nil {
 		return err
 	}

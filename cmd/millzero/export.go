@@ -76,7 +76,7 @@ func runExport(args []string, out io.Writer) error {
 	a := ck.Net.Arch
 	fmt.Fprintf(out, "wrote %s (%.1f MB): %s, %v, generation %d from %s (%s)\n", *outPath, float64(st.Size())/1e6,
 		v.Name, a, ck.Generation, filepath.Clean(path), why)
-	fmt.Fprintf(out, "input  %s [batch, %d]: model.Encode features, encoder version %d\n", onnx.InputFeatures, a.Inputs, ck.Net.Encoder)
+	fmt.Fprintf(out, "input  %s [batch, %d]: model.Encode features, encoder version %d\n", onnx.InputFeatures, a.Inputs, a.Encoder)
 	fmt.Fprintf(out, "output %s [batch, %d]: raw logits; mask to the legal actions, then softmax\n", onnx.OutputPolicy, a.Actions)
 	fmt.Fprintf(out, "output %s [batch, %d]: win of the seat to move, of each next seat in turn, draw (softmax)\n", onnx.OutputOutcome, a.Outcomes)
 	return nil

@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/millzero/millzero/model"
 )
 
 // pythonWithONNX is a Python 3 that imports the onnx package: the one on
@@ -56,7 +54,7 @@ func TestONNXChecker_AcceptsTheExportedFile(t *testing.T) {
 			if got.IRVersion != IRVersion || got.Opsets[""] != Opset || len(got.Opsets) != 1 {
 				t.Errorf("IR version %d, opsets %v: want %d and {\"\": %d}", got.IRVersion, got.Opsets, IRVersion, Opset)
 			}
-			if got.Metadata["variant"] != name || got.Metadata["encoder_version"] != fmt.Sprint(model.EncoderVersion) || got.Metadata["generation"] != "5" {
+			if got.Metadata["variant"] != name || got.Metadata["encoder_version"] != fmt.Sprint(n.Arch.Encoder) || got.Metadata["generation"] != "5" {
 				t.Errorf("metadata variant %q encoder %q generation %q", got.Metadata["variant"], got.Metadata["encoder_version"], got.Metadata["generation"])
 			}
 			want := map[string]string{

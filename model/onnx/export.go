@@ -54,7 +54,7 @@ func Metadata(v *engine.Variant, n *model.Network, info Info) [][2]string {
 		{"variant", n.Variant},
 		{"variant_spec", v.Spec.Canonical()},
 		{"variant_hash", v.Spec.Hash()},
-		{"encoder_version", strconv.Itoa(n.Encoder)},
+		{"encoder_version", strconv.Itoa(a.Encoder)},
 		{"architecture", string(arch)},
 		{"generation", strconv.Itoa(info.Generation)},
 		{"steps", strconv.FormatInt(info.Steps, 10)},
@@ -62,7 +62,7 @@ func Metadata(v *engine.Variant, n *model.Network, info Info) [][2]string {
 		{"features", strconv.Itoa(a.Inputs)},
 		{"actions", strconv.Itoa(a.Actions)},
 		{"outcomes", strconv.Itoa(a.Outcomes)},
-		{"feature_layout", FeatureLayout(v)},
+		{"feature_layout", FeatureLayout(v, a.Encoder)},
 		{"policy_layout", PolicyLayout(v)},
 		{"outcome_layout", OutcomeLayout(v)},
 	}
@@ -75,8 +75,8 @@ func check(v *engine.Variant, n *model.Network) error {
 	if err := (&model.Checkpoint{Net: n}).CheckVariant(v); err != nil {
 		return err
 	}
-	if n.Encoder != model.EncoderVersion {
-		return fmt.Errorf("network of feature encoder %d: this build describes encoder %d", n.Encoder, model.EncoderVersion)
+	if err := model.CheckEncoder(n.Arch.Encoder); err != nil {
+		return fmt.Errorf("network of %w", err)
 	}
 	a := n.Arch
 	want := 2 + 4*a.Blocks + 4
@@ -137,7 +137,7 @@ func Encode(v *engine.Variant, n *model.Network, info Info) ([]byte, error) {
 	g = g.str(graphDocString, fmt.Sprintf("millzero residual MLP for %s: %v", n.Variant, a))
 	batch := dim{param: BatchDim}
 	g = g.sub(graphInput, valueInfo(InputFeatures,
-		fmt.Sprintf("One row of %d features per position: millzero model.Encode, encoder version %d, from the point of view of the seat to move. Layout in the metadata key feature_layout.", a.Inputs, n.Encoder),
+		fmt.Sprintf("One row of %d features per position: millzero model.Encode, encoder version %d, from the point of view of the seat to move. Layout in the metadata key feature_layout.", a.Inputs, a.Encoder),
 		batch, dim{value: a.Inputs}))
 	g = g.sub(graphOutput, valueInfo(OutputPolicy,
 		fmt.Sprintf("%d raw policy logits per position, one per action of %s's action space, NOT masked: mask to the legal actions, then softmax. Index layout in the metadata key policy_layout.", a.Actions, n.Variant),
@@ -156,8 +156,8 @@ func Encode(v *engine.Variant, n *model.Network, info Info) ([]byte, error) {
 	m = m.str(modelProducerVer, producer)
 	m = m.str(modelDocString, fmt.Sprintf("millzero network for the variant %s (%v), generation %d, feature encoder version %d.\n"+
 		"Input %s [batch, %d]; outputs %s [batch, %d] and %s [batch, %d].\n\n%s\n\n%s\n\n%s",
-		n.Variant, a, info.Generation, n.Encoder, InputFeatures, a.Inputs, OutputPolicy, a.Actions, OutputOutcome, a.Outcomes,
-		FeatureLayout(v), PolicyLayout(v), OutcomeLayout(v)))
+		n.Variant, a, info.Generation, a.Encoder, InputFeatures, a.Inputs, OutputPolicy, a.Actions, OutputOutcome, a.Outcomes,
+		FeatureLayout(v, a.Encoder), PolicyLayout(v), OutcomeLayout(v)))
 	m = m.sub(modelGraph, g)
 	m = m.sub(modelOpsetImport, message(nil).str(opsetDomain, "").int(opsetVersion, Opset))
 	for _, kv := range Metadata(v, n, info) {

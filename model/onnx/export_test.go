@@ -191,7 +191,7 @@ func TestEncode_InputsAndOutputsAreNamedShapedAndDocumented(t *testing.T) {
 		name  string
 		shape string
 	}{
-		{d.inputs[0], InputFeatures, fmt.Sprintf("[batch %d]", model.FeatureSize(v))},
+		{d.inputs[0], InputFeatures, fmt.Sprintf("[batch %d]", n.Arch.Inputs)},
 		{d.outputs[0], OutputPolicy, fmt.Sprintf("[batch %d]", v.NumActions())},
 		{d.outputs[1], OutputOutcome, "[batch 4]"},
 	}
@@ -219,12 +219,12 @@ func TestEncode_MetadataNamesVariantEncoderAndLayouts(t *testing.T) {
 	}
 	want := map[string]string{
 		"variant":         "three",
-		"encoder_version": fmt.Sprint(model.EncoderVersion),
+		"encoder_version": fmt.Sprint(n.Arch.Encoder),
 		"architecture":    string(archJSON),
 		"generation":      "12",
 		"steps":           "3400",
 		"players":         "2",
-		"features":        fmt.Sprint(model.FeatureSize(v)),
+		"features":        fmt.Sprint(model.FeatureSize(v, n.Arch.Encoder)),
 		"actions":         fmt.Sprint(v.NumActions()),
 		"outcomes":        "3",
 		"variant_spec":    v.Spec.Canonical(),
@@ -249,7 +249,7 @@ func TestEncode_RefusesANetworkThatDoesNotFitItsVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := n.Clone()
-	other.Encoder = model.EncoderVersion + 1
+	other.Arch.Encoder = model.EncoderVersion + 1
 	short := n.Clone()
 	short.Params = short.Params[:len(short.Params)-1]
 	reshaped := n.Clone()
@@ -292,7 +292,7 @@ func TestWriteFile_LeavesOnlyTheCompleteFile(t *testing.T) {
 		t.Errorf("directory holds %d files, want only net.onnx", len(entries))
 	}
 	bad := n.Clone()
-	bad.Encoder++
+	bad.Arch.Encoder = model.EncoderVersion + 1
 	if err := WriteFile(filepath.Join(dir, "bad.onnx"), v, bad, Info{}); err == nil {
 		t.Error("wrote a network of another encoder")
 	}

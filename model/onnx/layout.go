@@ -14,10 +14,10 @@ type span struct {
 	What   string
 }
 
-// featureSpans describes model.Encode's features for variant v (encoder
-// version model.EncoderVersion), in index order. The spans tile
-// [0, model.FeatureSize(v)) exactly (TestFeatureSpans_TileTheInput).
-func featureSpans(v *engine.Variant) []span {
+// featureSpans describes model.Encode's features of encoder enc for
+// variant v, in index order. The spans tile [0, model.FeatureSize(v, enc))
+// exactly (TestFeatureSpans_TileTheInput).
+func featureSpans(v *engine.Variant, enc int) []span {
 	n, players := v.Board.Points, v.Players
 	var s []span
 	at := 0
@@ -39,6 +39,13 @@ func featureSpans(v *engine.Variant) []span {
 		add(2*v.Board.Rings, "the previous turn's rotation, one-hot at 2*ring+d (d 0 clockwise, 1 counter-clockwise); all 0 if none")
 	}
 	add(players, "the absolute seat to move, one-hot")
+	if enc >= model.EncoderMill {
+		for r := 0; r < players; r++ {
+			add(n, "relative seat %d: 1 where point i is empty and completes a line (a mill) with two of its pieces", r)
+			add(n, "relative seat %d: 1 where point i holds one of its pieces with an empty neighbour", r)
+			add(1, "relative seat %d: its moves along the lines (pairs of its piece and an empty neighbour) / %d, clamped to 1", r, 2*v.Pieces)
+		}
+	}
 	return s
 }
 
@@ -51,12 +58,12 @@ func relSeatNote(r int) string {
 }
 
 // FeatureLayout is a description, one line per run of indices, of the
-// input features of a network for v: what model.Encode writes at each
+// input features of encoder enc for v: what model.Encode writes at each
 // index.
-func FeatureLayout(v *engine.Variant) string {
+func FeatureLayout(v *engine.Variant, enc int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d float32 features per position (millzero model.Encode, encoder version %d):\n", model.FeatureSize(v), model.EncoderVersion)
-	for _, sp := range featureSpans(v) {
+	fmt.Fprintf(&b, "%d float32 features per position (millzero model.Encode, encoder version %d):\n", model.FeatureSize(v, enc), enc)
+	for _, sp := range featureSpans(v, enc) {
 		fmt.Fprintf(&b, "[%d:%d] %s\n", sp.Lo, sp.Hi, sp.What)
 	}
 	return b.String()

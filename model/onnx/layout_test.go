@@ -16,23 +16,25 @@ func TestFeatureSpans_TileTheInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		at := 0
-		for _, sp := range featureSpans(v) {
-			if sp.Lo != at || sp.Hi <= sp.Lo {
-				t.Fatalf("%s: span [%d:%d] %q after index %d", name, sp.Lo, sp.Hi, sp.What, at)
+		for enc := model.EncoderBoard; enc <= model.EncoderVersion; enc++ {
+			at := 0
+			for _, sp := range featureSpans(v, enc) {
+				if sp.Lo != at || sp.Hi <= sp.Lo {
+					t.Fatalf("%s encoder %d: span [%d:%d] %q after index %d", name, enc, sp.Lo, sp.Hi, sp.What, at)
+				}
+				at = sp.Hi
 			}
-			at = sp.Hi
-		}
-		if at != model.FeatureSize(v) {
-			t.Errorf("%s: spans end at %d, model.FeatureSize is %d", name, at, model.FeatureSize(v))
+			if at != model.FeatureSize(v, enc) {
+				t.Errorf("%s encoder %d: spans end at %d, model.FeatureSize is %d", name, enc, at, model.FeatureSize(v, enc))
+			}
 		}
 	}
 }
 
-// spanOf is the span whose description starts with prefix.
-func spanOf(t *testing.T, v *engine.Variant, prefix string) span {
+// spanOf is the span of encoder enc whose description starts with prefix.
+func spanOf(t *testing.T, v *engine.Variant, enc int, prefix string) span {
 	t.Helper()
-	for _, sp := range featureSpans(v) {
+	for _, sp := range featureSpans(v, enc) {
 		if strings.HasPrefix(sp.What, prefix) {
 			return sp
 		}
@@ -54,22 +56,23 @@ func TestFeatureSpans_SayWhatEncodeWrites(t *testing.T) {
 		for i := 0; i < 4 || p.Side == 0; i++ {
 			p = v.Apply(&p, v.Legal(&p, buf)[0])
 		}
-		x := make([]float32, model.FeatureSize(v))
-		model.Encode(v, &p, 0, x)
+		enc := model.EncoderMill // the board's features, then the mills'
+		x := make([]float32, model.FeatureSize(v, enc))
+		model.Encode(v, enc, &p, 0, x)
 		side := int(p.Side)
-		seat := spanOf(t, v, "the absolute seat to move")
+		seat := spanOf(t, v, enc, "the absolute seat to move")
 		for i := seat.Lo; i < seat.Hi; i++ {
 			if want := float32(b2i(i-seat.Lo == side)); x[i] != want {
 				t.Errorf("%s: seat-to-move feature %d = %v, want %v (side %d)", name, i, x[i], want, side)
 			}
 		}
-		own := featureSpans(v)[0]
+		own := featureSpans(v, enc)[0]
 		for i := own.Lo; i < own.Hi; i++ {
 			if want := float32(p.Pieces[side] >> (i - own.Lo) & 1); x[i] != want {
 				t.Errorf("%s: relative seat 0 plane, point %d = %v, want %v", name, i-own.Lo, x[i], want)
 			}
 		}
-		empty := spanOf(t, v, "1 where point i is empty")
+		empty := spanOf(t, v, enc, "1 where point i is empty")
 		n := 0
 		for i := empty.Lo; i < empty.Hi; i++ {
 			n += int(x[i])
@@ -77,9 +80,36 @@ func TestFeatureSpans_SayWhatEncodeWrites(t *testing.T) {
 		if want := v.Board.Points - bits.OnesCount32(p.Occupied()); n != want {
 			t.Errorf("%s: %d empty-point features set, want %d", name, n, want)
 		}
-		phase := spanOf(t, v, "phase of the seat to move")
+		phase := spanOf(t, v, enc, "phase of the seat to move")
 		if x[phase.Lo] != float32(b2i(p.Hand[side] > 0 && !p.Removing())) {
 			t.Errorf("%s: placing phase feature %v with %d in hand", name, x[phase.Lo], p.Hand[side])
+		}
+		// The mill features of relative seat 1, from their definitions.
+		other := p.Pieces[(side+1)%v.Players]
+		free := v.Board.All &^ p.Occupied()
+		closing := spanOf(t, v, enc, "relative seat 1: 1 where point i is empty and completes a line")
+		mobile := spanOf(t, v, enc, "relative seat 1: 1 where point i holds one of its pieces with an empty neighbour")
+		moves := spanOf(t, v, enc, "relative seat 1: its moves along the lines")
+		count := 0
+		for i := 0; i < v.Board.Points; i++ {
+			completes := false
+			for _, l := range v.Board.Lines {
+				completes = completes || (l>>i&1 != 0 && free>>i&1 != 0 && bits.OnesCount32(l&other) == 2)
+			}
+			if x[closing.Lo+i] != float32(b2i(completes)) {
+				t.Errorf("%s: completes-a-line feature of point %d = %v, want %v", name, i, x[closing.Lo+i], completes)
+			}
+			k := 0
+			if other>>i&1 != 0 {
+				k = bits.OnesCount32(v.Board.Adjacent[i] & free)
+			}
+			count += k
+			if x[mobile.Lo+i] != float32(b2i(k > 0)) {
+				t.Errorf("%s: can-move feature of point %d = %v, want %v", name, i, x[mobile.Lo+i], k > 0)
+			}
+		}
+		if want := min(float32(count)/float32(2*v.Pieces), 1); x[moves.Lo] != want {
+			t.Errorf("%s: moves feature %v, want %v (%d moves)", name, x[moves.Lo], want, count)
 		}
 	}
 }
