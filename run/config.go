@@ -159,6 +159,35 @@ func LoadConfig(path string) (Config, []byte, error) {
 	return c, out, err
 }
 
+// LoadRunConfig reads a run's stored run.yaml as LoadConfig does, except
+// that a setting whose default changed after the file was written keeps
+// the meaning it had then: a run.yaml whose model section has no features
+// (a run begun before model.features) is of EncoderBoard, the only
+// encoder there was, whatever the default is now.
+func LoadRunConfig(path string) (Config, []byte, error) {
+	c, out, err := LoadConfig(path)
+	if err != nil {
+		return c, out, err
+	}
+	text, err := readConfigFile(path)
+	if err != nil {
+		return c, out, err
+	}
+	var stored struct {
+		Model struct {
+			Features *int `yaml:"features"`
+		} `yaml:"model"`
+	}
+	if err := yaml.Unmarshal(text, &stored); err != nil {
+		return c, out, fmt.Errorf("config %s: %w", path, err)
+	}
+	if stored.Model.Features == nil && c.Model.Features != model.EncoderBoard {
+		c.Model.Features = model.EncoderBoard
+		out, err = yaml.Marshal(&c)
+	}
+	return c, out, err
+}
+
 // readConfigFile reads a config from disk, or an embedded one named
 // "runs/NAME.yaml" or just "NAME" (e.g. three-test).
 func readConfigFile(path string) ([]byte, error) {

@@ -1,12 +1,14 @@
 package run
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/configs"
+	"github.com/millzero/millzero/model"
 )
 
 func TestLoadConfig_EveryEmbeddedConfigIsValid(t *testing.T) {
@@ -123,5 +125,37 @@ func TestLoadConfig_NineLongIsTheDefaultGrown(t *testing.T) {
 	}
 	if c.Loop.Hours != 0 || len(c.Loop.Grow) == 0 {
 		t.Errorf("nine-long: hours %v, grow %v; want no time limit and a growth step", c.Loop.Hours, c.Loop.Grow)
+	}
+}
+
+// A run's run.yaml from before model.features (its model section without
+// the key) is of the board encoder, the only one then, though the default
+// is now the mill encoder; one that names it keeps it, and a config file
+// (LoadConfig) that leaves it out gets the default.
+func TestLoadRunConfig_ARunFromBeforeTheFeaturesKeepsTheBoardEncoder(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		text          string
+		run, fileWant int // LoadRunConfig's, LoadConfig's
+	}{
+		{"model: {width: 128, blocks: 2}\n", model.EncoderBoard, model.EncoderMill},
+		{"model: {width: 128, blocks: 2, features: 2}\n", model.EncoderMill, model.EncoderMill},
+		{"model: {width: 128, blocks: 2, features: 1}\n", model.EncoderBoard, model.EncoderBoard},
+	} {
+		path := writeFile(t, dir, "run.yaml", c.text)
+		rc, text, err := LoadRunConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc.Model.Features != c.run || !strings.Contains(string(text), fmt.Sprintf("features: %d", c.run)) {
+			t.Errorf("run.yaml %q: features %d, want %d, also in the resolved YAML", c.text, rc.Model.Features, c.run)
+		}
+		fc, _, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fc.Model.Features != c.fileWant {
+			t.Errorf("config file %q: features %d, want %d", c.text, fc.Model.Features, c.fileWant)
+		}
 	}
 }

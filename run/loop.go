@@ -174,7 +174,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		if err := wd.pull(ctx, "run.yaml"); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
-		storedCfg, storedText, err := LoadConfig(dir.Config())
+		storedCfg, storedText, err := LoadRunConfig(dir.Config())
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}

@@ -41,7 +41,7 @@ func runOracle(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, _, err := run.LoadConfig(dir.Config())
+	cfg, _, err := run.LoadRunConfig(dir.Config())
 	if err != nil {
 		return fmt.Errorf("run %s: %w", *runPath, err)
 	}

@@ -77,7 +77,7 @@ func loadSource(c playerConfig) (modelSource, error) {
 		if errors.Is(err, run.ErrNoModel) {
 			src := modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
 			if _, err := os.Stat(r.Config()); err == nil {
-				rc, _, err := run.LoadConfig(r.Config())
+				rc, _, err := run.LoadRunConfig(r.Config())
 				if err == nil {
 					src.variant, err = rc.LoadVariant() // from the spec run.yaml records
 				}
