@@ -149,9 +149,7 @@ func New(variant string, a Arch, rng *rand.Rand) (*Network, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("new network for %s: %w", variant, err)
 	}
-	if a.Encoder == 0 {
-		a.Encoder = EncoderBoard // as Config.Encoder reads an unset encoder
-	}
+	a.Encoder = Config{Features: a.Encoder}.Encoder() // an unset encoder reads as the config's does
 	n := &Network{Variant: variant, Arch: a, Params: a.zeroParams()}
 	for _, l := range a.layers() {
 		std := l.initStd()

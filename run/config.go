@@ -122,6 +122,19 @@ func (g GateConfig) SPRT() arena.SPRT {
 // every key must be known and every value valid. It returns the config and
 // its resolved YAML.
 func LoadConfig(path string) (Config, []byte, error) {
+	var text []byte
+	if path != "" {
+		var err error
+		if text, err = readConfigFile(path); err != nil {
+			return Config{}, nil, err
+		}
+	}
+	return loadConfig(path, text)
+}
+
+// loadConfig is LoadConfig of the text read from path ("" and nil: the
+// default alone).
+func loadConfig(path string, text []byte) (Config, []byte, error) {
 	var c Config
 	base, err := configs.Runs.ReadFile(DefaultConfigName)
 	if err != nil {
@@ -131,10 +144,6 @@ func LoadConfig(path string) (Config, []byte, error) {
 		return c, nil, fmt.Errorf("embedded config %s: %w", DefaultConfigName, err)
 	}
 	if path != "" {
-		text, err := readConfigFile(path)
-		if err != nil {
-			return c, nil, err
-		}
 		if err := decodeStrict(text, &c); err != nil {
 			return c, nil, fmt.Errorf("config %s: %w", path, err)
 		}
@@ -165,11 +174,11 @@ func LoadConfig(path string) (Config, []byte, error) {
 // (a run begun before model.features) is of EncoderBoard, the only
 // encoder there was, whatever the default is now.
 func LoadRunConfig(path string) (Config, []byte, error) {
-	c, out, err := LoadConfig(path)
-	if err != nil {
-		return c, out, err
-	}
 	text, err := readConfigFile(path)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	c, out, err := loadConfig(path, text)
 	if err != nil {
 		return c, out, err
 	}
