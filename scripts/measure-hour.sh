@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# measure-hour.sh: the measurements of a `make train` hour that the README's
+# "The default run" reports, in one call, on a run of nine that has stopped.
+#
+#   scripts/measure-hour.sh [-t TABLES] [-q] RUN
+#
+# 1. the best model at 400 visits a move against alphabeta:2/4/6, 50 pairs;
+# 2. the same for each model the loop measured at a quarter hour (the rows
+#    of RUN/metrics/strength.csv);
+# 3. the best on 200 pairs from other openings (seed 2) against depths 4, 6;
+# 4. the best against alphabeta:8, the yardstick of nine-long's night, on
+#    50 pairs and on 200 from other openings (the last takes a few minutes);
+# 5. the last five models against depths 4, 6 (scripts/last-models.sh).
+# Every benchmark also counts thrown endgames with the tables of TABLES
+# (default: the user cache's, built by the run's `tablebase: auto`). -q
+# skips step 4's 200 pairs. Run it on quiet cores: it uses both.
+#
+# Needs: python3, taskset and two cores (for last-models.sh).
+set -euo pipefail
+
+tables= quick=0
+while getopts "t:qh" o; do
+  case $o in
+    t) tables=$OPTARG ;; q) quick=1 ;;
+    *) sed -n '2,18p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || { sed -n '2,18p' "$0"; exit 2; }
+run=$1
+[ -f "$run/models/best" ] || { echo "measure-hour: run $run: no models/best (not a run, or no model yet)" >&2; exit 2; }
+if [ -z "$tables" ]; then
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/millzero/tables
+  tables=$(ls -d "$cache"/nine-* 2>/dev/null | grep -E '/nine-[0-9a-f]{16}$' | head -1 || true)
+  [ -n "$tables" ] || { echo "measure-hour: no tables of nine in $cache (give -t DIR, or let the run build them: tablebase: auto)" >&2; exit 2; }
+fi
+[ -d "$tables" ] || { echo "measure-hour: tables $tables: no such directory" >&2; exit 2; }
+run=$(realpath "$run")
+cd "$(dirname "$0")/.."
+go build -o bin/millzero ./cmd/millzero
+
+bench() { echo; echo "== $1"; shift; bin/millzero bench strength --tablebase "$tables" "$@"; }
+bench "the best, 50 pairs" --run "$run" --pairs 50
+if [ -f "$run/metrics/strength.csv" ]; then
+  for g in $(awk -F, 'NR > 1 && $4 == "alphabeta:6" { print $3 }' "$run/metrics/strength.csv"); do
+    bench "$g, measured by the loop at a quarter hour, 50 pairs" --model "$run/models/$g.safetensors" --pairs 50
+  done
+fi
+bench "the best, 200 pairs from other openings" --run "$run" --pairs 200 --depths 4,6 --seed 2
+bench "the best against depth 8, 50 pairs" --run "$run" --pairs 50 --depths 8
+[ $quick = 1 ] || bench "the best against depth 8, 200 pairs from other openings" --run "$run" --pairs 200 --depths 8 --seed 2
+echo; echo "== the last five models"
+scripts/last-models.sh "$run"
