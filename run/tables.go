@@ -21,6 +21,15 @@ const (
 	AutoTablePieces = 8
 )
 
+// AutoTablesDir is the directory of v's AutoTables in the user's cache.
+func AutoTablesDir(v *engine.Variant) (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("a cache directory for the tables (or name a directory): %w", err)
+	}
+	return filepath.Join(base, "millzero", "tables", v.Name+"-"+v.Spec.Hash()), nil
+}
+
 // openTables opens a run's tables: those of dir, or with AutoTables the
 // cache's of every material up to pieces pieces, built first where
 // missing (with progress); nil, and no error, when AutoTables meets a
@@ -29,13 +38,12 @@ func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tabl
 	if dir != AutoTables {
 		return tablebase.Open(v, dir, 0)
 	}
-	base, err := os.UserCacheDir()
+	dir, err := AutoTablesDir(v)
 	if err != nil {
-		return nil, fmt.Errorf("a cache directory for the tables (or name a directory): %w", err)
+		return nil, err
 	}
 	// Build reads the materials already in dir and builds only the
 	// missing ones.
-	dir = filepath.Join(base, "millzero", "tables", v.Name+"-"+v.Spec.Hash())
 	start, built := time.Now(), 0
 	set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: pieces, Dir: dir,
 		Progress: func(p tablebase.Progress) {

@@ -12,7 +12,7 @@
 #    50 pairs and on 200 from other openings (the last takes a few minutes);
 # 5. the last five models against depths 4, 6 (scripts/last-models.sh).
 # Every benchmark also counts thrown endgames with the tables of TABLES
-# (default: the user cache's, built by the run's `tablebase: auto`). -q
+# (default auto: the user cache's, built by the run's `tablebase: auto`). -q
 # skips step 4's 200 pairs. Run it on quiet cores: it uses both.
 #
 # Needs: python3, taskset and two cores (for last-models.sh).
@@ -29,12 +29,8 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || { sed -n '2,18p' "$0"; exit 2; }
 run=$1
 [ -f "$run/models/best" ] || { echo "measure-hour: run $run: no models/best (not a run, or no model yet)" >&2; exit 2; }
-if [ -z "$tables" ]; then
-  cache=${XDG_CACHE_HOME:-$HOME/.cache}/millzero/tables
-  tables=$(ls -d "$cache"/nine-* 2>/dev/null | grep -E '/nine-[0-9a-f]{16}$' | head -1 || true)
-  [ -n "$tables" ] || { echo "measure-hour: no tables of nine in $cache (give -t DIR, or let the run build them: tablebase: auto)" >&2; exit 2; }
-fi
-[ -d "$tables" ] || { echo "measure-hour: tables $tables: no such directory" >&2; exit 2; }
+tables=${tables:-auto}
+[ "$tables" = auto ] || [ -d "$tables" ] || { echo "measure-hour: tables $tables: no such directory" >&2; exit 2; }
 run=$(realpath "$run")
 cd "$(dirname "$0")/.."
 go build -o bin/millzero ./cmd/millzero

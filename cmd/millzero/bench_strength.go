@@ -35,7 +35,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
 	seed := fs.Uint64("seed", 1, "seed of the openings: keep it to compare models on the same positions")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
-	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build): count the lost games in which the model had reached a table position it held (the model plays without them)")
+	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): count the lost games in which the model had reached a table position it held (the model plays without them)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
 	gamesDir := fs.String("games", "", "directory to keep every game in, one Parquet file of arena records a depth (as `millzero arena --run` stores them; DuckDB reads them); none without it")
 	rest, err := parseFlags(fs, args)

@@ -38,6 +38,13 @@ func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
 	if code, _, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--tablebase", filepath.Join(t.TempDir(), "none")); code == 0 || !strings.Contains(errOut, "--tablebase") {
 		t.Errorf("--tablebase of a missing directory: exit %d, %q: want an error naming the flag", code, errOut)
 	}
+	// auto reads the tables a run's `tablebase: auto` builds in the user
+	// cache: none there yet, so an error naming that directory.
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	if code, _, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--tablebase", "auto"); code == 0 || !strings.Contains(errOut, filepath.Join(cache, "millzero", "tables")) {
+		t.Errorf("--tablebase auto with an empty cache: exit %d, %q: want an error naming %s/millzero/tables", code, errOut, cache)
+	}
 	// --games keeps every game, and they add up to the rows.
 	recs, err := arena.ReadRecordDir(games)
 	if err != nil {

@@ -35,14 +35,21 @@ func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 	fs.StringVar(&c.Variant, "variant", "", "variant name or variant file (default: the model's, or nine)")
 	fs.IntVar(&c.Sims, "sims", arena.DefaultSpecSettings().Simulations, "search visits per model move")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the search's randomness")
-	fs.StringVar(&c.Tables, "tablebase", "", "endgame tables of the variant (millzero tablebase build): table positions are played perfectly")
+	fs.StringVar(&c.Tables, "tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): table positions are played perfectly")
 }
 
 // tablesFor opens the endgame tables of v in dir as a search's prover;
-// dir "" is none.
+// dir "" is none, and "auto" those a run with `tablebase: auto` built in
+// the user's cache.
 func tablesFor(v *engine.Variant, dir string) (mcts.Prover, error) {
 	if dir == "" {
 		return nil, nil
+	}
+	if dir == run.AutoTables {
+		var err error
+		if dir, err = run.AutoTablesDir(v); err != nil {
+			return nil, fmt.Errorf("--tablebase auto: %w", err)
+		}
 	}
 	set, err := tablebase.Open(v, dir, 0)
 	if err != nil {
