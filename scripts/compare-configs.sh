@@ -2,7 +2,7 @@
 # compare-configs.sh: train run configs for the same wall time, with the
 # same seeds, and measure them with the strength benchmark, side by side.
 #
-#   scripts/compare-configs.sh [-m MINUTES] [-s "1 2"] [-P] [-p PAIRS] [-d DEPTHS] [-o OUT] A.yaml B.yaml [C.yaml ...]
+#   scripts/compare-configs.sh [-m MINUTES] [-s "1 2"] [-P] [-p PAIRS] [-d DEPTHS] [-o OUT] [-f "RUN1 RUN2"] A.yaml B.yaml [C.yaml ...]
 #
 # A, B, ... are run configs laid over the embedded default (as `millzero
 # train --config` reads them; "default" is the default itself). For every
@@ -17,20 +17,33 @@
 # two seeds, each run on half a core; with three configs and two seeds each
 # core holds one run of every config, a third of a core a run (give it 1.5
 # times the minutes for the same core-minutes). More than two configs need -P.
+# -f compares what comes after a run: every config's run of the i-th seed
+# starts as a copy of the i-th RUN (its games, models and metrics) and goes
+# on from there for the minutes (loop.hours counts one invocation).
 #
 # Needs: python3 with PyYAML (to lay the seed and the time over a config),
 # taskset, and two cores.
 set -euo pipefail
 
-minutes=30 seeds="1 2" pairs=50 depths=2,4,6 out=runs/compare parallel=0
-while getopts "m:s:p:d:o:Ph" o; do
+minutes=30 seeds="1 2" pairs=50 depths=2,4,6 out=runs/compare parallel=0 from=""
+while getopts "m:s:p:d:o:f:Ph" o; do
   case $o in
     m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;; P) parallel=1 ;;
-    *) sed -n '2,21p' "$0"; exit 2 ;;
+    f) from=$OPTARG ;;
+    *) sed -n '2,24p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { sed -n '2,21p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,24p' "$0"; exit 2; }
+starts=()
+if [ -n "$from" ]; then
+  read -ra starts <<< "$from"
+  read -ra ss <<< "$seeds"
+  [ ${#starts[@]} -eq ${#ss[@]} ] || { echo "compare-configs: -f names ${#starts[@]} runs for ${#ss[@]} seeds: want one run per seed" >&2; exit 2; }
+  for f in "${starts[@]}"; do
+    [ -f "$f/models/best" ] || { echo "compare-configs: -f run $f: no models/best (not a run, or no model yet)" >&2; exit 2; }
+  done
+fi
 [ $# -eq 2 ] || [ $parallel = 1 ] || { echo "compare-configs: $# configs need -P (two cores, one run of each config on each)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 for c in "$@"; do
@@ -55,18 +68,23 @@ EOF
 name() { [ "$1" = default ] && echo default || basename "$1" .yaml; }
 hours=$(python3 -c "print($minutes/60)")
 
-pids=() core=0
+pids=() core=0 si=0
 for s in $seeds; do
   [ $parallel = 1 ] || core=0
   for c in "$@"; do
     r="$out/$(name "$c")-s$s"
     if [ -f "$r/.trained" ]; then core=$(((core + 1) % 2)); continue; fi
+    if [ ${#starts[@]} -gt 0 ] && [ ! -f "$r/.copied" ]; then
+      echo "compare: $r starts as a copy of ${starts[$si]}"
+      rm -rf "$r" && cp -a "${starts[$si]}" "$r" && rm -f "$r/.trained" "$r/strength.json" && touch "$r/.copied"
+    fi
     mkdir -p "$r"
     overlay "$c" "$s" "$hours" > "$r.yaml"
     echo "compare: training $r on core $core for $minutes minutes"
     ( taskset -c $core bin/millzero train --config "$r.yaml" --run "$r" > "$r.log" 2>&1 && touch "$r/.trained" ) &
     pids+=($!) core=$(((core + 1) % 2))
   done
+  si=$((si + 1))
   [ $parallel = 1 ] && continue
   for p in "${pids[@]}"; do wait "$p" || { echo "compare: a run failed, see $out/*-s$s.log" >&2; exit 1; }; done
   pids=()
