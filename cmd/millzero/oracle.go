@@ -8,7 +8,6 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine/solve"
-	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
 )
@@ -23,7 +22,7 @@ func runOracle(args []string, out io.Writer) error {
 	runPath := fs.String("run", "", "run directory of a 3x3 variant (three, three-nodiagonal, three-cross), or of any with --tablebase")
 	gen := fs.Int("generation", -1, "model generation to test (default: the run's best)")
 	sims := fs.Int("sims", 0, "search visits per move (fresh each move, no tree reuse); 0: 16, or with --tablebase the run's self-play visits")
-	tables := fs.String("tablebase", "", "endgame tables of the run's variant (millzero tablebase build): measure the move accuracy in their positions by material")
+	tables := fs.String("tablebase", "", "endgame tables of the run's variant (millzero tablebase build, or auto: those a run built in the user cache): measure the move accuracy in their positions by material")
 	per := fs.Int("positions", 200, "with --tablebase: positions drawn of each material")
 	untrained := fs.Bool("untrained", false, "test a randomly initialised network of the run's shape instead")
 	rest, err := parseFlags(fs, args)
@@ -77,7 +76,7 @@ func runOracle(args []string, out io.Writer) error {
 		*sims = 16
 	}
 	if *tables != "" {
-		set, err := tablebase.Open(v, *tables, 0)
+		set, err := openTablesFlag(v, *tables)
 		if err != nil {
 			return err
 		}

@@ -39,12 +39,22 @@ func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 }
 
 // tablesFor opens the endgame tables of v in dir as a search's prover;
-// dir "" is none, and "auto" those a run with `tablebase: auto` built in
-// the user's cache.
+// dir "" is none.
 func tablesFor(v *engine.Variant, dir string) (mcts.Prover, error) {
 	if dir == "" {
 		return nil, nil
 	}
+	set, err := openTablesFlag(v, dir)
+	if err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// openTablesFlag opens the endgame tables of v named by a --tablebase
+// flag: a directory, or "auto" for those a run with `tablebase: auto`
+// built in the user's cache.
+func openTablesFlag(v *engine.Variant, dir string) (*tablebase.Set, error) {
 	if dir == run.AutoTables {
 		var err error
 		if dir, err = run.AutoTablesDir(v); err != nil {

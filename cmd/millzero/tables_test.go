@@ -9,6 +9,7 @@ import (
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
+	"github.com/millzero/millzero/run"
 )
 
 // randomTableWins draws n nine positions of 3 v 3, white to move, that the
@@ -120,5 +121,23 @@ func TestOracle_TablebaseMeasuresMoveAccuracyByMaterial(t *testing.T) {
 	}
 	if code, _, errOut := runCmd("oracle", "--run", dir+"/run", "--untrained", "--tablebase", dir+"/missing"); code == 0 || !strings.Contains(errOut, "missing") {
 		t.Errorf("missing tables: exit %d, %q: want an error naming the directory", code, errOut)
+	}
+	// auto reads the tables where a run's `tablebase: auto` keeps them in
+	// the user cache: here a link to the ones just built.
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	v, _ := engine.Load("nine")
+	auto, err := run.AutoTablesDir(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(auto), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir+"/tb", auto); err != nil {
+		t.Fatal(err)
+	}
+	autoCode, autoOut, errOut := runCmd("oracle", "--run", dir+"/run", "--untrained", "--tablebase", "auto", "--positions", "20", "--sims", "8")
+	if autoCode != 0 || strings.ReplaceAll(autoOut, auto, dir+"/tb") != out {
+		t.Errorf("--tablebase auto: exit %d, %q, output:\n%s\nwant the output of the directory, naming %s:\n%s", autoCode, errOut, autoOut, auto, out)
 	}
 }
