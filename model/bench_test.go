@@ -39,14 +39,14 @@ func BenchmarkForward(b *testing.B) {
 
 // BenchmarkEvaluate is the whole evaluator (features, forward, softmaxes)
 // at batch 64 on nine men's morris: the default network (256x3) and the run
-// config's (128x2), each with the board's features and with the mills'
-// (model.features 1 and 2), whose cost is the encoding's and the wider
-// first layer's.
+// config's (128x2), each with the board's features, the mills' and the
+// tactics' (model.features 1, 2 and 3), whose cost is the encoding's and
+// the wider first layer's.
 func BenchmarkEvaluate(b *testing.B) {
 	v := mustVariant(b, "nine")
 	batch := positionsBatch(b, v, 64, 1)
 	for _, c := range []Config{DefaultConfig(), {Width: 128, Blocks: 2}} {
-		for _, enc := range []int{EncoderBoard, EncoderMill} {
+		for _, enc := range []int{EncoderBoard, EncoderMill, EncoderTactics} {
 			c.Features = enc
 			b.Run(fmt.Sprintf("net=%dx%d/features=%d", c.Width, c.Blocks, enc), func(b *testing.B) {
 				n, _ := New(v.Name, NewArch(v, c), rand.New(rand.NewPCG(1, 2)))

@@ -11,7 +11,8 @@ type Config struct {
 	// block is two Width×Width layers and a skip connection.
 	Blocks int `yaml:"blocks"`
 	// Features is the feature encoder of a new network (EncoderBoard,
-	// EncoderMill); 0 is EncoderBoard, the only one before there were two.
+	// EncoderMill, EncoderTactics); 0 is EncoderBoard, the only one before
+	// there were more.
 	Features int `yaml:"features"`
 }
 
@@ -35,7 +36,7 @@ func (c Config) Validate() error {
 	case c.Blocks < 0 || c.Blocks > 64:
 		return fmt.Errorf("model config: blocks %d: want 0..64", c.Blocks)
 	case c.Features != 0 && CheckEncoder(c.Features) != nil:
-		return fmt.Errorf("model config: features %d: want %d (the board) or %d (the board and the mills)", c.Features, EncoderBoard, EncoderMill)
+		return fmt.Errorf("model config: features %d: want %d (the board), %d (the board and the mills) or %d (and the tactics a move ahead)", c.Features, EncoderBoard, EncoderMill, EncoderTactics)
 	}
 	return nil
 }

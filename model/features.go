@@ -21,8 +21,15 @@ const (
 	// pieces, its pieces that have an empty neighbour, and how many
 	// moves along the lines it has.
 	EncoderMill = 2
+	// EncoderTactics is EncoderMill's features followed by what a mill
+	// needs one move ahead, for each relative seat: its pieces in a mill
+	// (which the removal rules protect), the empty points where it can
+	// close a mill with its next move, its pieces that can close one by
+	// moving, and the empty points where one piece would open two lines
+	// at once (a fork).
+	EncoderTactics = 3
 	// EncoderVersion is the newest encoder.
-	EncoderVersion = EncoderMill
+	EncoderVersion = EncoderTactics
 )
 
 // CheckEncoder reports whether this build encodes features of version enc.
@@ -58,6 +65,17 @@ func CheckEncoder(enc int) error {
 //	P     point i is empty and completes a line with two of r's pieces
 //	P     point i has a piece of r with an empty neighbour
 //	1     r's moves along the lines (piece, empty neighbour pairs) / (2·pieces)
+//
+// EncoderTactics adds, per relative seat r:
+//
+//	P     point i has a piece of r in a line of three of r's pieces (a mill)
+//	P     point i is empty, completes a line with two of r's pieces, and r
+//	      can put a piece on it in its next move: from its hand, by flying,
+//	      or by sliding a piece from a neighbour off that line
+//	P     point i has a piece of r that closes a mill by moving (sliding to
+//	      a neighbour, or flying) to such a point
+//	P     point i is empty and lies on two or more lines that each hold
+//	      one piece of r and no other piece: a piece there threatens twice
 const (
 	seatFeatures   = 6
 	phaseFeatures  = 4
@@ -74,8 +92,14 @@ func FeatureSize(v *engine.Variant, enc int) int {
 	if enc >= EncoderMill {
 		n += v.Players * (2*v.Board.Points + 1)
 	}
+	if enc >= EncoderTactics {
+		n += v.Players * tacticsPlanes * v.Board.Points
+	}
 	return n
 }
+
+// tacticsPlanes is the number of EncoderTactics' planes per seat.
+const tacticsPlanes = 4
 
 // scaled is count/limit clamped to [0, 1]; with no limit (0) it is
 // count/fallback clamped.
@@ -155,8 +179,13 @@ func Encode(v *engine.Variant, enc int, p *engine.Position, repetitions int, dst
 	if side < players {
 		dst[o+side] = 1
 	}
+	o += players
 	if enc >= EncoderMill {
-		encodeMill(v, p, dst[o+players:])
+		encodeMill(v, p, dst[o:])
+		o += players * (2*pts + 1)
+	}
+	if enc >= EncoderTactics {
+		encodeTactics(v, p, dst[o:])
 	}
 }
 
@@ -188,6 +217,52 @@ func encodeMill(v *engine.Variant, p *engine.Position, dst []float32) {
 			}
 		}
 		f[2*pts] = scaled(moves, 2*v.Pieces, 1)
+	}
+}
+
+// encodeTactics writes EncoderTactics' planes, per relative seat: its
+// pieces in a mill, the points where it can close a mill with its next
+// move, its pieces that can close one, and the empty points of a fork.
+func encodeTactics(v *engine.Variant, p *engine.Position, dst []float32) {
+	b := v.Board
+	pts, players, side := b.Points, v.Players, int(p.Side)
+	occupied := p.Occupied()
+	empty := b.All &^ occupied
+	for r := 0; r < players; r++ {
+		s := (side + r) % players
+		own := p.Pieces[s]
+		placing, flying := p.Hand[s] > 0, v.CanFly(p, s)
+		var inMill, closing, closers, once, twice uint32
+		for _, l := range b.Lines {
+			switch n := bits.OnesCount32(l & own); {
+			case l&own == l:
+				inMill |= l
+			case n == 2 && l&empty != 0:
+				c := l & empty // the line's third point
+				switch {
+				case placing:
+					closing |= c
+				case flying:
+					closing |= c
+					closers |= own &^ l
+				default:
+					if from := b.Adjacent[bits.TrailingZeros32(c)] & own &^ l; from != 0 {
+						closing |= c
+						closers |= from
+					}
+				}
+			case n == 1 && l&occupied == l&own:
+				e := l & empty
+				twice |= once & e
+				once |= e
+			}
+		}
+		f := dst[r*tacticsPlanes*pts : (r+1)*tacticsPlanes*pts]
+		for k, m := range [tacticsPlanes]uint32{inMill, closing, closers, twice} {
+			for ; m != 0; m &= m - 1 {
+				f[k*pts+bits.TrailingZeros32(m)] = 1
+			}
+		}
 	}
 }
 

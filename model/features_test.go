@@ -36,9 +36,13 @@ func TestFeaturesAreSizedByTheBoard(t *testing.T) {
 		if got := FeatureSize(v, EncoderBoard); got != c.want {
 			t.Errorf("%s: FeatureSize %d, want %d", c.variant, got, c.want)
 		}
-		// EncoderMill adds two planes and a count per seat.
+		// EncoderMill adds two planes and a count per seat, EncoderTactics
+		// four planes more.
 		if got, want := FeatureSize(v, EncoderMill), c.want+v.Players*(2*v.Board.Points+1); got != want {
 			t.Errorf("%s: FeatureSize of EncoderMill %d, want %d", c.variant, got, want)
+		}
+		if got, want := FeatureSize(v, EncoderTactics), c.want+v.Players*(6*v.Board.Points+1); got != want {
+			t.Errorf("%s: FeatureSize of EncoderTactics %d, want %d", c.variant, got, want)
 		}
 	}
 }
@@ -75,15 +79,16 @@ func TestFeaturesPermuteWithTheBoardSymmetries(t *testing.T) {
 	for _, name := range []string{"nine", "three", "moulin-rouge-3"} {
 		v := mustVariant(t, name)
 		pts := v.Board.Points
-		a := make([]float32, FeatureSize(v, EncoderMill))
-		b := make([]float32, FeatureSize(v, EncoderMill))
+		a := make([]float32, FeatureSize(v, EncoderTactics))
+		b := make([]float32, FeatureSize(v, EncoderTactics))
 		board := FeatureSize(v, EncoderBoard) // where EncoderMill's own features start
+		mill := FeatureSize(v, EncoderMill)   // where EncoderTactics' own features start
 		for trial := 0; trial < 20; trial++ {
 			p := randomPosition(v, rng, rng.IntN(40))
 			sym := rng.IntN(v.NumSymmetries())
 			q := v.MapPosition(sym, p)
-			Encode(v, EncoderMill, &p, 1, a)
-			Encode(v, EncoderMill, &q, 1, b)
+			Encode(v, EncoderTactics, &p, 1, a)
+			Encode(v, EncoderTactics, &q, 1, b)
 			plane := func(at int) {
 				for pt := 0; pt < pts; pt++ {
 					if a[at+pt] != b[at+v.MapPoint(sym, pt)] {
@@ -109,6 +114,9 @@ func TestFeaturesPermuteWithTheBoardSymmetries(t *testing.T) {
 				plane(at + pts)
 				same(at + 2*pts)
 			}
+			for k := 0; k < v.Players*tacticsPlanes; k++ {
+				plane(mill + k*pts)
+			}
 		}
 	}
 }
@@ -116,8 +124,8 @@ func TestFeaturesPermuteWithTheBoardSymmetries(t *testing.T) {
 func TestEncodeAllocatesNothing(t *testing.T) {
 	v := mustVariant(t, "moulin-rouge-4")
 	p := randomPosition(v, rand.New(rand.NewPCG(1, 1)), 30)
-	dst := make([]float32, FeatureSize(v, EncoderMill))
-	if n := testing.AllocsPerRun(100, func() { Encode(v, EncoderMill, &p, 0, dst) }); n != 0 {
+	dst := make([]float32, FeatureSize(v, EncoderTactics))
+	if n := testing.AllocsPerRun(100, func() { Encode(v, EncoderTactics, &p, 0, dst) }); n != 0 {
 		t.Errorf("Encode allocates %v times", n)
 	}
 }
@@ -182,6 +190,68 @@ func TestEncoderMill_MillPointsAndMobility(t *testing.T) {
 		}
 		if got, want := seat(1)[2*pts], c.otherMoves/18; got != want {
 			t.Errorf("%s: slides of the other seat %v, want %v", c.name, got, want)
+		}
+	}
+}
+
+// EncoderTactics' features begin with EncoderMill's, and say from each
+// seat's side which of its pieces stand in a mill, where it can close a
+// mill with its next move and with which pieces, and where one piece
+// would open two of its lines (the numbering is drawn in engine/board.go:
+// the outer ring is 0..7 clockwise from a7, the middle 8..15).
+func TestEncoderTactics_MillsThreatsAndForks(t *testing.T) {
+	v := mustVariant(t, "nine")
+	pts := v.Board.Points
+	type planes struct{ inMill, closing, closers, forks uint32 }
+	for _, c := range []struct {
+		name       string
+		own, other uint32 // pieces of the seat to move and of the other
+		hand       uint8  // in each seat's hand
+		want       [2]planes
+	}{
+		// The seat to move has a7, d7, g4, d6: g4 slides to g7 to close
+		// the top line; d5 would close d7-d6-d5 but no piece of its own
+		// off that line stands beside it. The other's four inner corners
+		// each leave a middle point open that only the line's own pieces
+		// touch.
+		{"sliding", 1<<0 | 1<<1 | 1<<3 | 1<<9, 1<<16 | 1<<18 | 1<<20 | 1<<22, 0,
+			[2]planes{{closing: 1 << 2, closers: 1 << 3}, {}}},
+		// Three pieces fly: a7, d7 and g1 close the top line at g7 with
+		// g1, the one piece off it, and a1 opens a7-a4-a1 and g1-d1-a1 at
+		// once. The other has the mill b6-d6-f6, closes f6-f4-f2 at f2 by
+		// sliding d2 over, and b2 opens b6-b4-b2 and f2-d2-b2 at once.
+		{"flying", 1<<0 | 1<<1 | 1<<4, 1<<8 | 1<<9 | 1<<10 | 1<<11 | 1<<13, 0,
+			[2]planes{{closing: 1 << 2, closers: 1 << 4, forks: 1 << 6}, {inMill: 1<<8 | 1<<9 | 1<<10, closing: 1 << 12, closers: 1 << 13, forks: 1 << 14}}},
+		// In the placing phase any closing point can be filled from the
+		// hand, and no piece on the board closes it.
+		{"placing", 1<<0 | 1<<1 | 1<<4, 0, 5,
+			[2]planes{{closing: 1 << 2, forks: 1 << 6}, {}}},
+	} {
+		p := v.Start()
+		p.Hand[0], p.Hand[1] = c.hand, c.hand
+		p.Pieces[0], p.Pieces[1] = c.own, c.other
+		mill := make([]float32, FeatureSize(v, EncoderMill))
+		tactics := make([]float32, FeatureSize(v, EncoderTactics))
+		Encode(v, EncoderMill, &p, 0, mill)
+		Encode(v, EncoderTactics, &p, 0, tactics)
+		for i, x := range mill {
+			if tactics[i] != x {
+				t.Fatalf("%s: feature %d: %v with EncoderTactics, %v with EncoderMill", c.name, i, tactics[i], x)
+			}
+		}
+		f := tactics[len(mill):]
+		for r, w := range c.want {
+			seat := f[r*4*pts : (r+1)*4*pts]
+			for k, plane := range []struct {
+				what string
+				set  uint32
+			}{{"in a mill", w.inMill}, {"closes a mill next move", w.closing}, {"a piece that closes a mill", w.closers}, {"a fork", w.forks}} {
+				for i := 0; i < pts; i++ {
+					if got, want := seat[k*pts+i], float32(plane.set>>i&1); got != want {
+						t.Errorf("%s: relative seat %d, point %d, %s: %v, want %v", c.name, r, i, plane.what, got, want)
+					}
+				}
+			}
 		}
 	}
 }

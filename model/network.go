@@ -15,9 +15,9 @@ import (
 // Arch is the shape of a network: everything that decides the sizes of its
 // tensors.
 type Arch struct {
-	// Encoder is the feature encoder (EncoderBoard, EncoderMill): how a
-	// position becomes the Inputs. Checkpoints record it apart from the
-	// architecture, as encoder_version.
+	// Encoder is the feature encoder (EncoderBoard, EncoderMill,
+	// EncoderTactics): how a position becomes the Inputs. Checkpoints
+	// record it apart from the architecture, as encoder_version.
 	Encoder  int `json:"-"`
 	Inputs   int `json:"inputs"`   // features per position (FeatureSize)
 	Width    int `json:"width"`    // units of every hidden layer

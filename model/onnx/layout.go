@@ -46,6 +46,14 @@ func featureSpans(v *engine.Variant, enc int) []span {
 			add(1, "relative seat %d: its moves along the lines (pairs of its piece and an empty neighbour) / %d, clamped to 1", r, 2*v.Pieces)
 		}
 	}
+	if enc >= model.EncoderTactics {
+		for r := 0; r < players; r++ {
+			add(n, "relative seat %d: 1 where point i holds one of its pieces in a line of three of its pieces (a mill)", r)
+			add(n, "relative seat %d: 1 where point i is empty, completes a line with two of its pieces, and it can put a piece there in its next move (from its hand, by flying, or by sliding a piece from a neighbour off that line)", r)
+			add(n, "relative seat %d: 1 where point i holds one of its pieces that closes a mill by moving (sliding to a neighbour, or flying)", r)
+			add(n, "relative seat %d: 1 where point i is empty and lies on two or more lines that each hold one of its pieces and no other piece", r)
+		}
+	}
 	return s
 }
 
