@@ -130,6 +130,22 @@ func TestEncodeAllocatesNothing(t *testing.T) {
 	}
 }
 
+// addedFeatures encodes p with encoders enc and its successor next, checks
+// that next's features begin with enc's, and returns the ones next adds.
+func addedFeatures(t *testing.T, name string, v *engine.Variant, p *engine.Position, enc, next int) []float32 {
+	t.Helper()
+	a := make([]float32, FeatureSize(v, enc))
+	b := make([]float32, FeatureSize(v, next))
+	Encode(v, enc, p, 0, a)
+	Encode(v, next, p, 0, b)
+	for i, x := range a {
+		if b[i] != x {
+			t.Fatalf("%s: feature %d: %v with encoder %d, %v with encoder %d", name, i, b[i], next, x, enc)
+		}
+	}
+	return b[len(a):]
+}
+
 // EncoderMill's features begin with EncoderBoard's, and say from each
 // seat's side which empty points would complete one of its lines, which of
 // its pieces can slide, and how many slides it has (the board's numbering
@@ -158,16 +174,7 @@ func TestEncoderMill_MillPointsAndMobility(t *testing.T) {
 		p := v.Start()
 		p.Hand[0], p.Hand[1] = 0, 0
 		p.Pieces[0], p.Pieces[1] = c.own, c.other
-		board := make([]float32, FeatureSize(v, EncoderBoard))
-		mill := make([]float32, FeatureSize(v, EncoderMill))
-		Encode(v, EncoderBoard, &p, 0, board)
-		Encode(v, EncoderMill, &p, 0, mill)
-		for i, x := range board {
-			if mill[i] != x {
-				t.Fatalf("%s: feature %d: %v with EncoderMill, %v with EncoderBoard", c.name, i, mill[i], x)
-			}
-		}
-		f := mill[len(board):]
+		f := addedFeatures(t, c.name, v, &p, EncoderBoard, EncoderMill)
 		seat := func(r int) []float32 { return f[r*(2*pts+1) : (r+1)*(2*pts+1)] }
 		for i := 0; i < pts; i++ {
 			for _, w := range []struct {
@@ -230,16 +237,7 @@ func TestEncoderTactics_MillsThreatsAndForks(t *testing.T) {
 		p := v.Start()
 		p.Hand[0], p.Hand[1] = c.hand, c.hand
 		p.Pieces[0], p.Pieces[1] = c.own, c.other
-		mill := make([]float32, FeatureSize(v, EncoderMill))
-		tactics := make([]float32, FeatureSize(v, EncoderTactics))
-		Encode(v, EncoderMill, &p, 0, mill)
-		Encode(v, EncoderTactics, &p, 0, tactics)
-		for i, x := range mill {
-			if tactics[i] != x {
-				t.Fatalf("%s: feature %d: %v with EncoderTactics, %v with EncoderMill", c.name, i, tactics[i], x)
-			}
-		}
-		f := tactics[len(mill):]
+		f := addedFeatures(t, c.name, v, &p, EncoderMill, EncoderTactics)
 		for r, w := range c.want {
 			seat := f[r*4*pts : (r+1)*4*pts]
 			for k, plane := range []struct {
