@@ -231,7 +231,7 @@ func encodeTactics(v *engine.Variant, p *engine.Position, dst []float32) {
 	for r := 0; r < players; r++ {
 		s := (side + r) % players
 		own := p.Pieces[s]
-		placing, flying := p.Hand[s] > 0, v.CanFly(p, s)
+		placing, flying := p.Hand[s] > 0, v.CanFly(p, s) // never both: a seat flies with none in hand
 		var inMill, closing, closers, once, twice uint32
 		for _, l := range b.Lines {
 			switch n := bits.OnesCount32(l & own); {
@@ -239,13 +239,15 @@ func encodeTactics(v *engine.Variant, p *engine.Position, dst []float32) {
 				inMill |= l
 			case n == 2 && l&empty != 0:
 				c := l & empty // the line's third point
-				switch {
-				case placing:
-					closing |= c
-				case flying:
+				if flying {
 					closing |= c
 					closers |= own &^ l
-				default:
+					break
+				}
+				if placing {
+					closing |= c
+				}
+				if !placing || v.MoveWhilePlacing {
 					if from := b.Adjacent[bits.TrailingZeros32(c)] & own &^ l; from != 0 {
 						closing |= c
 						closers |= from

@@ -215,6 +215,8 @@ func TestEncoderTactics_MillsThreatsAndForks(t *testing.T) {
 		own, other uint32 // pieces of the seat to move and of the other
 		hand       uint8  // in each seat's hand
 		want       [2]planes
+		// the variant lets a seat with pieces in hand slide them too
+		moveWhilePlacing bool
 	}{
 		// The seat to move has a7, d7, g4, d6: g4 slides to g7 to close
 		// the top line; d5 would close d7-d6-d5 but no piece of its own
@@ -222,18 +224,28 @@ func TestEncoderTactics_MillsThreatsAndForks(t *testing.T) {
 		// each leave a middle point open that only the line's own pieces
 		// touch.
 		{"sliding", 1<<0 | 1<<1 | 1<<3 | 1<<9, 1<<16 | 1<<18 | 1<<20 | 1<<22, 0,
-			[2]planes{{closing: 1 << 2, closers: 1 << 3}, {}}},
+			[2]planes{{closing: 1 << 2, closers: 1 << 3}, {}}, false},
 		// Three pieces fly: a7, d7 and g1 close the top line at g7 with
 		// g1, the one piece off it, and a1 opens a7-a4-a1 and g1-d1-a1 at
 		// once. The other has the mill b6-d6-f6, closes f6-f4-f2 at f2 by
 		// sliding d2 over, and b2 opens b6-b4-b2 and f2-d2-b2 at once.
 		{"flying", 1<<0 | 1<<1 | 1<<4, 1<<8 | 1<<9 | 1<<10 | 1<<11 | 1<<13, 0,
-			[2]planes{{closing: 1 << 2, closers: 1 << 4, forks: 1 << 6}, {inMill: 1<<8 | 1<<9 | 1<<10, closing: 1 << 12, closers: 1 << 13, forks: 1 << 14}}},
+			[2]planes{{closing: 1 << 2, closers: 1 << 4, forks: 1 << 6}, {inMill: 1<<8 | 1<<9 | 1<<10, closing: 1 << 12, closers: 1 << 13, forks: 1 << 14}}, false},
 		// In the placing phase any closing point can be filled from the
-		// hand, and no piece on the board closes it.
+		// hand, and no piece on the board closes it...
 		{"placing", 1<<0 | 1<<1 | 1<<4, 0, 5,
-			[2]planes{{closing: 1 << 2, forks: 1 << 6}, {}}},
+			[2]planes{{closing: 1 << 2, forks: 1 << 6}, {}}, false},
+		// ...unless the variant lets pieces slide while placing: then g4
+		// sliding to g7 closes the top line too.
+		{"sliding while placing", 1<<0 | 1<<1 | 1<<3, 0, 5,
+			[2]planes{{closing: 1 << 2, closers: 1 << 3}, {}}, true},
 	} {
+		v := v
+		if c.moveWhilePlacing {
+			w := *v
+			w.MoveWhilePlacing = true
+			v = &w
+		}
 		p := v.Start()
 		p.Hand[0], p.Hand[1] = c.hand, c.hand
 		p.Pieces[0], p.Pieces[1] = c.own, c.other

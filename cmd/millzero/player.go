@@ -39,7 +39,7 @@ func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 }
 
 // tablesFor opens the endgame tables of v in dir as a search's prover;
-// dir "" is none.
+// dir "" is none (a nil Prover, not a nil *tablebase.Set in one).
 func tablesFor(v *engine.Variant, dir string) (mcts.Prover, error) {
 	if dir == "" {
 		return nil, nil
