@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -210,8 +211,18 @@ func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) err
 }
 
 // cleanTakeOvers deletes takeover objects older than takeOverKeep, best
-// effort (a leftover costs a few bytes).
+// effort (a leftover costs a few bytes). In a local run directory it also
+// deletes the temporary files of takeover objects that old: what a
+// contender killed in the middle of writing one leaves (List skips them).
 func cleanTakeOvers(ctx context.Context, store *Store) {
+	if dir, ok := store.Local(); ok {
+		tmps, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(leaseTakeoverDir), ".*.tmp"))
+		for _, f := range tmps {
+			if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > takeOverKeep {
+				os.Remove(f)
+			}
+		}
+	}
 	objs, err := store.List(ctx, leaseTakeoverDir)
 	if err != nil {
 		return

@@ -370,6 +370,18 @@ func TestLease_TakeOver_DeletesOldTakeOverObjects(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(dir, leaseTakeoverDir, "ancient.json"), old, old); err != nil {
 		t.Fatal(err)
 	}
+	// What a contender killed while writing a takeover object leaves: an
+	// old one goes, one that may still be being written stays.
+	tmpOld := filepath.Join(dir, leaseTakeoverDir, ".B.json.123.tmp")
+	tmpNew := filepath.Join(dir, leaseTakeoverDir, ".C.json.456.tmp")
+	for _, f := range []string{tmpOld, tmpNew} {
+		if err := os.WriteFile(f, []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(tmpOld, old, old); err != nil {
+		t.Fatal(err)
+	}
 	putLease(t, s, LeaseInfo{Holder: "train", Host: "a", PID: 1, Acquired: old, Renewed: old, Expires: old.Add(time.Minute), Token: "L0"})
 	l, err := AcquireLease(ctx, s, "train", time.Minute)
 	if err != nil {
@@ -379,5 +391,11 @@ func TestLease_TakeOver_DeletesOldTakeOverObjects(t *testing.T) {
 	objs, err := s.List(ctx, leaseTakeoverDir)
 	if err != nil || len(objs) != 1 || objs[0].Name != leaseTakeoverDir+"L0.json" {
 		t.Fatalf("takeover objects = %v, %v; want only the new one", objs, err)
+	}
+	if _, err := os.Stat(tmpOld); !os.IsNotExist(err) {
+		t.Errorf("an hour-old temporary takeover file was kept (%v)", err)
+	}
+	if _, err := os.Stat(tmpNew); err != nil {
+		t.Errorf("a fresh temporary takeover file was deleted: %v", err)
 	}
 }
