@@ -130,15 +130,15 @@ func TestLoadConfig_NineLongIsTheDefaultGrown(t *testing.T) {
 
 // A run's run.yaml from before model.features (its model section without
 // the key) is of the board encoder, the only one then, though the default
-// is now the mill encoder; one that names it keeps it, and a config file
-// (LoadConfig) that leaves it out gets the default.
+// is now the tactics encoder; one that names it keeps it, and a config
+// file (LoadConfig) that leaves it out gets the default.
 func TestLoadRunConfig_ARunFromBeforeTheFeaturesKeepsTheBoardEncoder(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
 		text          string
 		run, fileWant int // LoadRunConfig's, LoadConfig's
 	}{
-		{"model: {width: 128, blocks: 2}\n", model.EncoderBoard, model.EncoderMill},
+		{"model: {width: 128, blocks: 2}\n", model.EncoderBoard, model.EncoderTactics},
 		{"model: {width: 128, blocks: 2, features: 2}\n", model.EncoderMill, model.EncoderMill},
 		{"model: {width: 128, blocks: 2, features: 1}\n", model.EncoderBoard, model.EncoderBoard},
 	} {

@@ -47,7 +47,8 @@ func TestConfig_GrowStepsMustGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2, Features: 2}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: 2}) {
+	f := c.Model.Features // the default's encoder: growing keeps it
+	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2, Features: f}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: f}) {
 		t.Errorf("trunk at 4: %+v, at 5: %+v", c.trunkAt(4), c.trunkAt(5))
 	}
 }
