@@ -36,7 +36,7 @@ func runBench(args []string, out io.Writer) error {
 	batches := fs.String("batches", "1,16,64,256", "model: batch sizes to measure")
 	width := fs.Int("width", model.DefaultConfig().Width, "model, selfplay: network width")
 	blocks := fs.Int("blocks", model.DefaultConfig().Blocks, "model, selfplay: residual blocks")
-	features := fs.Int("features", model.EncoderBoard, "model, selfplay: the feature encoder (1 the board; 2 the board and the mills, as model.features)")
+	features := fs.Int("features", model.EncoderBoard, "model, selfplay: the feature encoder, as model.features (1 the board; 2 and the mills; 3 and the tactics a move ahead)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
