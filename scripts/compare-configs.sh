@@ -9,7 +9,9 @@
 # seed the two runs train at the same time, each pinned to a core of its own
 # (taskset), so whatever else the machine does slows both alike; then each
 # run's best model meets alpha-beta at the given depths (millzero bench
-# strength, 400 visits a move, the same openings for every run). Runs that
+# strength, 400 visits a move, the same openings for every run), and every
+# config's newest model meets the first config's, seed by seed, on 100 pairs
+# (scripts/head-to-head.sh: where the yardsticks score both alike). Runs that
 # finished are not trained again, so an interrupted comparison resumes; the
 # table is printed from OUT/*/strength.json. -P trains every run at once,
 # pinned to the cores in turn (seed by seed, config by config): with two
@@ -30,11 +32,11 @@ while getopts "m:s:p:d:o:f:Ph" o; do
   case $o in
     m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;; P) parallel=1 ;;
     f) from=$OPTARG ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) sed -n '2,26p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { sed -n '2,24p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,26p' "$0"; exit 2; }
 starts=()
 if [ -n "$from" ]; then
   read -ra starts <<< "$from"
@@ -124,3 +126,11 @@ for r in sys.argv[1:]:
     cells = ["%s %.0f%% %+.0f [%+.0f, %+.0f]" % (x["opponent"], 100 * x["score"], x["elo"], x["elo_low"], x["elo_high"]) for x in rows]
     print("%-24s %5d %10s  %s" % (os.path.basename(r), gens, best, "   ".join(cells)))
 EOF
+
+# Head to head: each config's newest model against the first config's.
+for c in "${@:2}"; do
+  pairs_of_runs=()
+  for s in $seeds; do pairs_of_runs+=("$out/$(name "$c")-s$s" "$out/$(name "$1")-s$s"); done
+  echo
+  scripts/head-to-head.sh "${pairs_of_runs[@]}" || echo "compare: no head-to-head of $(name "$c") against $(name "$1") (above)" >&2
+done
