@@ -15,6 +15,9 @@
 # default auto, "" none). The table gives A's score per match and pooled:
 # wins/draws/losses, the score with its 95% interval from the pairs'
 # scores (the two games of an opening are one sample), and the Elo of that.
+# The interval is the games' noise, not the runs': two seeds of one config
+# met this way differ by up to about 15 Elo pooled over five models, 40 in
+# one match (README), so give both arms two seeds and -n 5.
 # A run's arm is its name less a trailing -sSEED. Arena output is kept in
 # A/bench/h2h-*.txt, so a second call only prints.
 #
@@ -25,11 +28,11 @@ n=1 k=5 pairs=100 tables=auto
 while getopts "n:k:p:t:h" o; do
   case $o in
     n) n=$OPTARG ;; k) k=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,23p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-{ [ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ]; } || { sed -n '2,20p' "$0"; exit 2; }
+{ [ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ]; } || { sed -n '2,23p' "$0"; exit 2; }
 for v in "$n" "$k" "$pairs"; do
   [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "head-to-head: -n, -k and -p take a whole number from 1, not $v" >&2; exit 2; }
 done
