@@ -10,8 +10,9 @@
 # (taskset), so whatever else the machine does slows both alike; then each
 # run's best model meets alpha-beta at the given depths (millzero bench
 # strength, 400 visits a move, the same openings for every run), and every
-# config's newest model meets the first config's, seed by seed, on 100 pairs
-# (scripts/head-to-head.sh: where the yardsticks score both alike). Runs that
+# config's last five models meet the first config's, seed by seed, on 100
+# pairs (scripts/head-to-head.sh -n 5: where the yardsticks score both
+# alike; two minutes a config on two cores). Runs that
 # finished are not trained again, so an interrupted comparison resumes; the
 # table is printed from OUT/*/strength.json. -P trains every run at once,
 # pinned to the cores in turn (seed by seed, config by config): with two
@@ -32,11 +33,11 @@ while getopts "m:s:p:d:o:f:Ph" o; do
   case $o in
     m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;; P) parallel=1 ;;
     f) from=$OPTARG ;;
-    *) sed -n '2,26p' "$0"; exit 2 ;;
+    *) sed -n '2,27p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { sed -n '2,26p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,27p' "$0"; exit 2; }
 starts=()
 if [ -n "$from" ]; then
   read -ra starts <<< "$from"
@@ -132,5 +133,5 @@ for c in "${@:2}"; do
   pairs_of_runs=()
   for s in $seeds; do pairs_of_runs+=("$out/$(name "$c")-s$s" "$out/$(name "$1")-s$s"); done
   echo
-  scripts/head-to-head.sh "${pairs_of_runs[@]}" || echo "compare: no head-to-head of $(name "$c") against $(name "$1") (above)" >&2
+  scripts/head-to-head.sh -n 5 "${pairs_of_runs[@]}" || echo "compare: no head-to-head of $(name "$c") against $(name "$1") (above)" >&2
 done
