@@ -33,11 +33,11 @@ while getopts "m:s:p:d:o:f:Ph" o; do
   case $o in
     m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;; P) parallel=1 ;;
     f) from=$OPTARG ;;
-    *) sed -n '2,27p' "$0"; exit 2 ;;
+    *) sed -n '2,28p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { sed -n '2,27p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,28p' "$0"; exit 2; }
 starts=()
 if [ -n "$from" ]; then
   read -ra starts <<< "$from"
