@@ -28,11 +28,11 @@ n=1 k=5 pairs=100 tables=auto
 while getopts "n:k:p:t:h" o; do
   case $o in
     n) n=$OPTARG ;; k) k=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG ;;
-    *) sed -n '2,23p' "$0"; exit 2 ;;
+    *) sed -n '2,24p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-{ [ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ]; } || { sed -n '2,23p' "$0"; exit 2; }
+{ [ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ]; } || { sed -n '2,24p' "$0"; exit 2; }
 for v in "$n" "$k" "$pairs"; do
   [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "head-to-head: -n, -k and -p take a whole number from 1, not $v" >&2; exit 2; }
 done
