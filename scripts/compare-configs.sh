@@ -128,7 +128,7 @@ for r in sys.argv[1:]:
     print("%-24s %5d %10s  %s" % (os.path.basename(r), gens, best, "   ".join(cells)))
 EOF
 
-# Head to head: each config's newest model against the first config's.
+# Head to head: each config's last five models against the first config's.
 for c in "${@:2}"; do
   pairs_of_runs=()
   for s in $seeds; do pairs_of_runs+=("$out/$(name "$c")-s$s" "$out/$(name "$1")-s$s"); done

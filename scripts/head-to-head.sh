@@ -11,8 +11,8 @@
 # every pair: A's newest model and the n-1 before it, k generations apart,
 # each meets B's model of the same rank in millzero arena (400 visits a
 # move, p pairs of seeded random openings, each played with the seats
-# swapped, the same openings for every match, endgame tables of TABLES:
-# default auto, "" none). The table gives A's score per match and pooled:
+# swapped, the same openings for every match; the variant and the endgame
+# tables of A's run.yaml, or those of TABLES: a directory, auto, "" none). The table gives A's score per match and pooled:
 # wins/draws/losses, the score with its 95% interval from the pairs'
 # scores (the two games of an opening are one sample), and the Elo of that.
 # The interval is the games' noise, not the runs': two seeds of one config
@@ -24,10 +24,10 @@
 # Needs: python3.
 set -euo pipefail
 
-n=1 k=5 pairs=100 tables=auto
+n=1 k=5 pairs=100 tables= tables_set=0
 while getopts "n:k:p:t:h" o; do
   case $o in
-    n) n=$OPTARG ;; k) k=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG ;;
+    n) n=$OPTARG ;; k) k=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG tables_set=1 ;;
     *) sed -n '2,24p' "$0"; exit 2 ;;
   esac
 done
@@ -65,6 +65,10 @@ while [ $# -gt 0 ]; do
   list=$(gens "$a"); mapfile -t ga <<< "$list"
   list=$(gens "$b"); mapfile -t gb <<< "$list"
   mkdir -p "$a/bench"
+  # The variant and tables of A's run (a model of another variant is an error).
+  setting() { sed -n "s/^$1: *//p" "$a/run.yaml" 2>/dev/null | head -1 | tr -d "\"'"; }
+  variant=$(setting variant)
+  [ $tables_set = 1 ] || tables=$(setting tablebase)
   for i in "${!ga[@]}"; do
     fa=$(printf '%s/models/gen-%06d.safetensors' "$a" "${ga[$i]}")
     fb=$(printf '%s/models/gen-%06d.safetensors' "$b" "${gb[$i]}")
@@ -79,7 +83,7 @@ while [ $# -gt 0 ]; do
       ln -sf "$fb" "$tmp/b.safetensors"
       echo "head-to-head: $(basename "$a") gen ${ga[$i]} against $(basename "$b") gen ${gb[$i]}, $pairs pairs" >&2
       bin/millzero arena "model:$tmp/a.safetensors@400" "model:$tmp/b.safetensors@400" \
-        --pairs "$pairs" --tablebase "$tables" > "$out.tmp"
+        --variant "${variant:-nine}" --pairs "$pairs" --tablebase "$tables" > "$out.tmp"
       mv "$out.tmp" "$out"
     fi
     results+=("$(basename "$a")|${ga[$i]}|$(basename "$b")|${gb[$i]}|$out")
@@ -103,7 +107,7 @@ def summary(scores):
     half = 1.96 * sd / math.sqrt(m)
     def elo(p):
         p = min(max(p, 0.5 / (2 * m)), 1 - 0.5 / (2 * m))
-        return -400 * math.log10(1 / p - 1)
+        return -400 * math.log10(1 / p - 1) + 0.0  # no "-0"
     return mean, mean - half, mean + half, elo(mean), elo(mean - half), elo(mean + half)
 
 def line(label, wdl, scores):
