@@ -58,6 +58,9 @@ gens() {
   done
 }
 
+# setting RUN KEY: a top-level value of RUN's run.yaml, unquoted.
+setting() { sed -n "s/^$2: *//p" "$1/run.yaml" 2>/dev/null | head -1 | tr -d "\"'"; }
+
 results=()
 set -- "${runs[@]}"
 while [ $# -gt 0 ]; do
@@ -66,9 +69,8 @@ while [ $# -gt 0 ]; do
   list=$(gens "$b"); mapfile -t gb <<< "$list"
   mkdir -p "$a/bench"
   # The variant and tables of A's run (a model of another variant is an error).
-  setting() { sed -n "s/^$1: *//p" "$a/run.yaml" 2>/dev/null | head -1 | tr -d "\"'"; }
-  variant=$(setting variant)
-  [ $tables_set = 1 ] || tables=$(setting tablebase)
+  variant=$(setting "$a" variant)
+  [ $tables_set = 1 ] || tables=$(setting "$a" tablebase)
   for i in "${!ga[@]}"; do
     fa=$(printf '%s/models/gen-%06d.safetensors' "$a" "${ga[$i]}")
     fb=$(printf '%s/models/gen-%06d.safetensors' "$b" "${gb[$i]}")
