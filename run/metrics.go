@@ -191,10 +191,12 @@ func saveFile(path string, data []byte) error {
 	return nil
 }
 
-// line is one named line of a plot.
+// line is one named line of a plot; with low and high (the same length
+// as y), each point has an error bar from low to high.
 type line struct {
-	name string
-	x, y []float64
+	name      string
+	x, y      []float64
+	low, high []float64
 }
 
 // plotLines draws lines on one chart and writes it as a PNG to path.
@@ -207,9 +209,13 @@ func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 	palette := []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255}}
 	for i, l := range lines {
 		var xy plotter.XYs
+		var bars plotter.YErrors
 		for k := range l.x {
 			if l.x[k] == l.x[k] && l.y[k] == l.y[k] { // skip NaN
 				xy = append(xy, plotter.XY{X: l.x[k], Y: l.y[k]})
+				if l.low != nil {
+					bars = append(bars, struct{ Low, High float64 }{l.y[k] - l.low[k], l.high[k] - l.y[k]})
+				}
 			}
 		}
 		if len(xy) == 0 {
@@ -223,6 +229,17 @@ func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 		ln.Color, pts.Color = c, c
 		pts.Radius = vg.Points(1.5)
 		p.Add(ln, pts)
+		if bars != nil {
+			eb, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{xy, bars})
+			if err != nil {
+				return fmt.Errorf("plot %s: %w", path, err)
+			}
+			eb.Color = c
+			p.Add(eb)
+		}
 		p.Legend.Add(l.name, ln)
 	}
 	p.Legend.Top = true

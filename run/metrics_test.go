@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,13 +51,26 @@ func mustLoad(t *testing.T, s *series) *table {
 
 func TestPlotLines_WritesAPNG(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "elo.png")
-	err := plotLines(path, "Elo", "hours", "Elo", line{"best", []float64{0, 1, 2}, []float64{0, 50, 80}})
-	if err != nil {
+	ln := line{name: "best", x: []float64{0, 1, 2}, y: []float64{0, 50, 80}}
+	if err := plotLines(path, "Elo", "hours", "Elo", ln); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil || len(data) < 8 || string(data[1:4]) != "PNG" {
 		t.Fatalf("not a PNG: %v", err)
+	}
+	// The same line with error bars draws them.
+	ln.low, ln.high = []float64{0, 20, 40}, []float64{0, 80, 120}
+	barsPath := filepath.Join(t.TempDir(), "bars.png")
+	if err := plotLines(barsPath, "Elo", "hours", "Elo", ln); err != nil {
+		t.Fatal(err)
+	}
+	bars, err := os.ReadFile(barsPath)
+	if err != nil || len(bars) < 8 || string(bars[1:4]) != "PNG" {
+		t.Fatalf("with error bars, not a PNG: %v", err)
+	}
+	if bytes.Equal(bars, data) {
+		t.Error("the plot with error bars is the plot without them")
 	}
 }
 

@@ -231,8 +231,9 @@ func (r *Records) Close() error { return r.wd.store.Close() }
 // read a model from it (play, engine, export, oracle): a path is used as
 // it is; for a URL, the run's config, best pointer and the checkpoints of
 // its best and newest generations are brought into the cache (cache, or
-// the default) first.
-func Fetch(ctx context.Context, loc, cache string) (Dir, error) {
+// the default) first, and the objects named in more (missing ones are
+// skipped).
+func Fetch(ctx context.Context, loc, cache string, more ...string) (Dir, error) {
 	if !strings.Contains(loc, "://") {
 		return Dir(loc), nil
 	}
@@ -252,7 +253,7 @@ func Fetch(ctx context.Context, loc, cache string) (Dir, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, name := range []string{"run.yaml", "models/best"} {
+	for _, name := range append([]string{"run.yaml", "models/best"}, more...) {
 		if err := wd.pull(ctx, name); err != nil {
 			return "", err
 		}

@@ -16,11 +16,14 @@ import (
 	"github.com/millzero/millzero/selfplay"
 )
 
-const benchWhat = "engine, mcts, model, selfplay or strength"
+const benchWhat = "engine, mcts, model, selfplay, strength or progress"
 
 func runBench(args []string, out io.Writer) error {
 	if len(args) > 0 && args[0] == "strength" {
 		return runBenchStrength(args[1:], out)
+	}
+	if len(args) > 0 && args[0] == "progress" {
+		return runBenchProgress(args[1:], out)
 	}
 	fs := newFlags("bench", "WHAT [flags]   (WHAT: "+benchWhat+")", []string{
 		"millzero bench engine",
@@ -28,6 +31,7 @@ func runBench(args []string, out io.Writer) error {
 		"millzero bench model --batches 1,16,64,256",
 		"millzero bench selfplay --sims 40 --seconds 60",
 		"millzero bench strength --run runs/nine   (millzero bench strength --help for its flags)",
+		"millzero bench progress --run runs/nine   (the run's models against each other; --help for its flags)",
 	}, out)
 	variant := fs.String("variant", "nine", "variant to measure (engine always measures nine: its start, as the reference engine did, and a moving-phase position)")
 	repeat := fs.Int("repeat", 3, "engine: measure this many times and report the best and the median")

@@ -1,0 +1,102 @@
+package arena
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/millzero/millzero/engine"
+)
+
+// roundRobinRun runs rr and returns its records, how many games it played
+// and which matches it found in its directory.
+func roundRobinRun(t *testing.T, rr *RoundRobin) (recs []Record, played int, reused []string) {
+	t.Helper()
+	recs, err := rr.Run(context.Background(), func(m RoundRobinMatch) {
+		if m.Reused {
+			reused = append(reused, m.A+"-"+m.B)
+		}
+	}, func(*Record) { played++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, played, reused
+}
+
+func TestRoundRobin_PlaysEveryPairOnceAndReusesCompleteMatches(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rr := &RoundRobin{Variant: v, Players: []Player{Random{}, AlphaBeta{Depth: 1}, AlphaBeta{Depth: 2}},
+		Pairs: 2, OpeningPlies: 2, Seed: 7, Workers: 2, Dir: dir}
+	recs, played, reused := roundRobinRun(t, rr)
+	if played != 12 || len(recs) != 12 || len(reused) != 0 {
+		t.Fatalf("first run: %d games played, %d records, reused %v: want 12, 12, none", played, len(recs), reused)
+	}
+	for _, pair := range [][2]string{{"random", "alphabeta:1"}, {"random", "alphabeta:2"}, {"alphabeta:1", "alphabeta:2"}} {
+		if row := StrengthOf(pair[0], pair[1], recs); row.Games != 4 {
+			t.Errorf("%s against %s: %d games, want 4", pair[0], pair[1], row.Games)
+		}
+	}
+
+	// A new player: only its matches are played.
+	rr.Players = append(rr.Players, AlphaBeta{Depth: 3})
+	recs2, played, reused := roundRobinRun(t, rr)
+	if played != 12 || len(recs2) != 24 || len(reused) != 3 {
+		t.Fatalf("with a fourth player: %d games played, %d records, reused %v: want 12, 24 and the first three matches", played, len(recs2), reused)
+	}
+	if recs2[0].Match != recs[0].Match {
+		t.Errorf("the first match was played again (match %s, was %s)", recs2[0].Match, recs[0].Match)
+	}
+
+	// Another seed or another number of pairs means other games.
+	other := *rr
+	other.Seed = 8
+	if _, played, reused := roundRobinRun(t, &other); played != 24 || len(reused) != 0 {
+		t.Errorf("another seed: %d games played, reused %v: want 24, none", played, reused)
+	}
+	other = *rr
+	other.Pairs = 1
+	if _, played, reused := roundRobinRun(t, &other); played != 12 || len(reused) != 0 {
+		t.Errorf("another number of pairs: %d games played, reused %v: want 12, none", played, reused)
+	}
+}
+
+func TestRoundRobin_PlaysAnInterruptedMatchAgain(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rr := &RoundRobin{Variant: v, Players: []Player{Random{}, AlphaBeta{Depth: 1}}, Pairs: 2, OpeningPlies: 2, Seed: 3, Dir: dir}
+	recs, _, _ := roundRobinRun(t, rr)
+	// The same match cut short: its file holds three of its four games.
+	if _, err := WriteRecords(dir, "cut", recs[:3]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, recs[0].Match+RecordExt)); err != nil {
+		t.Fatal(err)
+	}
+	if _, played, reused := roundRobinRun(t, rr); played != 4 || len(reused) != 0 {
+		t.Errorf("%d games played, reused %v: want the match played again (4), none reused", played, reused)
+	}
+}
+
+func TestRoundRobin_RejectsBadSetups(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rr := range map[string]*RoundRobin{
+		"one player": {Variant: v, Players: []Player{Random{}}, Pairs: 1},
+		"no pairs":   {Variant: v, Players: []Player{Random{}, AlphaBeta{Depth: 1}}},
+		"same name":  {Variant: v, Players: []Player{AlphaBeta{Depth: 1}, AlphaBeta{Depth: 1}}, Pairs: 1},
+	} {
+		if _, err := rr.Run(context.Background(), nil, nil); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/run"
+)
+
+// runBenchProgress is `millzero bench progress`: a run's models, chosen
+// over its hours, against each other, rated on one Elo scale.
+func runBenchProgress(args []string, out io.Writer) error {
+	fs := newFlags("bench progress", "--run DIR [flags]", []string{
+		"millzero bench progress --run runs/nine                       # four models, at each quarter of the run",
+		"millzero bench progress --run runs/nine-long --every-hours 1  # a model every run hour",
+		"millzero bench progress --run runs/nine --generations 119,242,376,505 --pairs 200",
+		"millzero bench progress --run runs/nine --tablebase auto      # both sides play table positions perfectly",
+	}, out)
+	runLoc := fs.String("run", "", "run directory or store URL")
+	cache := cacheFlag(fs)
+	models := fs.Int("models", 4, "models met, spread evenly over the run's hours, the newest last")
+	every := fs.Float64("every-hours", 0, "instead: the model nearest every multiple of this many run hours, and the newest")
+	gens := fs.String("generations", "", "instead: these generations, comma separated")
+	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits a move")
+	pairs := fs.Int("pairs", 100, "pairs of games a match (one random opening a pair, seats swapped)")
+	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
+	seed := fs.Uint64("seed", 1, "seed of the openings")
+	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
+	tables := fs.String("tablebase", "", "endgame tables of the variant (or auto): both models play table positions perfectly, so the games measure the rest")
+	outDir := fs.String("out", "", "directory of the games (a later measurement reuses every match it finds there), progress.csv and progress.png (default RUN/bench/progress)")
+	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected arguments %q", rest)
+	}
+	if *runLoc == "" {
+		fs.Usage()
+		return fmt.Errorf("give --run")
+	}
+	if *sims < 1 || *pairs < 1 || *openings < 0 || *workers < 0 || *every < 0 {
+		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d, --every-hours %v: want positive counts", *sims, *pairs, *openings, *workers, *every)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	dir, err := run.Fetch(ctx, *runLoc, *cache, "metrics/generations.csv")
+	if err != nil {
+		return err
+	}
+	hours, err := run.ModelHours(dir)
+	if err != nil {
+		return err
+	}
+	var chosen []int
+	if *gens != "" {
+		for _, f := range strings.Split(*gens, ",") {
+			g, err := strconv.Atoi(strings.TrimSpace(f))
+			if _, ok := hours[g]; err != nil || !ok {
+				return fmt.Errorf("--generations %q: %q is not a generation of run %s (it has 1..%d)", *gens, f, *runLoc, len(hours))
+			}
+			if len(chosen) > 0 && g <= chosen[len(chosen)-1] {
+				return fmt.Errorf("--generations %q: want them oldest first, each once", *gens)
+			}
+			chosen = append(chosen, g)
+		}
+	} else if chosen, err = run.PickModels(hours, *models, *every); err != nil {
+		return fmt.Errorf("run %s: %w", *runLoc, err)
+	}
+	var names []string
+	for _, g := range chosen {
+		names = append(names, "models/"+run.ModelName(g)+".safetensors")
+	}
+	if dir, err = run.Fetch(ctx, *runLoc, *cache, names...); err != nil {
+		return err
+	}
+	b := run.ProgressBench{Dir: dir, Generations: chosen, Simulations: *sims, Pairs: *pairs, OpeningPlies: *openings,
+		Seed: *seed, Workers: *workers, Out: *outDir}
+	if b.Out == "" {
+		b.Out = filepath.Join(string(dir), "bench", "progress")
+	}
+	if *tables != "" {
+		rc, _, err := run.LoadRunConfig(dir.Config())
+		if err != nil {
+			return err
+		}
+		v, err := rc.LoadVariant()
+		if err != nil {
+			return err
+		}
+		if b.Tables, err = tablesFor(v, *tables); err != nil {
+			return err
+		}
+	}
+
+	n := len(chosen)
+	matches := fmt.Sprintf("%d matches", n*(n-1)/2)
+	if n == 2 {
+		matches = "one match"
+	}
+	fmt.Fprintf(os.Stderr, "progress: run %s, %d models (generations %s), %s of %d pairs at %d visits\n",
+		*runLoc, n, strings.Trim(fmt.Sprint(chosen), "[]"), matches, *pairs, *sims)
+	prog, start := run.NewTerminalProgress(os.Stderr), time.Now()
+	var match arena.RoundRobinMatch
+	played, reused := 0, 0
+	rows, err := b.Run(ctx, func(m arena.RoundRobinMatch) {
+		match, played = m, 0
+		if m.Reused {
+			reused++
+			prog.Update("progress: match %d of %d, %s against %s: found in %s", m.K, m.Of, m.A, m.B, b.Out)
+		}
+	}, func(*arena.Record) {
+		played++
+		prog.Update("progress: match %d of %d, %s against %s: game %d of %d, %.0fs", match.K, match.Of, match.A, match.B,
+			played, 2**pairs, time.Since(start).Seconds())
+	})
+	prog.Done("progress: %s in %.0fs", matches, time.Since(start).Seconds())
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	writeProgress(out, rows)
+	fmt.Fprintf(out, "\nkept in %s: progress.csv, progress.png and the games (matches played now %d, found there %d)\n",
+		b.Out, n*(n-1)/2-reused, reused)
+	return nil
+}
+
+// writeProgress prints the rows: each model's Elo over the first, and its
+// match against the model before it.
+func writeProgress(out io.Writer, rows []run.ProgressRow) {
+	fmt.Fprintf(out, "%-10s %6s %6s %7s %6s %13s   %s\n", "model", "hours", "games", "score", "Elo", "95%", "against the one before")
+	for i, r := range rows {
+		iv := "(anchor)"
+		if i > 0 {
+			iv = fmt.Sprintf("[%+.0f, %+.0f]", r.Low, r.High)
+		}
+		fmt.Fprintf(out, "%-10s %6.2f %6d %6.1f%% %+6.0f %13s", r.Model, r.Hours, r.Games, 100*r.Score, r.Elo, iv)
+		if p := r.Previous; p != nil {
+			fmt.Fprintf(out, "   %5.1f%%, %+.0f [%+.0f, %+.0f]", 100*p.Score, p.Elo, p.Low, p.High)
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintln(out, "\nElo: one maximum-likelihood fit of every match (Bradley-Terry, a draw half a win), the first model 0, 95% from the")
+	fmt.Fprintln(out, "inverse Fisher information; against the one before: that match alone, the interval from its pairs' scores.")
+}

@@ -1,0 +1,217 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+	"github.com/millzero/millzero/model"
+)
+
+// ModelHours is the run hours at which each of the run's models was made,
+// from metrics/generations.csv: generation g's row makes the model of
+// generation g+1. The hours count every invocation of the run.
+func ModelHours(d Dir) (map[int]float64, error) {
+	path := filepath.Join(d.Metrics(), "generations.csv")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("run %s: no generation finished yet (%w)", d, err)
+	}
+	s, err := openSeries(path, genColumns...)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	gens, hours := t.column("generation"), t.column("hours")
+	out := make(map[int]float64, len(gens))
+	for i := range gens {
+		if g := gens[i]; g == math.Trunc(g) && g >= 0 && !math.IsNaN(hours[i]) {
+			out[int(g)+1] = hours[i]
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("run %s: %s has no generations", d, path)
+	}
+	return out, nil
+}
+
+// PickModels chooses models of a run from their hours (ModelHours): with
+// every > 0 the model nearest each multiple of every hours, and the newest
+// (a multiple within a quarter step of the newest's hours is left to it);
+// else n models spread evenly over the run, the newest the last (the first
+// at 1/n of the run's hours). Oldest first.
+func PickModels(hours map[int]float64, n int, every float64) ([]int, error) {
+	gens := make([]int, 0, len(hours))
+	for g := range hours {
+		gens = append(gens, g)
+	}
+	if len(gens) == 0 {
+		return nil, errors.New("no models to choose from")
+	}
+	slices.Sort(gens)
+	newest := gens[len(gens)-1]
+	total := hours[newest]
+	var targets []float64
+	switch {
+	case every > 0:
+		for h := every; h < total-every/4; h += every {
+			targets = append(targets, h)
+		}
+	case n >= 2:
+		for k := 1; k < n; k++ {
+			targets = append(targets, total*float64(k)/float64(n))
+		}
+	default:
+		return nil, fmt.Errorf("choose %d models every %v hours: want two models or more, or every > 0", n, every)
+	}
+	var out []int
+	for _, t := range targets {
+		best := gens[0]
+		for _, g := range gens {
+			if math.Abs(hours[g]-t) < math.Abs(hours[best]-t) {
+				best = g
+			}
+		}
+		if best != newest && (len(out) == 0 || best > out[len(out)-1]) {
+			out = append(out, best)
+		}
+	}
+	out = append(out, newest)
+	if len(out) < 2 {
+		return nil, fmt.Errorf("only one model to choose, the newest (generation %d at %.2f hours): want two; choose more models or a shorter step", newest, total)
+	}
+	return out, nil
+}
+
+// ProgressBench measures what a run's hours bought where the fixed
+// yardsticks no longer can: its models, chosen over the run, play a round
+// robin against each other (arena.RoundRobin) at a fixed search budget from
+// shared seeded openings, and one Elo fit rates them against the oldest.
+type ProgressBench struct {
+	Dir          Dir         // the run
+	Generations  []int       // the models met, oldest first (PickModels chooses them)
+	Simulations  int         // visits a move
+	Pairs        int         // pairs of games a match
+	OpeningPlies int         // random legal actions that open each pair
+	Seed         uint64      // the openings' seed
+	Workers      int         // games at once; 0 one per core
+	Tables       mcts.Prover // nil: the models play every position with their network; else table positions perfectly
+	Out          string      // the games (kept and reused), progress.csv and progress.png; "" keeps nothing
+}
+
+// ProgressRow is one model's rating.
+type ProgressRow struct {
+	Model      string             `json:"model"`
+	Generation int                `json:"generation"`
+	Hours      float64            `json:"hours"`
+	Games      int                `json:"games"`
+	Score      float64            `json:"score"` // its mean score over all its games
+	Elo        float64            `json:"elo"`   // over the first model, which is 0
+	Low        float64            `json:"elo_low"`
+	High       float64            `json:"elo_high"`
+	Previous   *arena.StrengthRow `json:"previous,omitempty"` // its match against the model before it (interval from the pairs)
+}
+
+// Run loads the models, plays the round robin (onMatch and onGame as
+// arena.RoundRobin.Run's) and rates them; with Out it writes
+// progress.csv and progress.png there.
+func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMatch), onGame func(*arena.Record)) ([]ProgressRow, error) {
+	if len(b.Generations) < 2 {
+		return nil, fmt.Errorf("progress of run %s: want two models or more, got %d", b.Dir, len(b.Generations))
+	}
+	rc, _, err := LoadRunConfig(b.Dir.Config())
+	if err != nil {
+		return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
+	}
+	v, err := rc.LoadVariant()
+	if err != nil {
+		return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
+	}
+	hours, err := ModelHours(b.Dir)
+	if err != nil {
+		return nil, err
+	}
+	players := make([]arena.Player, len(b.Generations))
+	names := make([]string, len(b.Generations))
+	for i, g := range b.Generations {
+		if _, ok := hours[g]; !ok {
+			return nil, fmt.Errorf("progress of run %s: generation %d: no such model in metrics/generations.csv", b.Dir, g)
+		}
+		ck, err := model.LoadCheckpoint(b.Dir.Model(g))
+		if err != nil {
+			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
+		}
+		if err := ck.CheckVariant(v); err != nil {
+			return nil, fmt.Errorf("progress of run %s: %s: %w", b.Dir, ModelName(g), err)
+		}
+		sp := arena.NewSearchPlayer(ModelName(g)+"@"+strconv.Itoa(b.Simulations), arena.ArenaSettings(b.Simulations),
+			arena.Evaluation{Net: ck.Net, RandomSymmetry: true})
+		if b.Tables != nil {
+			sp.Prover, sp.Label = b.Tables, sp.Label+"+tb"
+		}
+		players[i], names[i] = sp, sp.Name()
+	}
+	rr := arena.RoundRobin{Variant: v, Players: players, Pairs: b.Pairs, OpeningPlies: b.OpeningPlies,
+		Seed: b.Seed, Workers: b.Workers, Dir: b.Out}
+	recs, err := rr.Run(ctx, onMatch, onGame)
+	if err != nil {
+		return nil, err
+	}
+	ratings, err := arena.FitElo(recs, arena.EloSettings{Anchor: names[0], VirtualDraws: 1})
+	if err != nil {
+		return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
+	}
+	byName := map[string]arena.Rating{}
+	for _, r := range ratings {
+		byName[r.Name] = r
+	}
+	rows := make([]ProgressRow, len(names))
+	for i, name := range names {
+		r := byName[name]
+		rows[i] = ProgressRow{Model: ModelName(b.Generations[i]), Generation: b.Generations[i], Hours: hours[b.Generations[i]],
+			Games: r.Games, Score: r.Score / float64(max(r.Games, 1)), Elo: r.Elo, Low: r.Low, High: r.High}
+		if i > 0 {
+			prev := arena.StrengthOf(name, names[i-1], recs)
+			rows[i].Previous = &prev
+		}
+	}
+	if b.Out != "" {
+		if err := b.write(rows, v); err != nil {
+			return rows, err
+		}
+	}
+	return rows, nil
+}
+
+// write puts rows in Out as progress.csv and progress.png.
+func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
+	var sb strings.Builder
+	sb.WriteString("model,generation,hours,games,score,elo,low,high,previous_score,previous_elo,previous_low,previous_high\n")
+	ln := line{name: "Elo over " + rows[0].Model}
+	for _, r := range rows {
+		fmt.Fprintf(&sb, "%s,%d,%.4f,%d,%.4f,%.1f,%.1f,%.1f", r.Model, r.Generation, r.Hours, r.Games, r.Score, r.Elo, r.Low, r.High)
+		if p := r.Previous; p != nil {
+			fmt.Fprintf(&sb, ",%.4f,%.1f,%.1f,%.1f\n", p.Score, p.Elo, p.Low, p.High)
+		} else {
+			sb.WriteString(",,,,\n")
+		}
+		ln.x, ln.y = append(ln.x, r.Hours), append(ln.y, r.Elo)
+		ln.low, ln.high = append(ln.low, r.Low), append(ln.high, r.High)
+	}
+	if err := saveFile(filepath.Join(b.Out, "progress.csv"), []byte(sb.String())); err != nil {
+		return err
+	}
+	title := fmt.Sprintf("Progress of %s (%s, %d visits, %d pairs a match, 95%% intervals)", filepath.Base(string(b.Dir)), v.Name, b.Simulations, b.Pairs)
+	return plotLines(filepath.Join(b.Out, "progress.png"), title, "run hours", "Elo over the first model", ln)
+}

@@ -1,0 +1,106 @@
+package run
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/millzero/millzero/arena"
+)
+
+func TestPickModels_QuartersEveryHourAndTheNewest(t *testing.T) {
+	hours := map[int]float64{}
+	for g := 1; g <= 100; g++ {
+		hours[g] = float64(g) / 50 // two hours, 50 models an hour
+	}
+	for _, c := range []struct {
+		n     int
+		every float64
+		want  []int
+	}{
+		{4, 0, []int{25, 50, 75, 100}},
+		{2, 0, []int{50, 100}},
+		{0, 0.5, []int{25, 50, 75, 100}},
+		{0, 0.7, []int{35, 70, 100}}, // 2.1 hours would be past the end: the newest stands for it
+		{0, 1.5, []int{75, 100}},
+	} {
+		got, err := PickModels(hours, c.n, c.every)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%d models, every %v hours: %v, %v; want %v", c.n, c.every, got, err, c.want)
+		}
+	}
+	if _, err := PickModels(hours, 1, 0); err == nil {
+		t.Error("one model: no error")
+	}
+	// A step of 1.9 hours on a run of two: the 1.9-hour model is next to
+	// the newest, so there is one to choose.
+	if _, err := PickModels(hours, 0, 1.9); err == nil {
+		t.Error("every 1.9 hours of 2: no error")
+	}
+	if _, err := PickModels(map[int]float64{1: 0.1}, 4, 0); err == nil {
+		t.Error("a run of one model: no error")
+	}
+	// Models far apart in time are not picked twice.
+	if got, err := PickModels(map[int]float64{1: 0.1, 2: 0.2, 3: 2}, 4, 0); err != nil || !slices.Equal(got, []int{2, 3}) {
+		t.Errorf("three models, one late: %v, %v; want [2 3]", got, err)
+	}
+}
+
+func TestProgressBench_RatesARunsModelsAgainstTheFirstAndReusesItsGames(t *testing.T) {
+	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 3, games: 16, steps: 4}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+		"gate: {max_games: 0}\n"
+	l := runConfig(t, text)
+	hours, err := ModelHours(l.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hours) != 3 || !(hours[1] > 0 && hours[1] <= hours[2] && hours[2] <= hours[3]) {
+		t.Fatalf("model hours %v: want models 1-3 in order", hours)
+	}
+	out := filepath.Join(t.TempDir(), "progress")
+	b := ProgressBench{Dir: l.dir, Generations: []int{1, 2, 3}, Simulations: 8, Pairs: 2, OpeningPlies: 1, Seed: 5, Workers: 1, Out: out}
+	played := 0
+	rows, err := b.Run(context.Background(), nil, func(*arena.Record) { played++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if played != 12 || len(rows) != 3 {
+		t.Fatalf("%d games, %d rows: want 12 (three matches of two pairs) and 3", played, len(rows))
+	}
+	for i, r := range rows {
+		if r.Generation != i+1 || r.Games != 8 || r.Hours != hours[i+1] {
+			t.Errorf("row %d: %+v, want generation %d, 8 games, %v hours", i, r, i+1, hours[i+1])
+		}
+		if (i == 0) != (r.Previous == nil) || (i > 0 && r.Previous.Games != 4) {
+			t.Errorf("row %d: the match against the one before %+v", i, r.Previous)
+		}
+		if !(r.Low <= r.Elo && r.Elo <= r.High) {
+			t.Errorf("row %d: Elo %v outside [%v, %v]", i, r.Elo, r.Low, r.High)
+		}
+	}
+	if rows[0].Elo != 0 {
+		t.Errorf("the first model's Elo %v, want 0 (the anchor)", rows[0].Elo)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "progress.csv"))
+	if err != nil || len(strings.Split(strings.TrimSpace(string(csv)), "\n")) != 4 {
+		t.Fatalf("progress.csv %q, %v: want a header and three rows", csv, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "progress.png")); err != nil {
+		t.Error(err)
+	}
+	// Measured again with the same settings: every game is found.
+	played = 0
+	again, err := b.Run(context.Background(), nil, func(*arena.Record) { played++ })
+	if err != nil || played != 0 || again[2].Elo != rows[2].Elo {
+		t.Errorf("again: %v, %d games played, Elo %v (was %v): want none played, the same ratings", err, played, again[2].Elo, rows[2].Elo)
+	}
+
+	b.Generations = []int{1, 7}
+	if _, err := b.Run(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "generation 7") {
+		t.Errorf("a generation the run lacks: %v", err)
+	}
+}
