@@ -12,7 +12,10 @@
 # 3. the best on 200 pairs from other openings (seed 2) against depths 4, 6;
 # 4. the best against alphabeta:8, the yardstick of nine-long's night, on
 #    50 pairs and on 200 from other openings (the last takes a few minutes);
-# 5. the last five models against depths 4, 6 (scripts/last-models.sh).
+# 5. the last five models against depths 4, 6 (scripts/last-models.sh);
+# 6. the quarter-hour models against each other (millzero bench progress,
+#    100 pairs a match): what the later quarters add, which the yardsticks
+#    score alike.
 # Every benchmark also counts thrown endgames with the tables of TABLES
 # (default auto: the user cache's, built by the run's `tablebase: auto`). -q
 # skips step 4's 200 pairs. Run it on quiet cores: it uses both.
@@ -24,11 +27,11 @@ tables= quick=0
 while getopts "t:qh" o; do
   case $o in
     t) tables=$OPTARG ;; q) quick=1 ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,23p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { sed -n '2,20p' "$0"; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,23p' "$0"; exit 2; }
 run=$1
 [ -f "$run/models/best" ] || { echo "measure-hour: run $run: no models/best (not a run, or no model yet)" >&2; exit 2; }
 tables=${tables:-auto}
@@ -49,3 +52,16 @@ bench "the best against depth 8, 50 pairs" --run "$run" --pairs 50 --depths 8
 [ $quick = 1 ] || bench "the best against depth 8, 200 pairs from other openings" --run "$run" --pairs 200 --depths 8 --seed 2
 echo; echo "== the last five models"
 scripts/last-models.sh "$run"
+echo; echo "== the quarter-hour models against each other"
+# Those step 2 measured (the loop's quarter-hour bests) and the best, or
+# without them the models nearest each quarter.
+gens=
+if [ -f "$run/metrics/strength.csv" ]; then
+  gens=$(awk -F, 'NR > 1 && $4 == "alphabeta:6" { sub(/^gen-0*/, "", $3); print $3 }' "$run/metrics/strength.csv" | paste -sd, -)
+fi
+best=$(cat "$run/models/best")
+[ -z "$gens" ] || [ "${gens##*,}" = "$best" ] || gens="$gens,$best"
+case $gens in
+  *,*) bin/millzero bench progress --run "$run" --generations "$gens" ;;
+  *) bin/millzero bench progress --run "$run" ;;
+esac
