@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"sort"
@@ -18,8 +19,11 @@ import (
 type Status struct {
 	Run         string             `json:"run"`
 	Variant     string             `json:"variant"`
-	Generations int                `json:"generations"`    // finished generations
-	Best        string             `json:"best,omitempty"` // the model self-play uses; "" before the first
+	Generations int                `json:"generations"`        // finished generations
+	Hours       float64            `json:"hours"`              // run hours at the end of the last, over every invocation
+	Pace        float64            `json:"pace_seconds"`       // wall seconds a generation over the last paceGenerations (0 with fewer than two)
+	Best        string             `json:"best,omitempty"`     // the model self-play uses; "" before the first
+	Strength    []StrengthStatus   `json:"strength,omitempty"` // the newest strength measurement (metrics/strength.csv), a row per yardstick
 	Lease       *LeaseInfo         `json:"lease,omitempty"`
 	LastError   string             `json:"last_error,omitempty"` // the trainer's last failed generation
 	PerGen      []GenerationStatus `json:"per_generation"`
@@ -33,6 +37,24 @@ type GenerationStatus struct {
 	Games      int    `json:"games"`              // counted from the shards in the window, else as the trainer recorded
 	Decision   string `json:"decision,omitempty"` // the gate's, once the generation is finished
 }
+
+// StrengthStatus is one row of the newest strength measurement: the model
+// against one yardstick, or with endgame tables its share of right moves
+// (tables:network, tables:search; no Elo).
+type StrengthStatus struct {
+	Model    string   `json:"model"`
+	Hours    float64  `json:"hours"`
+	Opponent string   `json:"opponent"`
+	Games    int      `json:"games"` // games, or table positions
+	Score    float64  `json:"score"` // mean score 0..1, or share of right moves
+	Elo      *float64 `json:"elo,omitempty"`
+	Low      *float64 `json:"elo_low,omitempty"`
+	High     *float64 `json:"elo_high,omitempty"`
+}
+
+// paceGenerations is how many of the newest generations Status.Pace
+// averages over.
+const paceGenerations = 20
 
 // WorkerStatus is what one self-play process (host and pid) added to the
 // generations of the training window.
@@ -51,6 +73,15 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{Run: l.loc, Variant: l.v.Name, Generations: len(gt.rows)}
+	if h := gt.column("hours"); len(h) > 0 {
+		st.Hours = h[len(h)-1]
+		if k := min(paceGenerations, len(h)-1); k > 0 {
+			st.Pace = 3600 * (h[len(h)-1] - h[len(h)-1-k]) / float64(k)
+		}
+	}
+	if st.Strength, err = l.newestStrength(); err != nil {
+		return st, err
+	}
 	if best, err := l.dir.Best(); err == nil {
 		st.Best = ModelName(best)
 	} else if !errors.Is(err, ErrNoModel) {
@@ -126,6 +157,31 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	}
 	sort.Slice(st.Workers, func(i, j int) bool { return st.Workers[i].Worker < st.Workers[j].Worker })
 	return st, nil
+}
+
+// newestStrength is the rows of metrics/strength.csv's newest
+// measurement: those of its last row's model and hours.
+func (l *Loop) newestStrength() ([]StrengthStatus, error) {
+	t, err := l.str.load()
+	if err != nil || len(t.rows) == 0 {
+		return nil, err
+	}
+	hours, games, score := t.column("hours"), t.column("games"), t.column("score")
+	elo, low, high := t.column("elo"), t.column("low"), t.column("high")
+	models, opps := t.text("model"), t.text("opponent")
+	last := len(t.rows) - 1
+	var out []StrengthStatus
+	for i := range t.rows {
+		if models[i] != models[last] || hours[i] != hours[last] {
+			continue
+		}
+		r := StrengthStatus{Model: models[i], Hours: hours[i], Opponent: opps[i], Games: int(games[i]), Score: score[i]}
+		if !math.IsNaN(elo[i]) && !math.IsNaN(low[i]) && !math.IsNaN(high[i]) {
+			r.Elo, r.Low, r.High = &elo[i], &low[i], &high[i]
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // genNumber reads a generation directory's name, gen-000007.

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,6 +35,19 @@ func TestStrength_TheLoopMeasuresTheBestAgainstAlphaBetaAndPlotsIt(t *testing.T)
 	}
 	if _, err := os.Stat(filepath.Join(l.dir.Metrics(), "strength.png")); err != nil {
 		t.Error(err)
+	}
+	// status shows the newest measurement alone, with the run's hours and
+	// pace.
+	st, err := l.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Strength) != 2 || st.Strength[0].Model != "gen-000002" || st.Strength[1].Opponent != "alphabeta:2" ||
+		st.Strength[0].Elo == nil || st.Strength[0].Games != 4 {
+		t.Errorf("status strength %+v: want gen-000002's two rows with Elo", st.Strength)
+	}
+	if !(st.Hours > 0 && st.Pace > 0) {
+		t.Errorf("status hours %v, pace %v s: want both positive after two generations", st.Hours, st.Pace)
 	}
 	// The same best is not measured twice.
 	if err := l.strength(context.Background(), 2, 2); err != nil || len(mustLoad(t, l.str).rows) != 4 {
@@ -84,6 +98,17 @@ func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{"alphabeta:1", "tables:network", "tables:search"}) {
 		t.Errorf("strength rows for %v, want alphabeta:1 and the tables' two", got)
+	}
+	// status carries the tables' rows without an Elo (NaN would not be JSON).
+	st, err := l.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Strength) != 3 || st.Strength[0].Elo == nil || st.Strength[1].Elo != nil || st.Strength[2].Opponent != "tables:search" {
+		t.Errorf("status strength %+v: want alphabeta:1 with an Elo, then the tables' two without", st.Strength)
+	}
+	if _, err := json.Marshal(st); err != nil {
+		t.Errorf("status as JSON: %v", err)
 	}
 }
 

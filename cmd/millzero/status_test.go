@@ -14,7 +14,7 @@ func TestStatus_TableAndJSONSayWhereTheRunStands(t *testing.T) {
 		t.Fatalf("train: %d %s %s", code, out, errOut)
 	}
 	code, out, errOut := runCmd("status", "--run", dir)
-	if code != 0 || !strings.Contains(out, "1 generations finished") || !strings.Contains(out, "trainer: none") {
+	if code != 0 || !strings.Contains(out, "1 generations finished in 0.") || !strings.Contains(out, "trainer: none") {
 		t.Fatalf("status: exit %d %s\n%s", code, errOut, out)
 	}
 	code, out, errOut = runCmd("status", "--run", dir, "--json")
@@ -27,5 +27,35 @@ func TestStatus_TableAndJSONSayWhereTheRunStands(t *testing.T) {
 	}
 	if code, _, errOut := runCmd("status", "--run", t.TempDir()); code == 0 || !strings.Contains(errOut, "millzero train first") {
 		t.Errorf("status of no run: exit %d, %q", code, errOut)
+	}
+}
+
+func TestStatus_TextListsTheLastTenGenerationsAndTheNewestStrength(t *testing.T) {
+	elo, low, high := 120.0, 80.0, 160.0
+	st := run.Status{Run: "runs/x", Variant: "nine", Generations: 15, Hours: 0.5, Pace: 7.25, Best: "gen-000015",
+		Strength: []run.StrengthStatus{
+			{Model: "gen-000012", Hours: 0.4, Opponent: "alphabeta:6", Games: 20, Score: 0.75, Elo: &elo, Low: &low, High: &high},
+			{Model: "gen-000012", Hours: 0.4, Opponent: "tables:search", Games: 500, Score: 0.9},
+		}}
+	for g := range 15 {
+		st.PerGen = append(st.PerGen, run.GenerationStatus{Generation: g, Shards: 2, Games: 64, Decision: "ungated"})
+	}
+	var b strings.Builder
+	writeStatus(&b, st, false)
+	out := b.String()
+	for _, want := range []string{"15 generations finished in 0.50 run hours (lately 7.2 s each)", "strength of gen-000012 at 0.40 run hours",
+		"alphabeta:6       75% of 20 games, Elo +120 [+80, +160]", "tables:search     90% right of 500 positions",
+		"(5 earlier generations: --all lists them)", "\n14 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\n4 ") || !strings.Contains(out, "\n5 ") {
+		t.Errorf("want generations 5-14 listed, not 4:\n%s", out)
+	}
+	b.Reset()
+	writeStatus(&b, st, true)
+	if out := b.String(); !strings.Contains(out, "\n0 ") || strings.Contains(out, "earlier generations") {
+		t.Errorf("--all: want every generation listed:\n%s", out)
 	}
 }
