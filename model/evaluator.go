@@ -20,7 +20,6 @@ type Evaluator struct {
 	v        *engine.Variant
 	fwd      *Forward
 	x        []float32
-	policy   []float32
 	outcome  []float32
 	syms     []uint8 // the symmetry each position of a chunk was mapped by
 	rng      *rand.Rand
@@ -47,7 +46,7 @@ func NewEvaluator(v *engine.Variant, n *Network, maxBatch int, randomSymmetry bo
 	}
 	a := n.Arch
 	e := &Evaluator{v: v, fwd: NewForward(n, maxBatch), x: make([]float32, maxBatch*a.Inputs),
-		policy: make([]float32, maxBatch*a.Actions), outcome: make([]float32, maxBatch*a.Outcomes), syms: make([]uint8, maxBatch),
+		outcome: make([]float32, maxBatch*a.Outcomes), syms: make([]uint8, maxBatch),
 		rng: rand.New(rand.NewPCG(seed, 0x6576616c)), symmetry: randomSymmetry}
 	e.pick = func() int { return e.rng.IntN(v.NumSymmetries()) }
 	return e, nil
@@ -75,7 +74,7 @@ func (e *Evaluator) Evaluate(b *mcts.Batch) error {
 				Encode(e.v, a.Encoder, p, b.Repetitions(i), row)
 			}
 		}
-		if err := e.fwd.Run(e.x, hi-lo, e.policy, e.outcome); err != nil {
+		if err := e.fwd.Trunk(e.x, hi-lo, e.outcome); err != nil {
 			return fmt.Errorf("evaluate: %w", err)
 		}
 		for i := lo; i < hi; i++ {
@@ -83,23 +82,23 @@ func (e *Evaluator) Evaluate(b *mcts.Batch) error {
 			if e.symmetry {
 				sym = int(e.syms[i-lo])
 			}
-			e.answer(b, i, e.policy[(i-lo)*a.Actions:(i-lo+1)*a.Actions], e.outcome[(i-lo)*a.Outcomes:(i-lo+1)*a.Outcomes], sym)
+			e.answer(b, i, i-lo, e.outcome[(i-lo)*a.Outcomes:(i-lo+1)*a.Outcomes], sym)
 		}
 	}
 	return nil
 }
 
 // answer writes position i's priors (softmax over the legal actions'
-// logits, each action mapped by sym as its position was) and outcome
-// probabilities (by absolute seat).
-func (e *Evaluator) answer(b *mcts.Batch, i int, logits, outcome []float32, sym int) {
+// logits, row r of the forward pass's batch, each action mapped by sym as
+// its position was) and outcome probabilities (by absolute seat).
+func (e *Evaluator) answer(b *mcts.Batch, i, r int, outcome []float32, sym int) {
 	legal, priors := b.Legal(i), b.Priors(i)
 	top := float32(math.Inf(-1))
 	for j, act := range legal {
 		if sym != 0 {
 			act = e.v.MapAction(sym, act)
 		}
-		priors[j] = logits[e.v.ActionIndex(act)]
+		priors[j] = e.fwd.Logit(r, e.v.ActionIndex(act))
 		top = max(top, priors[j])
 	}
 	var sum float32

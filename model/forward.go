@@ -16,17 +16,33 @@ type Forward struct {
 	net  *Network
 	max  int
 	h, t []float32 // hidden activations, max × Width
+	pt   []float32 // the policy head's weights transposed, Actions × Width, for Logit
+	vt   []float32 // the outcome head's weights transposed, Outcomes × Width, for Trunk
 }
 
 // NewForward is a forward pass of n for batches of up to maxBatch
-// positions. n must be valid (Network.Validate): as New and
+// positions, with transposed copies of its heads' weights for Trunk and
+// Logit. n must be valid (Network.Validate): as New and
 // LoadCheckpoint make them.
 func NewForward(n *Network, maxBatch int) *Forward {
 	if maxBatch < 1 {
 		maxBatch = 1
 	}
-	w := n.Arch.Width
-	return &Forward{net: n, max: maxBatch, h: make([]float32, maxBatch*w), t: make([]float32, maxBatch*w)}
+	a := n.Arch
+	f := &Forward{net: n, max: maxBatch, h: make([]float32, maxBatch*a.Width), t: make([]float32, maxBatch*a.Width),
+		pt: transposed(n.Params[2+4*a.Blocks].Data, a.Width, a.Actions), vt: transposed(n.Params[4+4*a.Blocks].Data, a.Width, a.Outcomes)}
+	return f
+}
+
+// transposed is the cols × rows transpose of the row-major rows × cols m.
+func transposed(m []float32, rows, cols int) []float32 {
+	t := make([]float32, rows*cols)
+	for r := 0; r < rows; r++ {
+		for c, x := range m[r*cols : (r+1)*cols] {
+			t[c*rows+r] = x
+		}
+	}
+	return t
 }
 
 // Network is the network the pass evaluates.
@@ -63,6 +79,51 @@ func (f *Forward) Run(x []float32, batch int, policy, outcome []float32) error {
 	affine(policy, h, batch, w, a.Actions, p[i].Data, p[i+1].Data, false, false)
 	affine(outcome, h, batch, w, a.Outcomes, p[i+2].Data, p[i+3].Data, false, false)
 	return nil
+}
+
+// Trunk evaluates batch positions as Run does, but of the policy head only
+// the input to it: Logit then reads the logits wanted one at a time. A
+// search wants the legal actions' alone, a few dozen of Actions (624 in
+// nine), and the policy head is half of the default network's arithmetic.
+// Trunk and Logit read the heads' weights as they were when the Forward was
+// made (NewForward transposes them): they do not see them changed after.
+func (f *Forward) Trunk(x []float32, batch int, outcome []float32) error {
+	a := f.net.Arch
+	switch {
+	case batch < 1 || batch > f.max:
+		return fmt.Errorf("forward pass: batch %d: want 1..%d", batch, f.max)
+	case len(x) < batch*a.Inputs:
+		return fmt.Errorf("forward pass: %d features for %d positions: want %d", len(x), batch, batch*a.Inputs)
+	case len(outcome) < batch*a.Outcomes:
+		return fmt.Errorf("forward pass: outcome buffer %d for %d positions: want %d", len(outcome), batch, batch*a.Outcomes)
+	}
+	p := f.net.Params
+	w := a.Width
+	i := 2 + 4*a.Blocks
+	h, t := f.h[:batch*w], f.t[:batch*w]
+	affine(h, x, batch, a.Inputs, w, p[0].Data, p[1].Data, false, true)
+	for b := 0; b < a.Blocks; b++ {
+		j := 2 + 4*b
+		affine(t, h, batch, w, w, p[j].Data, p[j+1].Data, false, true)
+		affine(h, t, batch, w, w, p[j+2].Data, p[j+3].Data, true, true)
+	}
+	// The outcome head as a few dot products a position: a product of so
+	// few columns would take the GEMM's scalar edge path.
+	bias := p[i+3].Data
+	for r := 0; r < batch; r++ {
+		for k := 0; k < a.Outcomes; k++ {
+			outcome[r*a.Outcomes+k] = bias[k] + vek32.Dot(h[r*w:(r+1)*w], f.vt[k*w:(k+1)*w])
+		}
+	}
+	return nil
+}
+
+// Logit is the policy logit of action index k for position r of the last
+// Trunk's batch: the head's bias and the dot product of the position's
+// hidden activations with the action's weights.
+func (f *Forward) Logit(r, k int) float32 {
+	w := f.net.Arch.Width
+	return f.net.Params[3+4*f.net.Arch.Blocks].Data[k] + vek32.Dot(f.h[r*w:(r+1)*w], f.pt[k*w:(k+1)*w])
 }
 
 // affine sets dst (rows×out) to x·w + bias, or with residual to

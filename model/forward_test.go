@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -103,6 +104,46 @@ func TestForwardAllocatesNothing(t *testing.T) {
 	o := make([]float32, 16*a.Outcomes)
 	if allocs := testing.AllocsPerRun(20, func() { f.Run(x, 16, p, o) }); allocs != 0 {
 		t.Errorf("Run allocates %v times per call", allocs)
+	}
+}
+
+func TestForwardTrunkAndLogitAreRunsPolicy(t *testing.T) {
+	a := Arch{Inputs: 106, Width: 64, Blocks: 2, Actions: 624, Outcomes: 3}
+	n := randomNetwork(t, a, 4)
+	const batch = 5
+	x := make([]float32, batch*a.Inputs)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := range x {
+		x[i] = float32(rng.IntN(2))
+	}
+	f := NewForward(n, batch)
+	p, o := make([]float32, batch*a.Actions), make([]float32, batch*a.Outcomes)
+	if err := f.Run(x, batch, p, o); err != nil {
+		t.Fatal(err)
+	}
+	g := NewForward(n, batch)
+	o2 := make([]float32, batch*a.Outcomes)
+	if err := g.Trunk(x, batch, o2); err != nil {
+		t.Fatal(err)
+	}
+	for i := range o {
+		if math.Abs(float64(o2[i]-o[i])) > 1e-5*(1+math.Abs(float64(o[i]))) {
+			t.Fatalf("outcome logit %d: %v, Run gives %v", i, o2[i], o[i])
+		}
+	}
+	for r := 0; r < batch; r++ {
+		for k := 0; k < a.Actions; k++ {
+			want := p[r*a.Actions+k]
+			if got := g.Logit(r, k); math.Abs(float64(got-want)) > 1e-5*(1+math.Abs(float64(want))) {
+				t.Fatalf("position %d action %d: logit %v, Run gives %v", r, k, got, want)
+			}
+		}
+	}
+	if allocs := testing.AllocsPerRun(20, func() { g.Trunk(x, batch, o2); g.Logit(batch-1, a.Actions-1) }); allocs != 0 {
+		t.Errorf("Trunk and Logit allocate %v times per call", allocs)
+	}
+	if err := g.Trunk(x, batch+1, o2); err == nil {
+		t.Error("Trunk of a batch over the capacity: no error")
 	}
 }
 
