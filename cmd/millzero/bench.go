@@ -18,7 +18,7 @@ import (
 
 const benchWhat = "engine, mcts, model, selfplay, strength or progress"
 
-func runBench(args []string, out io.Writer) error {
+func runBench(args []string, out io.Writer) (err error) {
 	if len(args) > 0 && args[0] == "strength" {
 		return runBenchStrength(args[1:], out)
 	}
@@ -30,6 +30,7 @@ func runBench(args []string, out io.Writer) error {
 		"millzero bench mcts --variant moulin-rouge",
 		"millzero bench model --batches 1,16,64,256",
 		"millzero bench selfplay --sims 40 --seconds 60",
+		"millzero bench selfplay --cpuprofile sp.pprof && go tool pprof -top bin/millzero sp.pprof",
 		"millzero bench strength --run runs/nine   (millzero bench strength --help for its flags)",
 		"millzero bench progress --run runs/nine   (the run's models against each other; --help for its flags)",
 	}, out)
@@ -41,6 +42,7 @@ func runBench(args []string, out io.Writer) error {
 	width := fs.Int("width", model.DefaultConfig().Width, "model, selfplay: network width")
 	blocks := fs.Int("blocks", model.DefaultConfig().Blocks, "model, selfplay: residual blocks")
 	features := fs.Int("features", model.EncoderBoard, "model, selfplay: the feature encoder, as model.features (1 the board; 2 and the mills; 3 and the tactics a move ahead)")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the measurement to FILE (go tool pprof)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -61,6 +63,17 @@ func runBench(args []string, out io.Writer) error {
 		return err
 	}
 	dur := time.Duration(*seconds * float64(time.Second))
+	if *profile != "" {
+		stop, err := startCPUProfile(*profile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if perr := stop(); perr != nil && err == nil {
+				err = perr
+			}
+		}()
+	}
 	switch rest[0] {
 	case "engine":
 		err = benchEngine(out, *repeat)

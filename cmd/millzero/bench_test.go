@@ -1,0 +1,22 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBench_CPUProfileOfTheMeasurement(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "mcts.pprof")
+	code, out, errOut := runCmd("bench", "mcts", "--variant", "three", "--sims", "50", "--cpuprofile", prof)
+	if code != 0 || !strings.Contains(out, "simulations") {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Errorf("profile %s: %v", prof, err)
+	}
+	if code, _, errOut := runCmd("bench", "mcts", "--cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir", "p")); code == 0 || !strings.Contains(errOut, "--cpuprofile") {
+		t.Errorf("a profile in a missing directory: exit %d, %q: want an error naming --cpuprofile", code, errOut)
+	}
+}
