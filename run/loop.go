@@ -44,6 +44,10 @@ type Loop struct {
 	nets   map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
 	shards shardChecks            // the verdict on each shard counted
 
+	plotted time.Time // when the plots were last drawn
+	stale   bool      // a generation finished since
+	redraws int       // plots drawn by this invocation
+
 	noLocal bool   // play no games: wait for the workers'
 	lease   *Lease // the trainer's; nil for a worker
 }
@@ -349,6 +353,7 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 	}
 	l.prog.Done("run %s: %s, network %v%s, %d games and %d steps a generation", l.loc, l.v.Name,
 		model.NewArch(l.v, l.cfg.Model), grows, l.cfg.Loop.Games, l.cfg.Loop.Steps)
+	defer l.finalPlots(ctx)
 	for {
 		gens, err := l.gens.load()
 		if err != nil {
@@ -372,6 +377,43 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 		err = fmt.Errorf("generation %d: %w", g, err)
 		l.recordError(context.WithoutCancel(ctx), err)
 		return "", err
+	}
+}
+
+// plotEvery is how often the loop redraws its plots (and at the end of
+// an invocation): drawing every point of the run takes about a quarter of a
+// second by the end of an hour, a twentieth of a generation, and grows with
+// the run.
+const plotEvery = time.Minute
+
+// plotFiles are the plots redraw draws.
+var plotFiles = []string{"metrics/elo.png", "metrics/loss.png", "metrics/time.png", "metrics/selfplay.png"}
+
+// redraw draws the plots of the metrics so far.
+func (l *Loop) redraw() error {
+	if err := l.plots(); err != nil {
+		return err
+	}
+	l.plotted, l.stale = time.Now(), false
+	l.redraws++
+	return nil
+}
+
+// finalPlots draws the plots of the generations finished since the last
+// drawing, as the invocation ends (however it ends), and uploads them; a
+// failure is only logged.
+func (l *Loop) finalPlots(ctx context.Context) {
+	if !l.stale {
+		return
+	}
+	err := l.redraw()
+	for _, name := range plotFiles {
+		if err == nil {
+			err = l.wd.push(context.WithoutCancel(ctx), name)
+		}
+	}
+	if err != nil {
+		l.log.Warn("draw the plots", "err", err)
 	}
 }
 
@@ -447,11 +489,20 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	}
 	l.prog.Done("generation %d: %s %s (LLR %.2f, %s %s); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, res.Unit(), res.Counts(), ModelName(best), eloBest)
 	l.forget(best)
-	if err := l.plots(); err != nil {
-		return err
+	l.stale = true
+	if n := l.cfg.Loop.Generations; time.Since(l.plotted) >= plotEvery || n > 0 && g+1 >= n {
+		if err := l.redraw(); err != nil {
+			return err
+		}
+		for _, name := range plotFiles {
+			if err := l.wd.push(ctx, name); err != nil {
+				return err
+			}
+		}
 	}
 	// generations.csv last: it is the commit point of a generation.
-	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/elo.png", "metrics/loss.png", "metrics/time.png", "metrics/selfplay.png", "metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
+	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/phases.csv",
+		"metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
 		if _, err := os.Stat(l.wd.path(name)); os.IsNotExist(err) {
 			continue
 		}

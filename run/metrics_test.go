@@ -2,9 +2,12 @@ package run
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -96,5 +99,56 @@ func TestEloFile_TheNewestGenerationsAndTheBestsLadder(t *testing.T) {
 		if got := eloFile(c.name, g, best); got != c.want {
 			t.Errorf("eloFile(%q, %d, %d) = %v, want %v", c.name, g, best, got, c.want)
 		}
+	}
+}
+
+// cancelAfter is a Progress that cancels the run once a line it shows
+// starts with prefix.
+type cancelAfter struct {
+	prefix string
+	cancel context.CancelFunc
+}
+
+func (c cancelAfter) Update(string, ...any) {}
+func (c cancelAfter) Done(format string, args ...any) {
+	if strings.HasPrefix(fmt.Sprintf(format, args...), c.prefix) {
+		c.cancel()
+	}
+}
+
+// The plots are drawn at the first generation, then at most once a
+// minute, and at the end of an invocation however it ends: drawing every
+// point of a long run each generation grew to a twentieth of a generation.
+func TestPlots_DrawnNowAndThenAndAtTheEnd(t *testing.T) {
+	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 3, games: 16, steps: 4}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\ngate: {max_games: 0}\n"
+	l := runConfig(t, text)
+	if l.redraws != 2 || l.stale {
+		t.Errorf("three generations: plots drawn %d times (stale %v), want 2: the first generation and the budget's last", l.redraws, l.stale)
+	}
+
+	// A run stopped in its third generation (no budget): the second's
+	// metrics are drawn as it stops.
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfg, []byte(strings.Replace(text, "generations: 3", "generations: 0", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l2, err := Open(ctx, filepath.Join(dir, "run"), cfg, Options{Progress: cancelAfter{"generation 1: gen-000002", cancel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	why, err := l2.Run(ctx)
+	if err != nil || !strings.Contains(why, "interrupted") {
+		t.Fatalf("run: %q, %v: want it interrupted", why, err)
+	}
+	if l2.redraws != 2 || l2.stale {
+		t.Errorf("stopped after two generations: plots drawn %d times (stale %v), want 2: the first generation and the stop", l2.redraws, l2.stale)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run", "metrics", "loss.png")); err != nil {
+		t.Error(err)
 	}
 }
