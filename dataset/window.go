@@ -31,16 +31,26 @@ const (
 // WindowOptions says which samples of a games directory a Window returns and
 // how.
 type WindowOptions struct {
-	Samples     int          // keep only the most recent this many recorded positions (rows); 0: no limit
-	Generations int          // keep only the most recent this many generation directories present; 0: no limit
-	Shuffle     int          // shuffle buffer, in samples (memory ~ 100 bytes + the policy each); 0 reads in order, oldest first
-	Seed        uint64       // seeds the shard order, the shuffle and the symmetries
-	Augment     bool         // map each sample by a random board symmetry (policy action ids with it)
-	ValFraction float64      // fraction of games, 0..1, that form the Validation split
-	Split       Split        // which games to return
-	FullOnly    bool         // drop the samples of fast searches (Full false), which have no policy target
-	Repeat      bool         // start a new pass, reshuffled, after the last shard instead of returning io.EOF
-	Logger      *slog.Logger // where warnings about skipped files go; nil: slog.Default()
+	Samples     int     // keep only the most recent this many recorded positions (rows); 0: no limit
+	Generations int     // keep only the most recent this many generation directories present; 0: no limit
+	Shuffle     int     // shuffle buffer, in samples (memory ~ 100 bytes + the policy each); 0 reads in order, oldest first
+	Seed        uint64  // seeds the shard order, the shuffle and the symmetries
+	Augment     bool    // map each sample by a random board symmetry (policy action ids with it)
+	ValFraction float64 // fraction of games, 0..1, that form the Validation split
+	Split       Split   // which games to return
+	FullOnly    bool    // drop the samples of fast searches (Full false), which have no policy target
+	Repeat      bool    // start a new pass, reshuffled, after the last shard instead of returning io.EOF
+
+	// Keep holds the samples of each shard read whole (filtered and
+	// checked, not yet augmented) in memory, and later passes take them
+	// from there instead of reading and decoding the Parquet file again:
+	// the same samples in the same order, and the same symmetries drawn,
+	// for memory of about the window's samples (a few hundred bytes
+	// each; Samples bounds them). For a repeating window read over many
+	// passes, as a trainer's is.
+	Keep bool
+
+	Logger *slog.Logger // where warnings about skipped files go; nil: slog.Default()
 
 	// Variant, if set, is the only variant the window returns: a shard
 	// of another variant, or whose recorded spec differs from this one's,
@@ -70,7 +80,8 @@ type shardRef struct {
 // Window streams the samples of the most recent shards of a games
 // directory, as chosen when it was opened (reopen it to see newer shards).
 // It holds at most one shard open and one batch of rows plus the shuffle
-// buffer in memory. It is not safe for concurrent use.
+// buffer in memory (and with Keep the window's samples). It is not safe for
+// concurrent use.
 type Window struct {
 	opts     WindowOptions
 	log      *slog.Logger
@@ -95,6 +106,45 @@ type Window struct {
 
 	buf     []Sample // the shuffle buffer
 	drained bool     // the source has ended (never, when repeating)
+
+	// With Keep: each shard's samples once it was read whole (nil
+	// before), the shard being read and what it gave so far, and the
+	// kept shard being served.
+	kept     []keptShard
+	curIdx   int
+	keeping  keptShard
+	serving  *keptShard
+	servedAt int
+}
+
+// keptShard is the samples of one shard held by a Keep window, with the
+// variants of its spec. Their policies share one array.
+type keptShard struct {
+	samples []Sample
+	policy  []PolicyEntry
+	offs    []int32 // sample i's policy is policy[offs[i]:offs[i+1]], set when the shard is whole
+	vars    map[string]*engine.Variant
+}
+
+// add appends a copy of s, its policy in the shard's array.
+func (k *keptShard) add(s *Sample) {
+	if len(k.offs) == 0 {
+		k.offs = append(k.offs, 0)
+	}
+	c := *s
+	c.Policy = nil
+	k.samples = append(k.samples, c)
+	k.policy = append(k.policy, s.Policy...)
+	k.offs = append(k.offs, int32(len(k.policy)))
+}
+
+// seal points each sample's policy into the shard's array, now that it
+// will not grow.
+func (k *keptShard) seal() {
+	for i := range k.samples {
+		k.samples[i].Policy = k.policy[k.offs[i]:k.offs[i+1]:k.offs[i+1]]
+	}
+	k.offs = nil
 }
 
 // OpenWindow lists the shards of gamesDir (gen-NNNNNN/*.parquet), keeps the
@@ -156,6 +206,9 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 	}
 	for i, j := 0, len(w.shards)-1; i < j; i, j = i+1, j-1 {
 		w.shards[i], w.shards[j] = w.shards[j], w.shards[i]
+	}
+	if opts.Keep {
+		w.kept = make([]keptShard, len(w.shards))
 	}
 	w.startPass()
 	return w, nil
@@ -294,6 +347,23 @@ func copySample(dst, src *Sample) {
 // pull reads the next sample that passes the filters, in shard order.
 func (w *Window) pull(s *Sample) error {
 	for {
+		if k := w.serving; k != nil {
+			if w.servedAt == len(k.samples) {
+				w.serving = nil
+				continue
+			}
+			copySample(s, &k.samples[w.servedAt])
+			w.servedAt++
+			if w.opts.Augment {
+				v, err := w.variants.of(k.vars, s.Variant)
+				if err != nil { // checked when kept
+					return err
+				}
+				augment(v, s, w.rng.IntN(v.NumSymmetries()))
+			}
+			w.passCount++
+			return nil
+		}
 		if w.cur == nil {
 			if w.next >= len(w.order) {
 				if !w.opts.Repeat {
@@ -304,9 +374,14 @@ func (w *Window) pull(s *Sample) error {
 				}
 				w.startPass()
 			}
-			ref := &w.shards[w.order[w.next]]
+			idx := w.order[w.next]
+			ref := &w.shards[idx]
 			w.next++
 			if w.bad[ref.path] {
+				continue
+			}
+			if w.kept != nil && w.kept[idx].samples != nil {
+				w.serving, w.servedAt = &w.kept[idx], 0
 				continue
 			}
 			sr, err := openShard(ref.path)
@@ -326,10 +401,18 @@ func (w *Window) pull(s *Sample) error {
 				continue
 			}
 			w.cur, w.curVars, w.curGen, w.pos, w.n, w.rowNum = sr, vars, ref.gen, 0, 0, ref.skip
+			w.curIdx, w.keeping = idx, keptShard{vars: vars}
 		}
 		if w.pos == w.n {
 			n, err := w.cur.read(w.batch)
 			if err == io.EOF {
+				if w.kept != nil {
+					w.keeping.seal()
+					if w.keeping.samples == nil {
+						w.keeping.samples = []Sample{} // read whole, with no sample of this split
+					}
+					w.kept[w.curIdx] = w.keeping
+				}
 				w.closeShard()
 				continue
 			}
@@ -364,6 +447,9 @@ func (w *Window) pull(s *Sample) error {
 			w.skip(w.cur.path, fmt.Errorf("row %d: %w", w.rowNum-1, err))
 			w.closeShard()
 			continue
+		}
+		if w.kept != nil {
+			w.keeping.add(s)
 		}
 		if w.opts.Augment {
 			augment(v, s, w.rng.IntN(v.NumSymmetries()))
@@ -401,11 +487,12 @@ func (w *Window) closeShard() {
 		w.cur = nil
 	}
 	w.pos, w.n = 0, 0
+	w.keeping = keptShard{}
 }
 
-// Close releases the open shard, if any.
+// Close releases the open shard, if any, and the kept samples.
 func (w *Window) Close() error {
 	w.closeShard()
-	w.buf = nil
+	w.buf, w.kept, w.serving = nil, nil, nil
 	return nil
 }

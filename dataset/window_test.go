@@ -342,3 +342,39 @@ func TestWindow_SkipsEveryBadFileWithAWarningNamingIt(t *testing.T) {
 		}
 	}
 }
+
+// A Keep window returns what a streaming one does, sample for sample and
+// symmetry for symmetry, over many passes, and after its first pass it
+// reads no file: the shards can be gone.
+func TestWindow_KeepReturnsTheSameSamplesAndReadsEachShardOnce(t *testing.T) {
+	r := writeRun(t, "nine", []int{0, 1, 2}, 3, 2)
+	log, warnings := captureLog()
+	opts := WindowOptions{Repeat: true, Shuffle: 64, Seed: 5, Augment: true, ValFraction: 0.2, Split: Train,
+		HoldoutNewest: true, FullOnly: true, Samples: len(r.samples) - 7, Logger: log}
+	stream := open(t, r.dir, opts)
+	opts.Keep = true
+	keep := open(t, r.dir, opts)
+	var a, b Sample
+	for i := 0; i < 4*len(r.samples); i++ {
+		if err := keep.Next(&b); err != nil {
+			t.Fatalf("sample %d of the keeping window: %v", i, err)
+		}
+		if err := stream.Next(&a); err != nil {
+			t.Fatalf("sample %d of the streaming window: %v", i, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("sample %d: keeping %+v, streaming %+v", i, b, a)
+		}
+	}
+	if err := os.RemoveAll(r.dir); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2*len(r.samples); i++ {
+		if err := keep.Next(&b); err != nil {
+			t.Fatalf("sample %d after the files are gone: %v", i, err)
+		}
+	}
+	if warnings.Len() > 0 {
+		t.Errorf("the keeping window read a file after its first pass: %s", warnings)
+	}
+}

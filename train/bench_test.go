@@ -8,6 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 )
 
@@ -136,23 +137,32 @@ func BenchmarkFitFromWindow(b *testing.B) {
 		}
 	}
 	for _, net := range []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}} {
-		b.Run(fmt.Sprintf("net=%dx%d", net.Width, net.Blocks), func(b *testing.B) {
-			c := DefaultConfig()
-			tr := newTrainer(b, v, newNet(b, v, net, 1), c)
-			src, err := dataset.OpenWindow(dir, dataset.WindowOptions{Shuffle: 4096, Augment: true, Repeat: true, Seed: 1, FullOnly: true, Variant: v})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer src.Close()
-			if _, err := tr.Fit(b.Context(), src, 2, 0, nil); err != nil { // the first step makes the buffers
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			if _, err := tr.Fit(b.Context(), src, b.N, 0, nil); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(b.N*c.BatchSize)/b.Elapsed().Seconds(), "samples/s")
-		})
+		for _, keep := range []bool{false, true} {
+			b.Run(fmt.Sprintf("net=%dx%d/keep=%v", net.Width, net.Blocks, keep), func(b *testing.B) {
+				fitFromWindow(b, v, dir, net, keep)
+			})
+		}
 	}
+}
+
+// fitFromWindow is BenchmarkFitFromWindow of one network, the window's
+// samples kept in memory after its first pass (as the loop's are) or read
+// from Parquet every pass.
+func fitFromWindow(b *testing.B, v *engine.Variant, dir string, net model.Config, keep bool) {
+	c := DefaultConfig()
+	tr := newTrainer(b, v, newNet(b, v, net, 1), c)
+	src, err := dataset.OpenWindow(dir, dataset.WindowOptions{Shuffle: 4096, Augment: true, Repeat: true, Seed: 1, FullOnly: true, Variant: v, Keep: keep})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	if _, err := tr.Fit(b.Context(), src, 2, 0, nil); err != nil { // the first step makes the buffers
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	if _, err := tr.Fit(b.Context(), src, b.N, 0, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*c.BatchSize)/b.Elapsed().Seconds(), "samples/s")
 }
