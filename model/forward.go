@@ -29,9 +29,8 @@ func NewForward(n *Network, maxBatch int) *Forward {
 		maxBatch = 1
 	}
 	a := n.Arch
-	f := &Forward{net: n, max: maxBatch, h: make([]float32, maxBatch*a.Width), t: make([]float32, maxBatch*a.Width),
+	return &Forward{net: n, max: maxBatch, h: make([]float32, maxBatch*a.Width), t: make([]float32, maxBatch*a.Width),
 		pt: transposed(n.Params[2+4*a.Blocks].Data, a.Width, a.Actions), vt: transposed(n.Params[4+4*a.Blocks].Data, a.Width, a.Outcomes)}
-	return f
 }
 
 // transposed is the cols × rows transpose of the row-major rows × cols m.
@@ -56,28 +55,16 @@ func (f *Forward) MaxBatch() int { return f.max }
 // outcome logits.
 func (f *Forward) Run(x []float32, batch int, policy, outcome []float32) error {
 	a := f.net.Arch
-	switch {
-	case batch < 1 || batch > f.max:
-		return fmt.Errorf("forward pass: batch %d: want 1..%d", batch, f.max)
-	case len(x) < batch*a.Inputs:
-		return fmt.Errorf("forward pass: %d features for %d positions: want %d", len(x), batch, batch*a.Inputs)
-	case len(policy) < batch*a.Actions:
+	if err := f.check(x, batch, outcome); err != nil {
+		return err
+	}
+	if len(policy) < batch*a.Actions {
 		return fmt.Errorf("forward pass: policy buffer %d for %d positions: want %d", len(policy), batch, batch*a.Actions)
-	case len(outcome) < batch*a.Outcomes:
-		return fmt.Errorf("forward pass: outcome buffer %d for %d positions: want %d", len(outcome), batch, batch*a.Outcomes)
 	}
-	p := f.net.Params
-	w := a.Width
-	h, t := f.h[:batch*w], f.t[:batch*w]
-	affine(h, x, batch, a.Inputs, w, p[0].Data, p[1].Data, false, true)
-	for b := 0; b < a.Blocks; b++ {
-		i := 2 + 4*b
-		affine(t, h, batch, w, w, p[i].Data, p[i+1].Data, false, true)
-		affine(h, t, batch, w, w, p[i+2].Data, p[i+3].Data, true, true)
-	}
-	i := 2 + 4*a.Blocks
-	affine(policy, h, batch, w, a.Actions, p[i].Data, p[i+1].Data, false, false)
-	affine(outcome, h, batch, w, a.Outcomes, p[i+2].Data, p[i+3].Data, false, false)
+	h := f.trunk(x, batch)
+	p, i := f.net.Params, 2+4*a.Blocks
+	affine(policy, h, batch, a.Width, a.Actions, p[i].Data, p[i+1].Data, false, false)
+	affine(outcome, h, batch, a.Width, a.Outcomes, p[i+2].Data, p[i+3].Data, false, false)
 	return nil
 }
 
@@ -88,6 +75,24 @@ func (f *Forward) Run(x []float32, batch int, policy, outcome []float32) error {
 // Trunk and Logit read the heads' weights as they were when the Forward was
 // made (NewForward transposes them): they do not see them changed after.
 func (f *Forward) Trunk(x []float32, batch int, outcome []float32) error {
+	if err := f.check(x, batch, outcome); err != nil {
+		return err
+	}
+	h := f.trunk(x, batch)
+	a := f.net.Arch
+	w, bias := a.Width, f.net.Params[2+4*a.Blocks+3].Data // the heads' tensors follow the blocks': policy W, b, outcome W, b
+	// The outcome head as a few dot products a position: a product of so
+	// few columns would take the GEMM's scalar edge path.
+	for r := 0; r < batch; r++ {
+		for k := 0; k < a.Outcomes; k++ {
+			outcome[r*a.Outcomes+k] = bias[k] + vek32.Dot(h[r*w:(r+1)*w], f.vt[k*w:(k+1)*w])
+		}
+	}
+	return nil
+}
+
+// check is the errors of a batch the pass cannot take.
+func (f *Forward) check(x []float32, batch int, outcome []float32) error {
 	a := f.net.Arch
 	switch {
 	case batch < 1 || batch > f.max:
@@ -97,25 +102,22 @@ func (f *Forward) Trunk(x []float32, batch int, outcome []float32) error {
 	case len(outcome) < batch*a.Outcomes:
 		return fmt.Errorf("forward pass: outcome buffer %d for %d positions: want %d", len(outcome), batch, batch*a.Outcomes)
 	}
-	p := f.net.Params
-	w := a.Width
-	i := 2 + 4*a.Blocks
+	return nil
+}
+
+// trunk runs the input layer and the residual blocks on batch positions
+// and returns their last activations (batch × Width, the heads' input).
+func (f *Forward) trunk(x []float32, batch int) []float32 {
+	a := f.net.Arch
+	p, w := f.net.Params, a.Width
 	h, t := f.h[:batch*w], f.t[:batch*w]
 	affine(h, x, batch, a.Inputs, w, p[0].Data, p[1].Data, false, true)
 	for b := 0; b < a.Blocks; b++ {
-		j := 2 + 4*b
-		affine(t, h, batch, w, w, p[j].Data, p[j+1].Data, false, true)
-		affine(h, t, batch, w, w, p[j+2].Data, p[j+3].Data, true, true)
+		i := 2 + 4*b
+		affine(t, h, batch, w, w, p[i].Data, p[i+1].Data, false, true)
+		affine(h, t, batch, w, w, p[i+2].Data, p[i+3].Data, true, true)
 	}
-	// The outcome head as a few dot products a position: a product of so
-	// few columns would take the GEMM's scalar edge path.
-	bias := p[i+3].Data
-	for r := 0; r < batch; r++ {
-		for k := 0; k < a.Outcomes; k++ {
-			outcome[r*a.Outcomes+k] = bias[k] + vek32.Dot(h[r*w:(r+1)*w], f.vt[k*w:(k+1)*w])
-		}
-	}
-	return nil
+	return h
 }
 
 // Logit is the policy logit of action index k for position r of the last
@@ -123,7 +125,7 @@ func (f *Forward) Trunk(x []float32, batch int, outcome []float32) error {
 // hidden activations with the action's weights.
 func (f *Forward) Logit(r, k int) float32 {
 	w := f.net.Arch.Width
-	return f.net.Params[3+4*f.net.Arch.Blocks].Data[k] + vek32.Dot(f.h[r*w:(r+1)*w], f.pt[k*w:(k+1)*w])
+	return f.net.Params[2+4*f.net.Arch.Blocks+1].Data[k] + vek32.Dot(f.h[r*w:(r+1)*w], f.pt[k*w:(k+1)*w])
 }
 
 // affine sets dst (rows×out) to x·w + bias, or with residual to

@@ -145,7 +145,8 @@ func benchModel(out io.Writer, v *engine.Variant, mc model.Config, batchList str
 
 // benchSelfplay plays self-play with a randomly initialised network of the
 // given size for dur, and compares the evaluator's throughput inside
-// self-play with the bare forward pass at the same batch size.
+// self-play with the bare forward pass at the same batch size (every policy
+// logit, where the evaluator computes only the legal actions').
 func benchSelfplay(out io.Writer, v *engine.Variant, mc model.Config, sims int, dur time.Duration) error {
 	set := selfplay.DefaultSettings()
 	if sims > 0 {
@@ -185,7 +186,7 @@ func benchSelfplay(out io.Writer, v *engine.Variant, mc model.Config, sims int, 
 		return err
 	}
 	ref := rs[0].PositionsSec * float64(workers)
-	fmt.Fprintf(out, "selfplay: bare forward pass at batch %d: %.0f positions/s on one core, %.0f on %d; self-play reaches %.0f%% of it\n",
-		batch, rs[0].PositionsSec, ref, workers, 100*st.EvaluationsPerSecond()/ref)
+	fmt.Fprintf(out, "selfplay: the bare forward pass with all %d policy logits at batch %d: %.0f positions/s on one core, %.0f on %d; self-play's evaluations (features, the trunk, the legal actions' logits) reach %.0f%% of it\n",
+		a.Actions, batch, rs[0].PositionsSec, ref, workers, 100*st.EvaluationsPerSecond()/ref)
 	return nil
 }
