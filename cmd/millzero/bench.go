@@ -63,17 +63,11 @@ func runBench(args []string, out io.Writer) (err error) {
 		return err
 	}
 	dur := time.Duration(*seconds * float64(time.Second))
-	if *profile != "" {
-		stop, err := startCPUProfile(*profile)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if perr := stop(); perr != nil && err == nil {
-				err = perr
-			}
-		}()
+	endProfile, err := cpuProfile(*profile)
+	if err != nil {
+		return err
 	}
+	defer endProfile(&err)
 	switch rest[0] {
 	case "engine":
 		err = benchEngine(out, *repeat)

@@ -38,17 +38,11 @@ func runTrain(args []string, out io.Writer) (err error) {
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q", rest[0])
 	}
-	if *profile != "" {
-		stop, err := startCPUProfile(*profile)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if perr := stop(); perr != nil && err == nil {
-				err = perr
-			}
-		}()
+	endProfile, err := cpuProfile(*profile)
+	if err != nil {
+		return err
 	}
+	defer endProfile(&err)
 	if *gens < -1 || *hours < 0 && *hours != -1 {
 		return fmt.Errorf("--generations %d, --hours %g: want -1 (the config's), 0 (no limit) or more", *gens, *hours)
 	}
@@ -87,6 +81,25 @@ func loopOptions(out io.Writer, cache string) run.Options {
 // cacheFlag defines --cache, the local copy of a run in an object store.
 func cacheFlag(fs *flag.FlagSet) *string {
 	return fs.String("cache", "", "with a store URL: the local cache directory (default $XDG_CACHE_HOME/millzero/HASH/ROLE)")
+}
+
+// cpuProfile profiles the process into path ("" none) until the function
+// it returns is called (deferred, with the command's error), which writes
+// the profile under a temporary name, renames it when complete, and sets
+// *err to its failure when the command had none.
+func cpuProfile(path string) (stop func(err *error), err error) {
+	if path == "" {
+		return func(*error) {}, nil
+	}
+	end, err := startCPUProfile(path)
+	if err != nil {
+		return nil, err
+	}
+	return func(err *error) {
+		if perr := end(); perr != nil && *err == nil {
+			*err = perr
+		}
+	}, nil
 }
 
 // startCPUProfile profiles the process into path until stop, which writes
