@@ -401,7 +401,9 @@ func (w *Window) pull(s *Sample) error {
 				continue
 			}
 			w.cur, w.curVars, w.curGen, w.pos, w.n, w.rowNum = sr, vars, ref.gen, 0, 0, ref.skip
-			w.curIdx, w.keeping = idx, keptShard{vars: vars}
+			if w.kept != nil {
+				w.curIdx, w.keeping = idx, keptShard{vars: vars}
+			}
 		}
 		if w.pos == w.n {
 			n, err := w.cur.read(w.batch)

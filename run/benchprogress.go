@@ -94,6 +94,60 @@ func PickModels(hours map[int]float64, n int, every float64) ([]int, error) {
 	return out, nil
 }
 
+// ProgressChoice says which models of a run a ProgressBench meets: the
+// Generations given (oldest first), else PickModels(Models, EveryHours).
+type ProgressChoice struct {
+	Generations []int
+	Models      int
+	EveryHours  float64
+}
+
+// NewProgressBench is the ProgressBench of the run at loc (a directory or
+// a store URL, whose run.yaml, metrics and chosen models are brought into
+// the cache first) over the models c chooses, with the run's variant. Out
+// is RUN/bench/progress of the local directory; the caller sets the
+// search and match settings.
+func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) (*ProgressBench, *engine.Variant, error) {
+	dir, err := Fetch(ctx, loc, cache, "metrics/generations.csv")
+	if err != nil {
+		return nil, nil, err
+	}
+	hours, err := ModelHours(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	chosen := c.Generations
+	for i, g := range chosen {
+		if _, ok := hours[g]; !ok {
+			return nil, nil, fmt.Errorf("%q is not a generation of run %s (it has 1..%d)", strconv.Itoa(g), loc, len(hours))
+		}
+		if i > 0 && g <= chosen[i-1] {
+			return nil, nil, fmt.Errorf("generations %v: want them oldest first, each once", chosen)
+		}
+	}
+	if len(chosen) == 0 {
+		if chosen, err = PickModels(hours, c.Models, c.EveryHours); err != nil {
+			return nil, nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+	}
+	names := make([]string, len(chosen))
+	for i, g := range chosen {
+		names[i] = "models/" + ModelName(g) + ".safetensors"
+	}
+	if dir, err = Fetch(ctx, loc, cache, names...); err != nil {
+		return nil, nil, err
+	}
+	rc, _, err := LoadRunConfig(dir.Config())
+	if err != nil {
+		return nil, nil, fmt.Errorf("run %s: %w", loc, err)
+	}
+	v, err := rc.LoadVariant()
+	if err != nil {
+		return nil, nil, fmt.Errorf("run %s: %w", loc, err)
+	}
+	return &ProgressBench{Dir: dir, Generations: chosen, Out: filepath.Join(string(dir), "bench", "progress")}, v, nil
+}
+
 // ProgressBench measures what a run's hours bought where the fixed
 // yardsticks no longer can: its models, chosen over the run, play a round
 // robin against each other (arena.RoundRobin) at a fixed search budget from

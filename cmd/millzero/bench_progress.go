@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -52,56 +51,30 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if *sims < 1 || *pairs < 1 || *openings < 0 || *workers < 0 || *every < 0 {
 		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d, --every-hours %v: want positive counts", *sims, *pairs, *openings, *workers, *every)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	dir, err := run.Fetch(ctx, *runLoc, *cache, "metrics/generations.csv")
-	if err != nil {
-		return err
-	}
-	hours, err := run.ModelHours(dir)
-	if err != nil {
-		return err
-	}
-	var chosen []int
+	choice := run.ProgressChoice{Models: *models, EveryHours: *every}
 	if *gens != "" {
 		for _, f := range strings.Split(*gens, ",") {
 			g, err := strconv.Atoi(strings.TrimSpace(f))
-			if _, ok := hours[g]; err != nil || !ok {
-				return fmt.Errorf("--generations %q: %q is not a generation of run %s (it has 1..%d)", *gens, f, *runLoc, len(hours))
+			if err != nil {
+				return fmt.Errorf("--generations %q: %q is not a generation", *gens, f)
 			}
-			if len(chosen) > 0 && g <= chosen[len(chosen)-1] {
-				return fmt.Errorf("--generations %q: want them oldest first, each once", *gens)
-			}
-			chosen = append(chosen, g)
+			choice.Generations = append(choice.Generations, g)
 		}
-	} else if chosen, err = run.PickModels(hours, *models, *every); err != nil {
-		return fmt.Errorf("run %s: %w", *runLoc, err)
 	}
-	var names []string
-	for _, g := range chosen {
-		names = append(names, "models/"+run.ModelName(g)+".safetensors")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	b, v, err := run.NewProgressBench(ctx, *runLoc, *cache, choice)
+	if err != nil {
+		return fmt.Errorf("--run %s: %w", *runLoc, err)
 	}
-	if dir, err = run.Fetch(ctx, *runLoc, *cache, names...); err != nil {
+	b.Simulations, b.Pairs, b.OpeningPlies, b.Seed, b.Workers = *sims, *pairs, *openings, *seed, *workers
+	if *outDir != "" {
+		b.Out = *outDir
+	}
+	if b.Tables, err = tablesFor(v, *tables); err != nil {
 		return err
 	}
-	b := run.ProgressBench{Dir: dir, Generations: chosen, Simulations: *sims, Pairs: *pairs, OpeningPlies: *openings,
-		Seed: *seed, Workers: *workers, Out: *outDir}
-	if b.Out == "" {
-		b.Out = filepath.Join(string(dir), "bench", "progress")
-	}
-	if *tables != "" {
-		rc, _, err := run.LoadRunConfig(dir.Config())
-		if err != nil {
-			return err
-		}
-		v, err := rc.LoadVariant()
-		if err != nil {
-			return err
-		}
-		if b.Tables, err = tablesFor(v, *tables); err != nil {
-			return err
-		}
-	}
+	chosen := b.Generations
 
 	n := len(chosen)
 	matches := fmt.Sprintf("%d matches", n*(n-1)/2)
