@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
 	"syscall"
 
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/run"
 )
 
@@ -91,21 +91,7 @@ func cpuProfile(path string) (stop func(err *error), err error) {
 	if path == "" {
 		return func(*error) {}, nil
 	}
-	end, err := startCPUProfile(path)
-	if err != nil {
-		return nil, err
-	}
-	return func(err *error) {
-		if perr := end(); perr != nil && *err == nil {
-			*err = perr
-		}
-	}, nil
-}
-
-// startCPUProfile profiles the process into path until stop, which writes
-// the profile under a temporary name and renames it when complete.
-func startCPUProfile(path string) (stop func() error, err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	f, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
 	}
@@ -114,16 +100,17 @@ func startCPUProfile(path string) (stop func() error, err error) {
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
 	}
-	return func() error {
+	return func(cmdErr *error) {
 		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			os.Remove(f.Name())
-			return fmt.Errorf("--cpuprofile %s: %w", path, err)
+		err := f.Close()
+		if err == nil {
+			err = os.Rename(f.Name(), path)
 		}
-		if err := os.Rename(f.Name(), path); err != nil {
+		if err != nil {
 			os.Remove(f.Name())
-			return fmt.Errorf("--cpuprofile %s: %w", path, err)
+			if *cmdErr == nil {
+				*cmdErr = fmt.Errorf("--cpuprofile %s: %w", path, err)
+			}
 		}
-		return nil
 	}, nil
 }
