@@ -107,27 +107,27 @@ type ProgressChoice struct {
 // the cache first) over the models c chooses, with the run's variant. Out
 // is RUN/bench/progress of the local directory; the caller sets the
 // search and match settings.
-func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) (*ProgressBench, *engine.Variant, error) {
+func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) (*ProgressBench, error) {
 	dir, err := Fetch(ctx, loc, cache, "metrics/generations.csv")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	hours, err := ModelHours(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	chosen := c.Generations
 	for i, g := range chosen {
 		if _, ok := hours[g]; !ok {
-			return nil, nil, fmt.Errorf("%q is not a generation of run %s (it has 1..%d)", strconv.Itoa(g), loc, len(hours))
+			return nil, fmt.Errorf("%q is not a generation of run %s (it has 1..%d)", strconv.Itoa(g), loc, len(hours))
 		}
 		if i > 0 && g <= chosen[i-1] {
-			return nil, nil, fmt.Errorf("generations %v: want them oldest first, each once", chosen)
+			return nil, fmt.Errorf("generations %v: want them oldest first, each once", chosen)
 		}
 	}
 	if len(chosen) == 0 {
 		if chosen, err = PickModels(hours, c.Models, c.EveryHours); err != nil {
-			return nil, nil, fmt.Errorf("run %s: %w", loc, err)
+			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
 	}
 	names := make([]string, len(chosen))
@@ -135,17 +135,17 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 		names[i] = "models/" + ModelName(g) + ".safetensors"
 	}
 	if dir, err = Fetch(ctx, loc, cache, names...); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rc, _, err := LoadRunConfig(dir.Config())
 	if err != nil {
-		return nil, nil, fmt.Errorf("run %s: %w", loc, err)
+		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	v, err := rc.LoadVariant()
 	if err != nil {
-		return nil, nil, fmt.Errorf("run %s: %w", loc, err)
+		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
-	return &ProgressBench{Dir: dir, Generations: chosen, Out: filepath.Join(string(dir), "bench", "progress")}, v, nil
+	return &ProgressBench{Dir: dir, Variant: v, Generations: chosen, Out: filepath.Join(string(dir), "bench", "progress")}, nil
 }
 
 // ProgressBench measures what a run's hours bought where the fixed
@@ -153,15 +153,16 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 // robin against each other (arena.RoundRobin) at a fixed search budget from
 // shared seeded openings, and one Elo fit rates them against the oldest.
 type ProgressBench struct {
-	Dir          Dir         // the run
-	Generations  []int       // the models met, oldest first (PickModels chooses them)
-	Simulations  int         // visits a move
-	Pairs        int         // pairs of games a match
-	OpeningPlies int         // random legal actions that open each pair
-	Seed         uint64      // the openings' seed
-	Workers      int         // games at once; 0 one per core
-	Tables       mcts.Prover // nil: the models play every position with their network; else table positions perfectly
-	Out          string      // the games (kept and reused), progress.csv and progress.png; "" keeps nothing
+	Dir          Dir             // the run
+	Variant      *engine.Variant // the run's; nil: Run loads it from the run's config
+	Generations  []int           // the models met, oldest first (PickModels chooses them)
+	Simulations  int             // visits a move
+	Pairs        int             // pairs of games a match
+	OpeningPlies int             // random legal actions that open each pair
+	Seed         uint64          // the openings' seed
+	Workers      int             // games at once; 0 one per core
+	Tables       mcts.Prover     // nil: the models play every position with their network; else table positions perfectly
+	Out          string          // the games (kept and reused), progress.csv and progress.png; "" keeps nothing
 }
 
 // ProgressRow is one model's rating.
@@ -184,13 +185,15 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	if len(b.Generations) < 2 {
 		return nil, fmt.Errorf("progress of run %s: want two models or more, got %d", b.Dir, len(b.Generations))
 	}
-	rc, _, err := LoadRunConfig(b.Dir.Config())
-	if err != nil {
-		return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
-	}
-	v, err := rc.LoadVariant()
-	if err != nil {
-		return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
+	v := b.Variant
+	if v == nil {
+		rc, _, err := LoadRunConfig(b.Dir.Config())
+		if err != nil {
+			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
+		}
+		if v, err = rc.LoadVariant(); err != nil {
+			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
+		}
 	}
 	hours, err := ModelHours(b.Dir)
 	if err != nil {

@@ -63,7 +63,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	b, v, err := run.NewProgressBench(ctx, *runLoc, *cache, choice)
+	b, err := run.NewProgressBench(ctx, *runLoc, *cache, choice)
 	if err != nil {
 		return fmt.Errorf("--run %s: %w", *runLoc, err)
 	}
@@ -71,7 +71,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if *outDir != "" {
 		b.Out = *outDir
 	}
-	if b.Tables, err = tablesFor(v, *tables); err != nil {
+	if b.Tables, err = tablesFor(b.Variant, *tables); err != nil {
 		return err
 	}
 	chosen := b.Generations
