@@ -32,13 +32,13 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"perft":     {"count the positions reachable in N actions (move-generator check)", runPerft},
-		"bench":     {"measure speed: engine, mcts, model, selfplay", runBench},
+		"bench":     {"measure speed (engine, mcts, model, selfplay) and strength (strength, progress)", runBench},
 		"variants":  {"list the named variants and their rules", runVariants},
 		"export":    {"write a model as ONNX", runExport},
 		"play":      {"play against a model in the terminal or (--web) the browser", runPlay},
 		"engine":    {"speak the UCI-style engine protocol on stdin/stdout for match runners and GUIs", runEngine},
-		"train":     {"the whole loop: self-play, training, arena gating; resumable", runTrain},
-		"oracle":    {"play a 3x3 model against the exact solver from every opening", runOracle},
+		"train":     {"the whole loop: self-play, training, the gate (if on), the strength benchmark; resumable", runTrain},
+		"oracle":    {"a model against the exact solver (3x3 variants, every opening) or the endgame tables (--tablebase)", runOracle},
 		"arena":     {"play matches between players and print scores and Elo", runArena},
 		"selfplay":  {"add self-play games to a run with its best model (more machines, more games)", runSelfplay},
 		"status":    {"a run's generations, games per generation and worker, best model, trainer and last error", runStatus},
