@@ -137,11 +137,7 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 	if dir, err = Fetch(ctx, loc, cache, names...); err != nil {
 		return nil, err
 	}
-	rc, _, err := LoadRunConfig(dir.Config())
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", loc, err)
-	}
-	v, err := rc.LoadVariant()
+	v, err := dir.Variant()
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
@@ -187,11 +183,8 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	}
 	v := b.Variant
 	if v == nil {
-		rc, _, err := LoadRunConfig(b.Dir.Config())
-		if err != nil {
-			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
-		}
-		if v, err = rc.LoadVariant(); err != nil {
+		var err error
+		if v, err = b.Dir.Variant(); err != nil {
 			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 		}
 	}

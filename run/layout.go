@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
 )
 
 // Dir is a run's directory (DESIGN.md):
@@ -25,6 +26,15 @@ type Dir string
 
 // Config is run.yaml, the resolved config.
 func (r Dir) Config() string { return filepath.Join(string(r), "run.yaml") }
+
+// Variant is the run's variant, rebuilt from the spec its run.yaml records.
+func (r Dir) Variant() (*engine.Variant, error) {
+	rc, _, err := LoadRunConfig(r.Config())
+	if err != nil {
+		return nil, err
+	}
+	return rc.LoadVariant()
+}
 
 // Models is the directory of the checkpoints and the best pointer.
 func (r Dir) Models() string { return filepath.Join(string(r), "models") }

@@ -19,11 +19,7 @@ func (r *Records) CheckVariant(ctx context.Context, v *engine.Variant) error {
 	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return nil
 	}
-	cfg, _, err := LoadRunConfig(path)
-	if err != nil {
-		return fmt.Errorf("run %s: %w", r.wd.store, err)
-	}
-	rv, err := cfg.LoadVariant()
+	rv, err := r.wd.dir.Variant()
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.wd.store, err)
 	}

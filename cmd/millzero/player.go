@@ -94,11 +94,7 @@ func loadSource(c playerConfig) (modelSource, error) {
 		if errors.Is(err, run.ErrNoModel) {
 			src := modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
 			if _, err := os.Stat(r.Config()); err == nil {
-				rc, _, err := run.LoadRunConfig(r.Config())
-				if err == nil {
-					src.variant, err = rc.LoadVariant() // from the spec run.yaml records
-				}
-				if err != nil {
+				if src.variant, err = r.Variant(); err != nil {
 					return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 				}
 			}
