@@ -23,6 +23,9 @@
 # -f compares what comes after a run: every config's run of the i-th seed
 # starts as a copy of the i-th RUN (its games, models and metrics) and goes
 # on from there for the minutes (loop.hours counts one invocation).
+# Each config is then laid over the copy's run.yaml, not over the embedded
+# default: "default" there goes on with the start's settings, so after a
+# change of the default give today's as a file (configs/experiments/*.yaml).
 #
 # Needs: python3 with PyYAML (to lay the seed and the time over a config),
 # taskset, and two cores.
@@ -33,11 +36,11 @@ while getopts "m:s:p:d:o:f:Ph" o; do
   case $o in
     m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;; P) parallel=1 ;;
     f) from=$OPTARG ;;
-    *) sed -n '2,28p' "$0"; exit 2 ;;
+    *) sed -n '2,31p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { sed -n '2,28p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,31p' "$0"; exit 2; }
 starts=()
 if [ -n "$from" ]; then
   read -ra starts <<< "$from"
