@@ -30,17 +30,18 @@
 # Needs: python3 with PyYAML (to lay the seed and the time over a config),
 # taskset, and two cores.
 set -euo pipefail
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 
 minutes=30 seeds="1 2" pairs=50 depths=2,4,6 out=runs/compare parallel=0 from=""
 while getopts "m:s:p:d:o:f:Ph" o; do
   case $o in
     m) minutes=$OPTARG ;; s) seeds=$OPTARG ;; p) pairs=$OPTARG ;; d) depths=$OPTARG ;; o) out=$OPTARG ;; P) parallel=1 ;;
     f) from=$OPTARG ;;
-    *) sed -n '2,31p' "$0"; exit 2 ;;
+    *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { sed -n '2,31p' "$0"; exit 2; }
+[ $# -ge 2 ] || usage
 starts=()
 if [ -n "$from" ]; then
   read -ra starts <<< "$from"
