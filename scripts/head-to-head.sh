@@ -23,16 +23,17 @@
 #
 # Needs: python3.
 set -euo pipefail
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 
 n=1 k=5 pairs=100 tables= tables_set=0
 while getopts "n:k:p:t:h" o; do
   case $o in
     n) n=$OPTARG ;; k) k=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG tables_set=1 ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
-{ [ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ]; } || { sed -n '2,24p' "$0"; exit 2; }
+{ [ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ]; } || usage
 for v in "$n" "$k" "$pairs"; do
   [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "head-to-head: -n, -k and -p take a whole number from 1, not $v" >&2; exit 2; }
 done

@@ -17,16 +17,17 @@
 #
 # Needs: python3, taskset, and two cores.
 set -euo pipefail
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 
 n=5 k=5 depths=4,6 pairs=50
 while getopts "n:k:d:p:h" o; do
   case $o in
     n) n=$OPTARG ;; k) k=$OPTARG ;; d) depths=$OPTARG ;; p) pairs=$OPTARG ;;
-    *) sed -n '2,17p' "$0"; exit 2 ;;
+    *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -ge 1 ] || usage
 runs=()
 for r in "$@"; do
   [ -f "$r/models/best" ] || { echo "last-models: run $r: no models/best (not a run, or no model yet)" >&2; exit 2; }

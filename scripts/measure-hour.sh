@@ -22,16 +22,17 @@
 #
 # Needs: python3, taskset and two cores (for last-models.sh).
 set -euo pipefail
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 
 tables= quick=0
 while getopts "t:qh" o; do
   case $o in
     t) tables=$OPTARG ;; q) quick=1 ;;
-    *) sed -n '2,23p' "$0"; exit 2 ;;
+    *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { sed -n '2,23p' "$0"; exit 2; }
+[ $# -eq 1 ] || usage
 run=$1
 [ -f "$run/models/best" ] || { echo "measure-hour: run $run: no models/best (not a run, or no model yet)" >&2; exit 2; }
 tables=${tables:-auto}

@@ -10,12 +10,13 @@
 #
 # MILLZERO=PATH uses that binary instead of building bin/millzero.
 set -euo pipefail
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 
 maxgen=12 out=runs/three-perfect
 while getopts "g:o:h" o; do
   case $o in
     g) maxgen=$OPTARG ;; o) out=$OPTARG ;;
-    *) sed -n '2,11p' "$0"; exit 2 ;;
+    *) usage ;;
   esac
 done
 cd "$(dirname "$0")/.."
