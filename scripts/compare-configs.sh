@@ -15,11 +15,12 @@
 # alike; two minutes a config on two cores). Runs that
 # finished are not trained again, so an interrupted comparison resumes; the
 # table is printed from OUT/*/strength.json. -P trains every run at once,
-# pinned to the cores in turn (seed by seed, config by config): with two
-# configs A's runs share one core and B's the other, half the wall time of
-# two seeds, each run on half a core; with three configs and two seeds each
-# core holds one run of every config, a third of a core a run (give it 1.5
-# times the minutes for the same core-minutes). More than two configs need -P.
+# pinned to the cores in turn (seed by seed, config by config, each seed
+# starting on the other core): with two configs and two seeds each core
+# holds one run of each, half the wall time of two seeds, each run on half
+# a core; with three configs each core again holds one run of every config,
+# a third of a core a run (give it 1.5 times the minutes for the same
+# core-minutes). More than two configs need -P.
 # -f compares what comes after a run: every config's run of the i-th seed
 # starts as a copy of the i-th RUN (its games, models and metrics) and goes
 # on from there for the minutes (loop.hours counts one invocation).
@@ -75,12 +76,15 @@ EOF
 name() { [ "$1" = default ] && echo default || basename "$1" .yaml; }
 hours=$(python3 -c "print($minutes/60)")
 
-pids=() core=0 si=0
+# The i-th config of the s-th seed (from 0) trains on core (s + i) % 2, so
+# with an even number of configs each config's seeds run on both cores, not
+# all on one (a core that takes the machine's interrupts is slower).
+pids=() si=0
 for s in $seeds; do
-  [ $parallel = 1 ] || core=0
+  ci=0
   for c in "$@"; do
-    r="$out/$(name "$c")-s$s"
-    if [ -f "$r/.trained" ]; then core=$(((core + 1) % 2)); continue; fi
+    r="$out/$(name "$c")-s$s" core=$(((si + ci) % 2)) ci=$((ci + 1))
+    if [ -f "$r/.trained" ]; then continue; fi
     if [ ${#starts[@]} -gt 0 ] && [ ! -f "$r/.copied" ]; then
       echo "compare: $r starts as a copy of ${starts[$si]}"
       rm -rf "$r" && cp -a "${starts[$si]}" "$r" && rm -f "$r/.trained" "$r/strength.json" && touch "$r/.copied"
@@ -89,7 +93,7 @@ for s in $seeds; do
     overlay "$c" "$s" "$hours" > "$r.yaml"
     echo "compare: training $r on core $core for $minutes minutes"
     ( taskset -c $core bin/millzero train --config "$r.yaml" --run "$r" > "$r.log" 2>&1 && touch "$r/.trained" ) &
-    pids+=($!) core=$(((core + 1) % 2))
+    pids+=($!)
   done
   si=$((si + 1))
   [ $parallel = 1 ] && continue
