@@ -1,6 +1,7 @@
 // Package play is a person's game against a model: the model at the board
-// (Bot), a game that remembers who played each action (Game), and the web
-// page's server (Web). The play command wires it to flags and a terminal.
+// (Bot), a game that remembers who played each action (Game), the game in
+// a terminal (Text) and the web page's server (Web). The play command
+// wires it to flags.
 package play
 
 import (
