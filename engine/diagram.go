@@ -27,7 +27,7 @@ func (v *Variant) Diagram(p *Position) string {
 	for pt := 0; pt < b.Points; pt++ {
 		c := byte('+')
 		if o := p.Owner(pt); o >= 0 {
-			c = seatChars[o]
+			c = SeatChars[o]
 		}
 		canvas[row(pt)][col(pt)] = c
 	}
@@ -90,7 +90,7 @@ func sign(x int) int {
 func (v *Variant) statusLine(p *Position) string {
 	var sb strings.Builder
 	for s := 0; s < v.Players; s++ {
-		fmt.Fprintf(&sb, "%c: %d on board, %d in hand", seatChars[s], p.PiecesLeft(s)-int(p.Hand[s]), p.Hand[s])
+		fmt.Fprintf(&sb, "%c: %d on board, %d in hand", SeatChars[s], p.PiecesLeft(s)-int(p.Hand[s]), p.Hand[s])
 		if p.Out>>s&1 != 0 {
 			sb.WriteString(" (out)")
 		}
@@ -104,6 +104,6 @@ func (v *Variant) statusLine(p *Position) string {
 	if p.Removing() {
 		act = "to remove a piece"
 	}
-	fmt.Fprintf(&sb, "%c %s\n", seatChars[p.Side], act)
+	fmt.Fprintf(&sb, "%c %s\n", SeatChars[p.Side], act)
 	return sb.String()
 }

@@ -155,9 +155,9 @@ func (v *Variant) whyIllegal(p *Position, a Action) string {
 	return "not a legal action here"
 }
 
-// seatChars are the symbols of the seats' pieces in position strings: the
-// first two are Sanmill's.
-const seatChars = "O@X#"
+// SeatChars are the symbols of the seats' pieces, seat s's at index s, in
+// position strings and diagrams: the first two are Sanmill's.
+const SeatChars = "O@X#"
 
 // FEN writes p in Sanmill's FEN. Only the 24-point square boards with two
 // players have one; other boards use FormatPosition. FEN holds neither the
@@ -355,7 +355,7 @@ func (v *Variant) FormatPosition(p *Position) string {
 			sb.WriteByte('/')
 		}
 		if o := p.Owner(pt); o >= 0 {
-			sb.WriteByte(seatChars[o])
+			sb.WriteByte(SeatChars[o])
 		} else {
 			sb.WriteByte('*')
 		}
@@ -412,7 +412,7 @@ func (v *Variant) ParsePosition(s string) (Position, error) {
 		if board[pt] == '*' {
 			continue
 		}
-		seat := strings.IndexByte(seatChars, board[pt])
+		seat := strings.IndexByte(SeatChars, board[pt])
 		if seat < 0 || seat >= v.Players {
 			return bad(f[0], "%q is not a piece of a %d-player game", board[pt], v.Players)
 		}

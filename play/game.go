@@ -82,7 +82,7 @@ func PointKey(v *engine.Variant, p *engine.Position) string {
 	for pt := 0; pt < b.Points; pt++ {
 		c := byte('+')
 		if o := p.Owner(pt); o >= 0 {
-			c = "O@X#"[o] // the symbols of engine.Diagram
+			c = engine.SeatChars[o]
 		}
 		cell := fmt.Sprintf("%s%c", b.Name(pt), c)
 		copy(rows[b.Size-1-b.Y[pt]][5*b.X[pt]:], cell)
