@@ -62,6 +62,7 @@ type Config struct {
 type LoopConfig struct {
 	Generations       int     `yaml:"generations"`        // stop after this many generations; 0 = no limit
 	Hours             float64 `yaml:"hours"`              // stop after this much wall time of one invocation; 0 = no limit
+	RunHours          float64 `yaml:"run_hours"`          // stop once the run has this many hours in all, every invocation's (metrics/generations.csv's hours); 0 = no limit
 	Games             int     `yaml:"games"`              // self-play games per generation
 	Steps             int     `yaml:"steps"`              // training steps per generation
 	WindowGenerations int     `yaml:"window_generations"` // train on the games of the newest this many generations
@@ -297,6 +298,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("loop: generations %d: want 0 (no limit) or more", l.Generations)
 	case l.Hours < 0:
 		return fmt.Errorf("loop: hours %v: want 0 (no limit) or more", l.Hours)
+	case l.RunHours < 0:
+		return fmt.Errorf("loop: run_hours %v: want 0 (no limit) or more", l.RunHours)
 	case l.Games < 1:
 		return fmt.Errorf("loop: games %d: want 1 or more", l.Games)
 	case l.Steps < 1:

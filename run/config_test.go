@@ -119,12 +119,12 @@ func TestLoadConfig_NineLongIsTheDefaultGrown(t *testing.T) {
 	for _, ch := range changes {
 		keys = append(keys, ch[:strings.Index(ch, ":")])
 	}
-	want := []string{"loop.grow", "loop.hours", "strength.depths", "strength.every_hours"}
+	want := []string{"loop.grow", "loop.hours", "loop.run_hours", "strength.depths", "strength.every_hours"}
 	if strings.Join(keys, " ") != strings.Join(want, " ") {
 		t.Errorf("nine-long differs from the default in %q, want only %q", changes, want)
 	}
-	if c.Loop.Hours != 0 || len(c.Loop.Grow) == 0 {
-		t.Errorf("nine-long: hours %v, grow %v; want no time limit and a growth step", c.Loop.Hours, c.Loop.Grow)
+	if c.Loop.Hours != 0 || c.Loop.RunHours != 8 || len(c.Loop.Grow) == 0 {
+		t.Errorf("nine-long: hours %v, run_hours %v, grow %v; want no limit to an invocation, 8 hours in all and a growth step", c.Loop.Hours, c.Loop.RunHours, c.Loop.Grow)
 	}
 }
 

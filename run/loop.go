@@ -313,7 +313,7 @@ func (l *Loop) Close() error {
 }
 
 // Config is the run's config; a command may change the budget
-// (loop.generations, loop.hours) and self-play's workers before Run.
+// (loop.generations, loop.hours, loop.run_hours) and self-play's workers before Run.
 func (l *Loop) Config() *Config { return &l.cfg }
 
 // Variant is the run's variant.
@@ -342,9 +342,17 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("run %s: %w", l.loc, err)
 		}
 	}
+	if h := l.cfg.Loop.RunHours; h > 0 {
+		if l.hours() >= h {
+			return runHoursSpent(h, l.hours(), ""), nil
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, hoursDuration(h-l.hours()), errRunHours)
+		defer cancel()
+	}
 	if l.cfg.Loop.Hours > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(l.cfg.Loop.Hours*float64(time.Hour)))
+		ctx, cancel = context.WithTimeout(ctx, hoursDuration(l.cfg.Loop.Hours))
 		defer cancel()
 	}
 	grows := ""
@@ -369,6 +377,8 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 			continue
 		case errors.Is(context.Cause(ctx), ErrLeaseLost):
 			err = context.Cause(ctx)
+		case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRunHours):
+			return runHoursSpent(l.cfg.Loop.RunHours, l.hours(), fmt.Sprintf(" in generation %d", g)), nil
 		case errors.Is(err, context.DeadlineExceeded):
 			return fmt.Sprintf("the budget of %g hours is spent in generation %d; run the same command to go on", l.cfg.Loop.Hours, g), nil
 		case errors.Is(err, context.Canceled):
@@ -379,6 +389,18 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 		return "", err
 	}
 }
+
+// errRunHours is the cause of the deadline of loop.run_hours.
+var errRunHours = errors.New("the run's hours are spent")
+
+// runHoursSpent says that the run's budget of h hours in all
+// (loop.run_hours) is spent, at its hours so far, where.
+func runHoursSpent(h, hours float64, where string) string {
+	return fmt.Sprintf("the run's budget of %g hours in all is spent%s (%.2f run hours); a larger --run-hours goes on", h, where, hours)
+}
+
+// hoursDuration is h hours.
+func hoursDuration(h float64) time.Duration { return time.Duration(h * float64(time.Hour)) }
 
 // plotEvery is how often the loop redraws its plots (and at the end of
 // an invocation): drawing every point of the run takes about a quarter of a

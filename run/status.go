@@ -19,11 +19,12 @@ import (
 type Status struct {
 	Run         string             `json:"run"`
 	Variant     string             `json:"variant"`
-	Generations int                `json:"generations"`        // finished generations
-	Hours       float64            `json:"hours"`              // run hours at the end of the last, over every invocation
-	Pace        float64            `json:"pace_seconds"`       // wall seconds a generation over the last paceGenerations (0 with fewer than two)
-	Best        string             `json:"best,omitempty"`     // the model self-play uses; "" before the first
-	Strength    []StrengthStatus   `json:"strength,omitempty"` // the newest strength measurement (metrics/strength.csv), a row per yardstick
+	Generations int                `json:"generations"`         // finished generations
+	Hours       float64            `json:"hours"`               // run hours at the end of the last, over every invocation
+	RunHours    float64            `json:"run_hours,omitempty"` // the run's budget of hours in all (loop.run_hours); 0 none
+	Pace        float64            `json:"pace_seconds"`        // wall seconds a generation over the last paceGenerations (0 with fewer than two)
+	Best        string             `json:"best,omitempty"`      // the model self-play uses; "" before the first
+	Strength    []StrengthStatus   `json:"strength,omitempty"`  // the newest strength measurement (metrics/strength.csv), a row per yardstick
 	Lease       *LeaseInfo         `json:"lease,omitempty"`
 	LastError   string             `json:"last_error,omitempty"` // the trainer's last failed generation
 	PerGen      []GenerationStatus `json:"per_generation"`
@@ -72,7 +73,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	st := Status{Run: l.loc, Variant: l.v.Name, Generations: len(gt.rows)}
+	st := Status{Run: l.loc, Variant: l.v.Name, Generations: len(gt.rows), RunHours: l.cfg.Loop.RunHours}
 	if h := gt.column("hours"); len(h) > 0 {
 		st.Hours = h[len(h)-1]
 		if k := min(paceGenerations, len(h)-1); k > 0 {

@@ -59,7 +59,11 @@ func writeStatus(out io.Writer, st run.Status, all bool) {
 	if best == "" {
 		best = "none yet (generation 0 plays with rollouts)"
 	}
-	fmt.Fprintf(out, "run %s: %s, %d generations finished in %.2f run hours", st.Run, st.Variant, st.Generations, st.Hours)
+	fmt.Fprintf(out, "run %s: %s, %d generations finished in %.2f", st.Run, st.Variant, st.Generations, st.Hours)
+	if st.RunHours > 0 {
+		fmt.Fprintf(out, " of its %g", st.RunHours)
+	}
+	fmt.Fprint(out, " run hours")
 	if st.Pace > 0 {
 		fmt.Fprintf(out, " (lately %.1f s each)", st.Pace)
 	}

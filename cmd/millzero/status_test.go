@@ -50,6 +50,12 @@ func TestStatus_TextListsTheLastTenGenerationsAndTheNewestStrength(t *testing.T)
 			t.Errorf("status text lacks %q:\n%s", want, out)
 		}
 	}
+	b.Reset()
+	budget := st
+	budget.RunHours = 8
+	if writeStatus(&b, budget, false); !strings.Contains(b.String(), "15 generations finished in 0.50 of its 8 run hours (lately") {
+		t.Errorf("status of a run with loop.run_hours 8: want its budget beside its hours:\n%s", b.String())
+	}
 	if strings.Contains(out, "\n4 ") || !strings.Contains(out, "\n5 ") {
 		t.Errorf("want generations 5-14 listed, not 4:\n%s", out)
 	}

@@ -368,7 +368,7 @@ func TestTrain_ASecondTrainerOnTheRunExitsAtOnceNamingTheFirst(t *testing.T) {
 // range, and arena --run naming a run of another variant.
 func TestTrainAndArena_ArgumentsAreCheckedBeforeTheFirstGame(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{{"--generations", "-5"}, {"--hours", "-2"}} {
+	for _, args := range [][]string{{"--generations", "-5"}, {"--hours", "-2"}, {"--run-hours", "-1.5"}} {
 		code, out, errOut := runCmd(append([]string{"train", "--config", "three-test", "--run", dir}, args...)...)
 		if code == 0 || !strings.Contains(errOut, args[0]) || strings.Contains(out, "self-play") {
 			t.Errorf("train %v: exit %d, stderr %q, want an error naming %s before any game:\n%s", args, code, errOut, args[0], out)
