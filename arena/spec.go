@@ -3,11 +3,17 @@ package arena
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 )
 
@@ -25,8 +31,10 @@ func DefaultSpecSettings() SpecSettings {
 // SpecHelp lists the player specs ParsePlayer reads, one per line.
 const SpecHelp = `random               uniformly random legal actions (Elo anchor, 0)
 alphabeta:N          the classical alpha-beta yardstick searching N plies (2 and 4 are the reference)
-rollout[@N]          PUCT search with random-playout evaluation, N visits per move
-model:PATH[@N]       PUCT search with the network of checkpoint PATH, N visits per move
+rollout[@N][,K=V]    PUCT search with random-playout evaluation, N visits per move
+model:PATH[@N][,K=V] search with the network of checkpoint PATH, N visits per move (a Gumbel root with
+                     two seats, else PUCT); each ,K=V sets a search setting by its run-config name:
+                     model:m.safetensors@400,root=puct,c_puct=1
 engine:PATH [ARGS]   an external engine speaking the UCI-style protocol (Sanmill's); --option NAME=VALUE
                      (repeatable) is sent to it as setoption after the variant's options`
 
@@ -35,6 +43,19 @@ engine:PATH [ARGS]   an external engine speaking the UCI-style protocol (Sanmill
 func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, error) {
 	spec = strings.TrimSpace(spec)
 	kind, arg, _ := strings.Cut(spec, ":")
+	// search is the settings of a search player with n visits, with the
+	// spec's ,K=V options (opts) laid over them, and its name's suffix.
+	search := func(base mcts.Settings, n int, opts []string) (mcts.Settings, string, error) {
+		s, err := SearchOptions(base, opts)
+		if err != nil {
+			return s, "", fmt.Errorf("player %q: %w", spec, err)
+		}
+		suffix := fmt.Sprintf("@%d", n)
+		if len(opts) > 0 {
+			suffix += "," + strings.Join(opts, ",")
+		}
+		return s, suffix, nil
+	}
 	sims := func(s string) (string, int, error) {
 		base, n, ok := strings.Cut(s, "@")
 		if !ok {
@@ -79,32 +100,101 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 		}
 		return e, nil
 	case strings.HasPrefix(spec, "rollout"):
-		_, n, err := sims(spec)
+		head, opts := splitOptions(spec)
+		_, n, err := sims(head)
 		if err != nil {
 			return nil, err
 		}
-		if spec != "rollout" && !strings.HasPrefix(spec, "rollout@") {
-			return nil, fmt.Errorf("player %q: want rollout or rollout@N", spec)
+		if head != "rollout" && !strings.HasPrefix(head, "rollout@") {
+			return nil, fmt.Errorf("player %q: want rollout or rollout@N, then any ,K=V", spec)
 		}
-		p := NewSearchPlayer(fmt.Sprintf("rollout@%d", n), ArenaSettings(n), Evaluation{})
+		s, suffix, err := search(ArenaSettings(n), n, opts)
+		if err != nil {
+			return nil, err
+		}
+		p := NewSearchPlayer("rollout"+suffix, s, Evaluation{})
 		p.MoveTime = set.MoveTime
 		return p, nil
 	case kind == "model":
-		path, n, err := sims(arg)
+		head, opts := splitOptions(arg)
+		path, n, err := sims(head)
 		if err != nil {
 			return nil, err
 		}
 		if path == "" {
-			return nil, fmt.Errorf("player %q: want model:PATH[@N]", spec)
+			return nil, fmt.Errorf("player %q: want model:PATH[@N][,K=V]...", spec)
+		}
+		s, suffix, err := search(ModelSettings(v, n), n, opts)
+		if err != nil {
+			return nil, err
 		}
 		ck, err := model.LoadCheckpointFor(path, v)
 		if err != nil {
 			return nil, fmt.Errorf("player %q: %w", spec, err)
 		}
-		p := NewSearchPlayer(fmt.Sprintf("model:%s@%d", strings.TrimSuffix(filepath.Base(path), ".safetensors"), n),
-			ArenaSettings(n), Evaluation{Net: ck.Net, RandomSymmetry: true})
+		p := NewSearchPlayer("model:"+strings.TrimSuffix(filepath.Base(path), ".safetensors")+suffix,
+			s, Evaluation{Net: ck.Net, RandomSymmetry: true})
 		p.MoveTime = set.MoveTime
 		return p, nil
 	}
 	return nil, fmt.Errorf("player %q: unknown; the players are:\n%s", spec, SpecHelp)
+}
+
+// splitOptions cuts a player spec at its first comma: what comes before,
+// and the ,K=V options after it (none without a comma).
+func splitOptions(spec string) (string, []string) {
+	head, opts, found := strings.Cut(spec, ",")
+	if !found {
+		return head, nil
+	}
+	return head, strings.Split(opts, ",")
+}
+
+// optionKey and optionValue are what a search option's key and value may
+// hold: enough for the settings' names and numbers, too little to be
+// other YAML.
+var optionKey, optionValue = regexp.MustCompile(`^[a-z][a-z_]*$`), regexp.MustCompile(`^[A-Za-z0-9._+-]+$`)
+
+// SearchOptions lays options ("c_puct=1", "root=gumbel": the search
+// settings' names in a run config) over s, and checks the result. The
+// visits are a spec's @N, not an option.
+func SearchOptions(s mcts.Settings, opts []string) (mcts.Settings, error) {
+	if len(opts) == 0 {
+		return s, nil
+	}
+	var doc strings.Builder
+	for _, o := range opts {
+		k, val, _ := strings.Cut(o, "=")
+		switch {
+		case !optionKey.MatchString(k) || !optionValue.MatchString(val):
+			return s, fmt.Errorf("search option %q: want KEY=VALUE, a search setting of a run config (c_puct=1, root=gumbel, ...)", o)
+		case k == "simulations":
+			return s, fmt.Errorf("search option %q: give the visits as @N", o)
+		case !slices.Contains(searchKeys(), k):
+			return s, fmt.Errorf("search option %q: no search setting %s; the settings: %s", o, k, strings.Join(searchKeys(), ", "))
+		}
+		fmt.Fprintf(&doc, "%s: %s\n", k, val)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(doc.String()))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return s, fmt.Errorf("search options %s: %w", strings.Join(opts, ","), err)
+	}
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("search options %s: %w", strings.Join(opts, ","), err)
+	}
+	return s, nil
+}
+
+// searchKeys is the names of the search settings in a run config (the
+// YAML keys of mcts.Settings) but the visits.
+func searchKeys() []string {
+	var keys []string
+	t := reflect.TypeFor[mcts.Settings]()
+	for i := range t.NumField() {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "simulations" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }

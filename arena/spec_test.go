@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 )
 
@@ -20,6 +21,7 @@ func TestParsePlayer_Specs(t *testing.T) {
 		{"rollout", "rollout@400"},
 		{"rollout@32", "rollout@32"},
 		{"engine:/usr/bin/sanmill --uci", "engine:sanmill"},
+		{"rollout@32,root=gumbel,c_scale=0.3", "rollout@32,root=gumbel,c_scale=0.3"},
 	}
 	for _, tc := range tests {
 		p, err := ParsePlayer(tc.spec, v, DefaultSpecSettings())
@@ -30,6 +32,12 @@ func TestParsePlayer_Specs(t *testing.T) {
 		if p.Name() != tc.name {
 			t.Errorf("%q: name %q, want %q", tc.spec, p.Name(), tc.name)
 		}
+	}
+	r, _ := ParsePlayer("rollout,c_puct=0.75,root=gumbel,reuse_tree=false", v, DefaultSpecSettings())
+	want := ArenaSettings(400)
+	want.CPuct, want.Root, want.ReuseTree = 0.75, "gumbel", false
+	if got := r.(*SearchPlayer).Settings; got != want {
+		t.Errorf("rollout with search options: settings %+v, want %+v", got, want)
 	}
 	e, _ := ParsePlayer("engine:/usr/bin/sanmill --uci -x", v, DefaultSpecSettings())
 	if x := e.(*External); x.Path != "/usr/bin/sanmill" || strings.Join(x.Args, " ") != "--uci -x" {
@@ -45,7 +53,9 @@ func TestParsePlayer_Specs(t *testing.T) {
 func TestParsePlayer_BadSpecsAreErrors(t *testing.T) {
 	v := loadVariant(t, "nine")
 	for _, spec := range []string{"", "randomly", "alphabeta", "alphabeta:0", "alphabeta:x", "alphabeta:99",
-		"rollout@0", "rollout@x", "rollouts", "engine:", "engine:x --option", "engine:x --option =3", "engine:x --option Hash", "model:", "model:/nonexistent.safetensors", "model:x@-1"} {
+		"rollout@0", "rollout@x", "rollouts", "engine:", "engine:x --option", "engine:x --option =3", "engine:x --option Hash", "model:", "model:/nonexistent.safetensors", "model:x@-1",
+		"rollout,c_puct=0", "rollout@8,c_puct", "rollout@8,bogus=1", "rollout,simulations=9", "rollout,root=best", "rollout,c_puct=1: 2",
+		"rollout@8,", "rollouts,c_puct=1", "model:,root=gumbel"} {
 		if _, err := ParsePlayer(spec, v, DefaultSpecSettings()); err == nil {
 			t.Errorf("%q: no error", spec)
 		} else if !strings.Contains(err.Error(), spec) {
@@ -71,6 +81,16 @@ func TestParsePlayer_ModelCheckpointPlays(t *testing.T) {
 	if p.Name() != "model:gen-000001@8" {
 		t.Errorf("name %q", p.Name())
 	}
+	if root := p.(*SearchPlayer).Settings.Root; root != mcts.RootGumbel {
+		t.Errorf("a model player of nine searches with a %s root, want the Gumbel root (ModelSettings)", root)
+	}
+	puct, err := ParsePlayer("model:"+path+"@8,root=puct,c_puct=2", v, DefaultSpecSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := puct.(*SearchPlayer).Settings; puct.Name() != "model:gen-000001@8,root=puct,c_puct=2" || s.Root != mcts.RootPUCT || s.CPuct != 2 || s.Simulations != 8 {
+		t.Errorf("model player with search options: %q, %+v", puct.Name(), s)
+	}
 	m := Match{Variant: v, A: p, B: Random{}, Pairs: 1, OpeningPlies: 2, Seed: 1}
 	recs, err := m.Run(context.Background(), nil)
 	if err != nil {
@@ -83,5 +103,15 @@ func TestParsePlayer_ModelCheckpointPlays(t *testing.T) {
 	}
 	if _, err := ParsePlayer("model:"+path, loadVariant(t, "twelve"), DefaultSpecSettings()); err == nil {
 		t.Errorf("a nine checkpoint for twelve: no error")
+	}
+}
+
+// Three or four seats keep the PUCT root for a network player: the Gumbel
+// root was measured in two-player play only.
+func TestModelSettings_GumbelRootWithTwoSeatsOnly(t *testing.T) {
+	for name, want := range map[string]string{"nine": mcts.RootGumbel, "three": mcts.RootGumbel, "moulin-rouge-3": mcts.RootPUCT, "moulin-rouge-4": mcts.RootPUCT} {
+		if s := ModelSettings(loadVariant(t, name), 400); s.Root != want || s.Simulations != 400 || s.Temperature != 0 {
+			t.Errorf("%s: root %s, %d visits, temperature %v; want %s, 400 visits, greedy", name, s.Root, s.Simulations, s.Temperature, want)
+		}
 	}
 }

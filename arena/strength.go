@@ -217,15 +217,8 @@ func WriteStrength(w io.Writer, player string, rows []StrengthRow) {
 	}
 	fmt.Fprintf(w, " %7s\n", "time")
 	for _, r := range rows {
-		elo := fmt.Sprintf("%+.0f [%+.0f, %+.0f]", r.Elo, r.Low, r.High)
-		switch {
-		case r.Clamped && r.Score < 0.5:
-			elo = fmt.Sprintf("< %+.0f", r.High)
-		case r.Clamped:
-			elo = fmt.Sprintf("> %+.0f", r.Low)
-		}
 		fmt.Fprintf(w, "%-12s %6d %6.1f%% %16s %20s %9d %10d", r.Opponent, r.Games, 100*r.Score,
-			fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses), elo, r.BlockadeLosses, r.MedianLossPly)
+			r.WDL(), r.EloCell(), r.BlockadeLosses, r.MedianLossPly)
 		if tables {
 			fmt.Fprintf(w, " %7s", thrownCell(r.ThrownEndgames))
 		}
@@ -235,6 +228,21 @@ func WriteStrength(w io.Writer, player string, rows []StrengthRow) {
 	if tables {
 		fmt.Fprintln(w, "thrown: lost games in which the player had reached a table position that it held (a draw or a win for it).")
 	}
+}
+
+// WDL is the row's wins, draws and losses: "+12 =5 -3".
+func (r StrengthRow) WDL() string { return fmt.Sprintf("+%d =%d -%d", r.Wins, r.Draws, r.Losses) }
+
+// EloCell is the row's Elo with its interval, or with a clamped score
+// only the bound towards the middle.
+func (r StrengthRow) EloCell() string {
+	switch {
+	case r.Clamped && r.Score < 0.5:
+		return fmt.Sprintf("< %+.0f", r.High)
+	case r.Clamped:
+		return fmt.Sprintf("> %+.0f", r.Low)
+	}
+	return fmt.Sprintf("%+.0f [%+.0f, %+.0f]", r.Elo, r.Low, r.High)
 }
 
 func thrownCell(n int) string {

@@ -205,7 +205,7 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 		if err := ck.CheckVariant(v); err != nil {
 			return nil, fmt.Errorf("progress of run %s: %s: %w", b.Dir, ModelName(g), err)
 		}
-		sp := arena.NewSearchPlayer(ModelName(g)+"@"+strconv.Itoa(b.Simulations), arena.ArenaSettings(b.Simulations),
+		sp := arena.NewSearchPlayer(ModelName(g)+"@"+strconv.Itoa(b.Simulations), arena.ModelSettings(v, b.Simulations),
 			arena.Evaluation{Net: ck.Net, RandomSymmetry: true})
 		if b.Tables != nil {
 			sp.Prover, sp.Label = b.Tables, sp.Label+"+tb"

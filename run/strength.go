@@ -75,7 +75,7 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	if err != nil {
 		return err
 	}
-	player := arena.NewSearchPlayer(ModelName(best), arena.ArenaSettings(c.Simulations), arena.Evaluation{Net: net, RandomSymmetry: true})
+	player := arena.NewSearchPlayer(ModelName(best), arena.ModelSettings(l.v, c.Simulations), arena.Evaluation{Net: net, RandomSymmetry: true})
 	var opponents []arena.Player
 	for _, d := range c.Depths {
 		opponents = append(opponents, arena.AlphaBeta{Depth: d})

@@ -5,14 +5,16 @@
 # every quarter, while its newest model beats its 15-minute one by 40-60
 # Elo: README, "The default run").
 #
-#   scripts/head-to-head.sh [-n 1] [-k 5] [-p 100] [-t TABLES] A1 B1 [A2 B2 ...]
+#   scripts/head-to-head.sh [-n 1] [-k 5] [-p 100] [-t TABLES] [-s SEARCH] A1 B1 [A2 B2 ...]
 #
 # The runs come in pairs, arm A's then arm B's (one pair a seed, say). For
 # every pair: A's newest model and the n-1 before it, k generations apart,
 # each meets B's model of the same rank in millzero arena (400 visits a
 # move, p pairs of seeded random openings, each played with the seats
 # swapped, the same openings for every match; the variant and the endgame
-# tables of A's run.yaml, or those of TABLES: a directory, auto, "" none). The table gives A's score per match and pooled:
+# tables of A's run.yaml, or those of TABLES: a directory, auto, "" none;
+# both search as model players do, a Gumbel root since 2026-11-27, or with
+# SEARCH's settings laid over that: -s root=puct, as before). The table gives A's score per match and pooled:
 # wins/draws/losses, the score with its 95% interval from the pairs'
 # scores (the two games of an opening are one sample), and the Elo of that.
 # The interval is the games' noise, not the runs': two seeds of one config
@@ -25,10 +27,10 @@
 set -euo pipefail
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 
-n=1 k=5 pairs=100 tables= tables_set=0
-while getopts "n:k:p:t:h" o; do
+n=1 k=5 pairs=100 tables= tables_set=0 search=
+while getopts "n:k:p:t:s:h" o; do
   case $o in
-    n) n=$OPTARG ;; k) k=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG tables_set=1 ;;
+    n) n=$OPTARG ;; k) k=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG tables_set=1 ;; s) search=$OPTARG ;;
     *) usage ;;
   esac
 done
@@ -77,15 +79,21 @@ while [ $# -gt 0 ]; do
     fb=$(printf '%s/models/gen-%06d.safetensors' "$b" "${gb[$i]}")
     [ -f "$fa" ] || { echo "head-to-head: $fa: no such checkpoint" >&2; exit 2; }
     [ -f "$fb" ] || { echo "head-to-head: $fb: no such checkpoint" >&2; exit 2; }
-    # The result names both runs, both generations and the settings.
-    key=$(printf '%s %s %s' "$b" "$pairs" "$tables" | cksum | cut -d' ' -f1)
+    # The result names both runs, both generations and the settings (the
+    # key of a match of the PUCT root before 2026-11-27, -s root=puct now,
+    # left out the search).
+    if [ "$search" = root=puct ]; then
+      key=$(printf '%s %s %s' "$b" "$pairs" "$tables" | cksum | cut -d' ' -f1)
+    else
+      key=$(printf '%s %s %s search %s' "$b" "$pairs" "$tables" "${search:-gumbel}" | cksum | cut -d' ' -f1)
+    fi
     out=$(printf '%s/bench/h2h-%06d-%06d-p%d-%s.txt' "$a" "${ga[$i]}" "${gb[$i]}" "$pairs" "$key")
     if [ ! -f "$out" ]; then
       # The arena names a model by its file: give the two arms' their own.
       ln -sf "$fa" "$tmp/a.safetensors"
       ln -sf "$fb" "$tmp/b.safetensors"
       echo "head-to-head: $(basename "$a") gen ${ga[$i]} against $(basename "$b") gen ${gb[$i]}, $pairs pairs" >&2
-      bin/millzero arena "model:$tmp/a.safetensors@400" "model:$tmp/b.safetensors@400" \
+      bin/millzero arena "model:$tmp/a.safetensors@400${search:+,$search}" "model:$tmp/b.safetensors@400${search:+,$search}" \
         --variant "${variant:-nine}" --pairs "$pairs" --tablebase "$tables" > "$out.tmp"
       mv "$out.tmp" "$out"
     fi

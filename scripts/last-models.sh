@@ -3,14 +3,17 @@
 # newest, since one generation's score against alpha-beta moves by more
 # than its interval from the next one's.
 #
-#   scripts/last-models.sh [-n 5] [-k 5] [-d 4,6] [-p 50] RUN...
+#   scripts/last-models.sh [-n 5] [-k 5] [-d 4,6] [-p 50] [-s SEARCH] RUN...
 #
 # For every run: its newest model and the n-1 before it, k generations
 # apart, each met by millzero bench strength (400 visits a move, the same
-# seeded openings for every model), two benchmarks at a time, each pinned
-# to a core of its own. A benchmark's rows are kept in
-# RUN/bench/gen-NNNNNN-dDEPTHS-pPAIRS.json, so an interrupted call resumes
-# and a second call only prints. The table has each model's score per
+# seeded openings for every model; -s passes --search SEARCH, as
+# root=puct), two benchmarks at a time, each pinned to a core of its own.
+# A benchmark's rows are kept in RUN/bench/gen-NNNNNN-dDEPTHS-pPAIRS-TAG.json
+# (TAG: gumbel, the model player's root since 2026-11-27, or SEARCH with
+# "=" and "," as "-" and "_"), so an interrupted call resumes and a second
+# call only prints; a file without a tag is from before, with the PUCT
+# root, and -s root=puct reads it. The table has each model's score per
 # depth, then per run and per arm (the run's name less a trailing -sSEED)
 # the mean over its models and their spread (standard deviation), in
 # points of score, and per arm the mean's 95% interval from that spread.
@@ -19,10 +22,10 @@
 set -euo pipefail
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 
-n=5 k=5 depths=4,6 pairs=50
-while getopts "n:k:d:p:h" o; do
+n=5 k=5 depths=4,6 pairs=50 search=
+while getopts "n:k:d:p:s:h" o; do
   case $o in
-    n) n=$OPTARG ;; k) k=$OPTARG ;; d) depths=$OPTARG ;; p) pairs=$OPTARG ;;
+    n) n=$OPTARG ;; k) k=$OPTARG ;; d) depths=$OPTARG ;; p) pairs=$OPTARG ;; s) search=$OPTARG ;;
     *) usage ;;
   esac
 done
@@ -51,28 +54,39 @@ for r in "$@"; do
   done
 done
 
+# result MODEL: where the benchmark of MODEL is kept (see the top).
+tag=gumbel
+[ -z "$search" ] || { tag=${search//=/-}; tag=${tag//,/_}; }
+result() {
+  local r base
+  r=$(dirname "$(dirname "$1")")
+  base="$r/bench/$(basename "$1" .safetensors)-d${depths//,/_}-p$pairs"
+  if [ "$search" = root=puct ] && [ -f "$base.json" ]; then echo "$base.json"; else echo "$base-$tag.json"; fi
+}
+
 i=0
 for m in "${jobs[@]}"; do
   r=$(dirname "$(dirname "$m")")
-  out="$r/bench/$(basename "$m" .safetensors)-d${depths//,/_}-p$pairs.json"
+  out=$(result "$m")
   [ -f "$out" ] && continue
   mkdir -p "$r/bench"
   echo "last-models: $m" >&2
-  ( taskset -c $((i % 2)) bin/millzero bench strength --model "$m" --depths "$depths" --pairs "$pairs" --workers 1 --json > "$out.tmp" &&
+  ( taskset -c $((i % 2)) bin/millzero bench strength --model "$m" --depths "$depths" --pairs "$pairs" --workers 1 ${search:+--search "$search"} --json > "$out.tmp" &&
     mv "$out.tmp" "$out" ) &
   i=$((i + 1))
   [ $((i % 2)) -eq 0 ] && wait
 done
 wait
 
-python3 - "$depths" "$pairs" "${jobs[@]}" <<'EOF'
+results=()
+for m in "${jobs[@]}"; do results+=("$m=$(result "$m")"); done
+python3 - "$depths" "${results[@]}" <<'EOF'
 import sys, json, os, re, statistics
-depths, pairs, models = sys.argv[1].split(","), sys.argv[2], sys.argv[3:]
+depths, results = sys.argv[1].split(","), [a.split("=", 1) for a in sys.argv[2:]]
 runs, arms = {}, {}
-for m in models:
+for m, path in results:
     r = os.path.dirname(os.path.dirname(m))
     gen = os.path.basename(m)[:-len(".safetensors")]
-    path = os.path.join(r, "bench", "%s-d%s-p%s.json" % (gen, "_".join(depths), pairs))
     rows = {x["opponent"]: x for x in json.load(open(path))}
     scores = [100 * rows["alphabeta:" + d]["score"] for d in depths]
     runs.setdefault(r, []).append((gen, scores))

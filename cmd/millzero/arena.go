@@ -159,7 +159,37 @@ func runArena(args []string, out io.Writer) (err error) {
 		recs = allRecs
 		fmt.Fprintf(out, "rating all %d games under %s\n", len(recs), dir)
 	}
-	return printTable(out, recs)
+	if err := printTable(out, recs); err != nil {
+		return err
+	}
+	if v.Players == 2 {
+		var rows [][2]string
+		for _, mp := range matches {
+			rows = append(rows, [2]string{mp.a.Name(), mp.b.Name()})
+		}
+		printPairs(out, recs, rows)
+	}
+	return nil
+}
+
+// printPairs prints each two-player match of recs (a and b of each row)
+// from a's side, with its Elo interval from the pair scores (the two
+// games of an opening are one sample, as in the strength benchmark),
+// which the ratings' interval, taking each game alone, understates.
+func printPairs(out io.Writer, recs []arena.Record, matches [][2]string) {
+	width := len("match")
+	for _, m := range matches {
+		width = max(width, len(m[0])+len(" against ")+len(m[1]))
+	}
+	fmt.Fprintf(out, "\n%-*s %6s %7s %16s %20s\n", width, "match", "games", "score", "+ = -", "Elo [95%]")
+	for _, m := range matches {
+		r := arena.StrengthOf(m[0], m[1], recs)
+		if r.Games == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "%-*s %6d %6.1f%% %16s %20s\n", width, m[0]+" against "+m[1], r.Games, 100*r.Score, r.WDL(), r.EloCell())
+	}
+	fmt.Fprintln(out, "\nmatch: the first player's score; its Elo interval from the pair scores (an opening's two games are one sample).")
 }
 
 // wrapUsage appends the list of player specs to a command's usage.

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,5 +31,38 @@ func TestArena_ARunHoldingSomethingElseIsRefusedBeforeAnyGame(t *testing.T) {
 	code, out, errOut := runCmd("arena", "random", "alphabeta:1", "--variant", "three", "--games", "2", "--run", dir)
 	if code == 0 || !strings.Contains(errOut, "something other than a run") || strings.Contains(out, "pair 1") {
 		t.Fatalf("exit %d, %q, played:\n%s", code, errOut, out)
+	}
+}
+
+// A two-player match ends with each pairing from its first player's side,
+// the interval from the pair scores; the arena of three or four seats has
+// no such line.
+func TestArena_TwoPlayerMatchesListThePairedScore(t *testing.T) {
+	code, out, errOut := runCmd("arena", "alphabeta:2", "random", "--variant", "three", "--pairs", "3", "--workers", "1")
+	if code != 0 {
+		t.Fatalf("arena: exit %d %s\n%s", code, errOut, out)
+	}
+	games, wins := 0, 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, " vs ") && strings.Contains(l, "plies") {
+			games++
+			if strings.Contains(l, "alphabeta:2 vs random  1-0") || strings.Contains(l, "random vs alphabeta:2  0-1") {
+				wins++
+			}
+		}
+	}
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "alphabeta:2 against random ") {
+			row = l
+		}
+	}
+	f := strings.Fields(row)
+	if games != 6 || len(f) < 6 || f[3] != "6" || f[5] != "+"+strconv.Itoa(wins) {
+		t.Errorf("want the match line of alphabeta:2's 6 games and its %d wins, got %q:\n%s", wins, row, out)
+	}
+	code, out, _ = runCmd("arena", "alphabeta:1", "random", "--variant", "moulin-rouge-3", "--pairs", "1", "--workers", "1")
+	if code != 0 || strings.Contains(out, " against ") {
+		t.Errorf("three seats: exit %d, want no paired match line:\n%s", code, out)
 	}
 }

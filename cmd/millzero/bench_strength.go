@@ -25,11 +25,13 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --run runs/nine --json > strength.json",
 		"millzero bench strength --run runs/nine --depths 6 --games runs/nine/bench-games",
 		"millzero bench strength --run runs/nine --tablebase tables/nine   # also count the endgames it threw away",
+		"millzero bench strength --run runs/nine --search root=puct,c_puct=2   # another search at the same visits",
 	}, out)
 	var pc playerConfig
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
+	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct: the benchmark before 2026-11-27)")
 	depths := fs.String("depths", "2,4,6", "alpha-beta depths met, comma separated")
 	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
@@ -78,8 +80,15 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	player := arena.NewSearchPlayer(fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), arena.ArenaSettings(*sims),
-		arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
+	name, opts := fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), []string(nil)
+	if *search != "" {
+		name, opts = name+","+*search, strings.Split(*search, ",")
+	}
+	set, err := arena.SearchOptions(arena.ModelSettings(v, *sims), opts)
+	if err != nil {
+		return fmt.Errorf("--search: %w", err)
+	}
+	player := arena.NewSearchPlayer(name, set, arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
 		OpeningPlies: *openings, Seed: *seed, Workers: *workers, Dir: *gamesDir, Tables: prover}
 

@@ -141,14 +141,15 @@ func (m modelSource) variantFor(name string) (v *engine.Variant, err error) {
 	return v, nil
 }
 
-// searchPlayer is the arena player of src: its network (or random
-// rollouts) searching sims visits a move; the engine command serves it.
-func searchPlayer(src modelSource, sims int) *arena.SearchPlayer {
-	e := arena.Evaluation{RandomSymmetry: true}
+// searchPlayer is the arena player of src in variant v: its network
+// (arena.ModelSettings) or random rollouts (arena.ArenaSettings) searching
+// sims visits a move; the engine command serves it.
+func searchPlayer(v *engine.Variant, src modelSource, sims int) *arena.SearchPlayer {
+	e, set := arena.Evaluation{RandomSymmetry: true}, arena.ArenaSettings(sims)
 	if src.ck != nil {
-		e.Net = src.ck.Net
+		e.Net, set = src.ck.Net, arena.ModelSettings(v, sims)
 	}
-	return arena.NewSearchPlayer(fmt.Sprintf("%s, %d visits per move", src.desc, sims), arena.ArenaSettings(sims), e)
+	return arena.NewSearchPlayer(fmt.Sprintf("%s, %d visits per move", src.desc, sims), set, e)
 }
 
 // newBot is the model at the board for a person's game: src's player
@@ -157,7 +158,7 @@ func newBot(v *engine.Variant, src modelSource, sims int, seed uint64, prover mc
 	if sims < 1 {
 		return nil, fmt.Errorf("sims %d: want 1 or more", sims)
 	}
-	p := searchPlayer(src, sims)
+	p := searchPlayer(v, src, sims)
 	p.Prover = prover
 	return play.NewBot(v, p, p.Name(), seed)
 }
