@@ -170,8 +170,8 @@ func SearchOptions(s mcts.Settings, opts []string) (mcts.Settings, error) {
 			return s, fmt.Errorf("search option %q: want KEY=VALUE, a search setting of a run config (c_puct=1, root=gumbel, ...)", o)
 		case k == "simulations":
 			return s, fmt.Errorf("search option %q: give the visits as @N", o)
-		case !slices.Contains(searchKeys(), k):
-			return s, fmt.Errorf("search option %q: no search setting %s; the settings: %s", o, k, strings.Join(searchKeys(), ", "))
+		case !slices.Contains(searchKeys, k):
+			return s, fmt.Errorf("search option %q: no search setting %s; the settings: %s", o, k, strings.Join(searchKeys, ", "))
 		}
 		fmt.Fprintf(&doc, "%s: %s\n", k, val)
 	}
@@ -187,8 +187,10 @@ func SearchOptions(s mcts.Settings, opts []string) (mcts.Settings, error) {
 }
 
 // searchKeys is the names of the search settings in a run config (the
-// YAML keys of mcts.Settings) but the visits.
-func searchKeys() []string {
+// YAML keys of mcts.Settings) but the visits, read once.
+var searchKeys = settingKeys()
+
+func settingKeys() []string {
 	var keys []string
 	t := reflect.TypeFor[mcts.Settings]()
 	for i := range t.NumField() {
