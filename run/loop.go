@@ -506,7 +506,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	}
 	if err := l.gens.add(g, l.hours(), games, t.movesPerSecond(), trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
 		res.Counts(), ModelName(best), eloBest,
-		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies()); err != nil {
+		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies(), t.meanEntropy()); err != nil {
 		return err
 	}
 	l.prog.Done("generation %d: %s %s (LLR %.2f, %s %s); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, res.Unit(), res.Counts(), ModelName(best), eloBest)
@@ -597,14 +597,14 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted session
 	}
-	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws); err == nil {
+	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws, st.EntropyMicro); err == nil {
 		err = rerr
 	}
 	if err != nil {
 		return err
 	}
-	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats, %d adjudicated and %d positions rescored by the tables%s%s",
-		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.Adjudicated, st.Rescored, st.ResignSummary(), endgameSummary(st))
+	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats (the target's entropy %.3f), %d adjudicated and %d positions rescored by the tables%s%s",
+		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.MeanTargetEntropy(), st.Adjudicated, st.Rescored, st.ResignSummary(), endgameSummary(st))
 	return nil
 }
 

@@ -11,16 +11,18 @@ import (
 // generation: the generation's commit point. The newer ones come last, so
 // an older file migrates by name (openSeries).
 var genColumns = []string{"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision",
-	"llr", "pairs", "best", "best_elo", "selfplay_s", "train_s", "gate_s", "ladder_s", "search_kl", "draw_share", "game_plies"}
+	"llr", "pairs", "best", "best_elo", "selfplay_s", "train_s", "gate_s", "ladder_s", "search_kl", "draw_share", "game_plies",
+	"target_entropy"}
 
 // phaseColumns are the columns of metrics/phases.csv: one row each time a
 // session ran a phase of a generation (self-play, train, gate or ladder),
 // with its wall seconds and, for self-play, the moves played, the
 // positions recorded and their summed KL divergence of the visit target
-// from the prior, in micro-nats, and the games finished, their plies and
-// how many were drawn. A generation resumed after a stop sums the rows of
-// every session.
-var phaseColumns = []string{"generation", "phase", "seconds", "moves", "positions", "kl_micro", "games", "plies", "draws"}
+// from the prior, in micro-nats, the games finished, their plies and how
+// many were drawn, and the recorded targets' summed entropy in micro-nats.
+// A generation resumed after a stop sums the rows of every session.
+var phaseColumns = []string{"generation", "phase", "seconds", "moves", "positions", "kl_micro", "games", "plies", "draws",
+	"entropy_micro"}
 
 // phaseNames are the phases, in the order of a generation.
 var phaseNames = []string{"selfplay", "train", "gate", "ladder"}
@@ -30,7 +32,7 @@ var phaseNames = []string{"selfplay", "train", "gate", "ladder"}
 func (l *Loop) timed(g int, phase string, f func() error) error {
 	start := time.Now()
 	err := f()
-	if rerr := l.phases.add(g, phase, time.Since(start).Seconds(), 0, 0, 0, 0, 0, 0); err == nil {
+	if rerr := l.phases.add(g, phase, time.Since(start).Seconds(), 0, 0, 0, 0, 0, 0, 0); err == nil {
 		err = rerr
 	}
 	return err
@@ -42,6 +44,7 @@ type phaseTotal struct {
 	moves, positions    float64
 	klMicro             float64
 	games, plies, draws float64 // NaN when a session's row has none (a file older than these columns)
+	entropyMicro        float64 // NaN as games
 }
 
 // phaseTotals sums generation g's rows of metrics/phases.csv.
@@ -53,7 +56,7 @@ func (l *Loop) phaseTotals(g int) (phaseTotal, error) {
 	}
 	gen := fmt.Sprint(g)
 	sec, moves, pos, kl := ph.column("seconds"), ph.column("moves"), ph.column("positions"), ph.column("kl_micro")
-	games, plies, draws := ph.column("games"), ph.column("plies"), ph.column("draws")
+	games, plies, draws, ent := ph.column("games"), ph.column("plies"), ph.column("draws"), ph.column("entropy_micro")
 	for i, r := range ph.rows {
 		if r[0] != gen || math.IsNaN(sec[i]) {
 			continue
@@ -67,6 +70,7 @@ func (l *Loop) phaseTotals(g int) (phaseTotal, error) {
 		}
 		// A NaN (an older session's row) makes the sums unknown.
 		t.games, t.plies, t.draws = t.games+games[i], t.plies+plies[i], t.draws+draws[i]
+		t.entropyMicro += ent[i]
 	}
 	return t, nil
 }
@@ -107,6 +111,17 @@ func (t phaseTotal) meanKL() float64 {
 		return math.NaN()
 	}
 	return t.klMicro / 1e6 / t.positions
+}
+
+// meanEntropy is the mean entropy, in nats, of the recorded policy
+// targets of this trainer's self-play (selfplay.Stats.MeanTargetEntropy
+// over every session); NaN when it recorded none, or a session's row does
+// not say.
+func (t phaseTotal) meanEntropy() float64 {
+	if t.positions == 0 {
+		return math.NaN()
+	}
+	return t.entropyMicro / 1e6 / t.positions
 }
 
 // plotTime draws metrics/time.png: the seconds of each phase of every

@@ -19,10 +19,10 @@ func TestPhaseTotals_SumEverySessionOfAGeneration(t *testing.T) {
 	}
 	l := &Loop{phases: s}
 	for _, r := range [][]any{
-		{3, "selfplay", 2.0, 5000, 600, 300e6, 100, 5000, 60},
-		{3, "train", 1.5, 0, 0, 0, 0, 0, 0},
-		{4, "selfplay", 9.0, 9000, 900, 900e6, 200, 9000, 10},
-		{3, "selfplay", 1.0, 1000, 400, 100e6, 25, 1250, 0},
+		{3, "selfplay", 2.0, 5000, 600, 300e6, 100, 5000, 60, 150e6},
+		{3, "train", 1.5, 0, 0, 0, 0, 0, 0, 0},
+		{4, "selfplay", 9.0, 9000, 900, 900e6, 200, 9000, 10, 700e6},
+		{3, "selfplay", 1.0, 1000, 400, 100e6, 25, 1250, 0, 50e6},
 	} {
 		if err := s.add(r...); err != nil {
 			t.Fatal(err)
@@ -42,6 +42,7 @@ func TestPhaseTotals_SumEverySessionOfAGeneration(t *testing.T) {
 		{"mean KL", tot.meanKL(), 0.4},
 		{"draw share", tot.drawShare(), 60.0 / 125},
 		{"mean plies", tot.meanPlies(), 6250.0 / 125},
+		{"mean target entropy", tot.meanEntropy(), 0.2},
 	} {
 		if math.Abs(c.got-c.want) > 1e-9 {
 			t.Errorf("%s %v, want %v", c.name, c.got, c.want)
@@ -64,15 +65,16 @@ func TestPhaseTotals_AnOlderFileSaysNothingOfDraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.add(3, "selfplay", 1.0, 1000, 400, 100e6, 25, 1250, 5); err != nil {
+	if err := s.add(3, "selfplay", 1.0, 1000, 400, 100e6, 25, 1250, 5, 80e6); err != nil {
 		t.Fatal(err)
 	}
 	tot, err := (&Loop{phases: s}).phaseTotals(3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(tot.drawShare()) || !math.IsNaN(tot.meanPlies()) {
-		t.Errorf("draw share %v, mean plies %v: want unknown (NaN) with an older session's row", tot.drawShare(), tot.meanPlies())
+	if !math.IsNaN(tot.drawShare()) || !math.IsNaN(tot.meanPlies()) || !math.IsNaN(tot.meanEntropy()) {
+		t.Errorf("draw share %v, mean plies %v, target entropy %v: want unknown (NaN) with an older session's row",
+			tot.drawShare(), tot.meanPlies(), tot.meanEntropy())
 	}
 	if got := tot.movesPerSecond(); got != 2000 {
 		t.Errorf("moves/s %v, want 2000 from both rows", got)

@@ -50,21 +50,22 @@ type Job struct {
 
 // Stats are the totals of a self-play session.
 type Stats struct {
-	Games       int64                  // games finished and written
-	Positions   int64                  // positions recorded (full searches)
-	Plies       int64                  // actions played in finished games
-	Moves       int64                  // actions played in every game, finished or not
-	Wins        [engine.MaxSeats]int64 // games each seat won
-	Draws       int64
-	Reasons     [16]int64 // games ended by each engine.Reason
-	Evaluations int64     // positions the evaluator scored
-	Calls       int64     // Evaluate calls (Evaluations/Calls is the mean batch)
-	EvalTime    time.Duration
-	Elapsed     time.Duration
-	Shards      int64
-	KLMicro     int64 // the recorded searches' KL divergence of the visit target from the prior, summed, in micro-nats
-	Adjudicated int64 // games ended at a position the Prover knows, with its result
-	Rescored    int64 // recorded positions whose value target is the Prover's exact outcome
+	Games        int64                  // games finished and written
+	Positions    int64                  // positions recorded (full searches)
+	Plies        int64                  // actions played in finished games
+	Moves        int64                  // actions played in every game, finished or not
+	Wins         [engine.MaxSeats]int64 // games each seat won
+	Draws        int64
+	Reasons      [16]int64 // games ended by each engine.Reason
+	Evaluations  int64     // positions the evaluator scored
+	Calls        int64     // Evaluate calls (Evaluations/Calls is the mean batch)
+	EvalTime     time.Duration
+	Elapsed      time.Duration
+	Shards       int64
+	KLMicro      int64 // the recorded searches' KL divergence of the visit target from the prior, summed, in micro-nats
+	EntropyMicro int64 // the recorded searches' policy targets' own entropy, summed, in micro-nats
+	Adjudicated  int64 // games ended at a position the Prover knows, with its result
+	Rescored     int64 // recorded positions whose value target is the Prover's exact outcome
 
 	EndgameStarts int64 // games started from a random endgame (Settings.EndgameStarts), finished or not
 
@@ -84,6 +85,18 @@ func (s Stats) MeanPolicyKL() float64 {
 		return 0
 	}
 	return float64(s.KLMicro) / 1e6 / float64(s.Positions)
+}
+
+// MeanTargetEntropy is the mean entropy, in nats, of the recorded policy
+// targets: 0 for a target on one action, log(n) for n actions alike. The
+// policy loss is this plus the network's KL divergence from the targets,
+// so it is the loss's floor for these targets; with MeanPolicyKL it tells
+// a sharp target far from the prior from a flat one.
+func (s Stats) MeanTargetEntropy() float64 {
+	if s.Positions == 0 {
+		return 0
+	}
+	return float64(s.EntropyMicro) / 1e6 / float64(s.Positions)
 }
 
 // PositionsPerSecond is recorded positions per second of wall time.
@@ -132,7 +145,7 @@ func rate(n int64, d time.Duration) float64 {
 // counters are the shared, atomically updated totals.
 type counters struct {
 	games, positions, plies, moves, draws, evals, calls, evalNanos, shards, klMicro atomic.Int64
-	adjudicated, rescored, endgameStarts                                            atomic.Int64
+	entropyMicro, adjudicated, rescored, endgameStarts                              atomic.Int64
 	resigned, wouldResign, falseResigns                                             atomic.Int64
 	wins                                                                            [engine.MaxSeats]atomic.Int64
 	reasons                                                                         [16]atomic.Int64
@@ -145,7 +158,8 @@ func (c *counters) snapshot(start time.Time) Stats {
 		Moves: c.moves.Load(), Calls: c.calls.Load(),
 		Draws: c.draws.Load(), Evaluations: c.evals.Load(), Shards: c.shards.Load(),
 		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start), KLMicro: c.klMicro.Load(),
-		Adjudicated: c.adjudicated.Load(), Rescored: c.rescored.Load(), EndgameStarts: c.endgameStarts.Load(),
+		EntropyMicro: c.entropyMicro.Load(),
+		Adjudicated:  c.adjudicated.Load(), Rescored: c.rescored.Load(), EndgameStarts: c.endgameStarts.Load(),
 		ResignedGames: c.resigned.Load(), WouldResign: c.wouldResign.Load(), FalseResigns: c.falseResigns.Load(),
 	}
 	for i := range s.Wins {
@@ -393,6 +407,7 @@ func (w *worker) step(sl *slot) (bool, error) {
 		}
 		sl.samples = append(sl.samples, smp)
 		w.c.klMicro.Add(int64(1e6*policyKL(res.Policy, res.Priors) + 0.5))
+		w.c.entropyMicro.Add(int64(1e6*entropy(res.Policy) + 0.5))
 	}
 	if w.job.Settings.ResignThreshold > 0 && w.resigns(sl, int(g.Pos.Side), res) {
 		return true, nil
@@ -521,4 +536,15 @@ func policyKL(target, prior []float32) float64 {
 		}
 	}
 	return max(kl, 0)
+}
+
+// entropy is -Σ p log p in nats over the actions p gives weight.
+func entropy(p []float32) float64 {
+	h := 0.0
+	for _, x := range p {
+		if x > 0 {
+			h -= float64(x) * math.Log(float64(x))
+		}
+	}
+	return max(h, 0)
 }

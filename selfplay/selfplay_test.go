@@ -96,6 +96,15 @@ func TestRun_WritesEveryFinishedGameOnce(t *testing.T) {
 	}
 }
 
+func TestEntropy_ZeroForOneActionAndLogNForNAlike(t *testing.T) {
+	if h := entropy([]float32{0, 1, 0}); h != 0 {
+		t.Errorf("entropy of a target on one action %v, want 0", h)
+	}
+	if h := entropy([]float32{0.25, 0.25, 0, 0.25, 0.25}); math.Abs(h-math.Log(4)) > 1e-7 {
+		t.Errorf("entropy of four actions alike %v, want log 4", h)
+	}
+}
+
 func TestPolicyKL_ZeroForTheSameDistributionAndKnownOtherwise(t *testing.T) {
 	u := []float32{0.25, 0.25, 0.25, 0.25}
 	if kl := policyKL(u, u); math.Abs(kl) > 1e-7 {
@@ -341,6 +350,7 @@ func TestRun_GumbelRootRecordsTheImprovedPolicy(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(dir, 0), "*"+dataset.ShardExt))
 	n := 0
+	h := 0.0 // the written targets' summed entropy
 	var buf [engine.MaxActions]engine.Action
 	for _, f := range files {
 		samples, err := dataset.ReadShard(f)
@@ -352,6 +362,7 @@ func TestRun_GumbelRootRecordsTheImprovedPolicy(t *testing.T) {
 			legal := v.Legal(&s.Position, buf[:0])
 			sum := float32(0)
 			for _, e := range s.Policy {
+				h -= float64(e.Prob) * math.Log(float64(e.Prob))
 				if !v.IsLegal(&s.Position, v.ActionAt(int(e.Action))) {
 					t.Fatalf("policy names an illegal action %s", v.FormatAction(v.ActionAt(int(e.Action))))
 				}
@@ -371,5 +382,12 @@ func TestRun_GumbelRootRecordsTheImprovedPolicy(t *testing.T) {
 	if kl := stats.MeanPolicyKL(); !(kl > 0.01) {
 		t.Fatalf("mean policy KL %v nats: the improved policy should move off the uniform prior", kl)
 	}
-	t.Logf("%d positions, mean KL of the target from the prior %.3f nats", n, stats.MeanPolicyKL())
+	// The stats' mean target entropy is that of the targets written (a
+	// micro-nat of rounding a position); weight on every legal action
+	// leaves it above zero.
+	if got, want := stats.MeanTargetEntropy(), h/float64(n); !(want > 0.01) || math.Abs(got-want) > 1e-5 {
+		t.Fatalf("mean target entropy %v nats, the written targets' %v", got, want)
+	}
+	t.Logf("%d positions, mean KL of the target from the prior %.3f nats, target entropy %.3f", n, stats.MeanPolicyKL(),
+		stats.MeanTargetEntropy())
 }
