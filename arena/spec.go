@@ -43,16 +43,10 @@ engine:PATH [ARGS]   an external engine speaking the UCI-style protocol (Sanmill
 func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, error) {
 	spec = strings.TrimSpace(spec)
 	kind, arg, _ := strings.Cut(spec, ":")
-	// search is the settings of a search player with n visits, with the
-	// spec's ,K=V options (opts) laid over them, and its name's suffix.
 	search := func(base mcts.Settings, n int, opts []string) (mcts.Settings, string, error) {
-		s, err := SearchOptions(base, opts)
+		s, suffix, err := SearchSpec(base, n, opts)
 		if err != nil {
 			return s, "", fmt.Errorf("player %q: %w", spec, err)
-		}
-		suffix := fmt.Sprintf("@%d", n)
-		if len(opts) > 0 {
-			suffix += "," + strings.Join(opts, ",")
 		}
 		return s, suffix, nil
 	}
@@ -148,6 +142,21 @@ func splitOptions(spec string) (string, []string) {
 		return head, nil
 	}
 	return head, strings.Split(opts, ",")
+}
+
+// SearchSpec is the settings of a search player with n visits, base with
+// opts (",K=V" options, see SearchOptions) laid over it, and the suffix of
+// its name: "@N" and then the options as given ("@400,root=puct").
+func SearchSpec(base mcts.Settings, n int, opts []string) (mcts.Settings, string, error) {
+	s, err := SearchOptions(base, opts)
+	if err != nil {
+		return s, "", err
+	}
+	suffix := fmt.Sprintf("@%d", n)
+	if len(opts) > 0 {
+		suffix += "," + strings.Join(opts, ",")
+	}
+	return s, suffix, nil
 }
 
 // optionKey and optionValue are what a search option's key and value may

@@ -80,15 +80,16 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	name, opts := fmt.Sprintf("gen-%06d@%d", src.ck.Generation, *sims), []string(nil)
+	var opts []string
 	if *search != "" {
-		name, opts = name+","+*search, strings.Split(*search, ",")
+		opts = strings.Split(*search, ",")
 	}
-	set, err := arena.SearchOptions(arena.ModelSettings(v, *sims), opts)
+	set, suffix, err := arena.SearchSpec(arena.ModelSettings(v, *sims), *sims, opts)
 	if err != nil {
 		return fmt.Errorf("--search: %w", err)
 	}
-	player := arena.NewSearchPlayer(name, set, arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
+	player := arena.NewSearchPlayer(fmt.Sprintf("gen-%06d", src.ck.Generation)+suffix, set,
+		arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
 		OpeningPlies: *openings, Seed: *seed, Workers: *workers, Dir: *gamesDir, Tables: prover}
 
