@@ -16,7 +16,7 @@ import (
 	"github.com/millzero/millzero/selfplay"
 )
 
-const benchWhat = "engine, mcts, model, selfplay, strength or progress"
+const benchWhat = "engine, mcts, model, selfplay, strength, progress or targets"
 
 func runBench(args []string, out io.Writer) (err error) {
 	if len(args) > 0 && args[0] == "strength" {
@@ -24,6 +24,9 @@ func runBench(args []string, out io.Writer) (err error) {
 	}
 	if len(args) > 0 && args[0] == "progress" {
 		return runBenchProgress(args[1:], out)
+	}
+	if len(args) > 0 && args[0] == "targets" {
+		return runBenchTargets(args[1:], out)
 	}
 	fs := newFlags("bench", "WHAT [flags]   (WHAT: "+benchWhat+")", []string{
 		"millzero bench engine",
@@ -33,6 +36,7 @@ func runBench(args []string, out io.Writer) (err error) {
 		"millzero bench selfplay --cpuprofile sp.pprof && go tool pprof -top bin/millzero sp.pprof",
 		"millzero bench strength --run runs/nine   (millzero bench strength --help for its flags)",
 		"millzero bench progress --run runs/nine   (the run's models against each other; --help for its flags)",
+		"millzero bench targets --run runs/nine    (how self-play's policy targets vary between searches; --help for its flags)",
 	}, out)
 	variant := fs.String("variant", "nine", "variant to measure (engine always measures nine: its start, as the reference engine did, and a moving-phase position)")
 	repeat := fs.Int("repeat", 3, "engine: measure this many times and report the best and the median")
