@@ -31,6 +31,7 @@ type SearchPlayer struct {
 type Evaluation struct {
 	Net            *model.Network // the network; nil evaluates with random playouts
 	RandomSymmetry bool           // evaluate each position under a random symmetry of the board (a network only)
+	Orientations   int            // with RandomSymmetry: average the network over this many distinct symmetries a position (model.Evaluator.SetOrientations); 0 or 1: one
 	Playouts       int            // without a network: random playouts per position (0: 1)
 	PlayoutPlies   int            // without a network: a longer playout counts as a draw (0: the variant's ply cap)
 }
@@ -43,7 +44,11 @@ func NewSearchPlayer(label string, set mcts.Settings, e Evaluation) *SearchPlaye
 	if e.Net != nil {
 		net, batch := e.Net, set.BatchSize
 		p.NewEvaluator = func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
-			return model.NewEvaluator(v, net, batch, e.RandomSymmetry, seed)
+			ev, err := model.NewEvaluator(v, net, batch, e.RandomSymmetry, seed)
+			if err == nil && e.Orientations > 1 {
+				err = ev.SetOrientations(e.Orientations)
+			}
+			return ev, err
 		}
 		return p
 	}

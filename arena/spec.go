@@ -34,7 +34,8 @@ alphabeta:N          the classical alpha-beta yardstick searching N plies (2 and
 rollout[@N][,K=V]    PUCT search with random-playout evaluation, N visits per move
 model:PATH[@N][,K=V] search with the network of checkpoint PATH, N visits per move (a Gumbel root with
                      two seats, else PUCT); each ,K=V sets a search setting by its run-config name:
-                     model:m.safetensors@400,root=puct,c_puct=1
+                     model:m.safetensors@400,root=puct,c_puct=1; ,orientations=N averages the network
+                     over N distinct turns of the board a position (N times its work)
 engine:PATH [ARGS]   an external engine speaking the UCI-style protocol (Sanmill's); --option NAME=VALUE
                      (repeatable) is sent to it as setoption after the variant's options`
 
@@ -118,16 +119,33 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 		if path == "" {
 			return nil, fmt.Errorf("player %q: want model:PATH[@N][,K=V]...", spec)
 		}
-		s, suffix, err := search(ModelSettings(v, n), n, opts)
+		eval := Evaluation{RandomSymmetry: true}
+		var searchOpts []string
+		for _, o := range opts {
+			val, ok := strings.CutPrefix(o, "orientations=")
+			if !ok {
+				searchOpts = append(searchOpts, o)
+				continue
+			}
+			k, err := strconv.Atoi(val)
+			if err != nil || k < 1 || k > v.NumSymmetries() {
+				return nil, fmt.Errorf("player %q: orientations %q: want 1..%d (the symmetries of %s)", spec, val, v.NumSymmetries(), v.Name)
+			}
+			eval.Orientations = k
+		}
+		s, suffix, err := search(ModelSettings(v, n), n, searchOpts)
 		if err != nil {
 			return nil, err
+		}
+		if eval.Orientations > 0 {
+			suffix += fmt.Sprintf(",orientations=%d", eval.Orientations)
 		}
 		ck, err := model.LoadCheckpointFor(path, v)
 		if err != nil {
 			return nil, fmt.Errorf("player %q: %w", spec, err)
 		}
-		p := NewSearchPlayer("model:"+strings.TrimSuffix(filepath.Base(path), ".safetensors")+suffix,
-			s, Evaluation{Net: ck.Net, RandomSymmetry: true})
+		eval.Net = ck.Net
+		p := NewSearchPlayer("model:"+strings.TrimSuffix(filepath.Base(path), ".safetensors")+suffix, s, eval)
 		p.MoveTime = set.MoveTime
 		return p, nil
 	}

@@ -91,7 +91,21 @@ func TestParsePlayer_ModelCheckpointPlays(t *testing.T) {
 	if s := puct.(*SearchPlayer).Settings; puct.Name() != "model:gen-000001@8,root=puct,c_puct=2" || s.Root != mcts.RootPUCT || s.CPuct != 2 || s.Simulations != 8 {
 		t.Errorf("model player with search options: %q, %+v", puct.Name(), s)
 	}
-	m := Match{Variant: v, A: p, B: Random{}, Pairs: 1, OpeningPlies: 2, Seed: 1}
+	views, err := ParsePlayer("model:"+path+"@8,orientations=4,c_puct=2", v, DefaultSpecSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp := views.(*SearchPlayer); sp.Name() != "model:gen-000001@8,c_puct=2,orientations=4" || sp.Settings.CPuct != 2 {
+		t.Errorf("model player with orientations: %q, %+v", sp.Name(), sp.Settings)
+	} else if ev, err := sp.NewEvaluator(v, 1); err != nil || ev.(*model.Evaluator).Orientations() != 4 {
+		t.Errorf("its evaluator: %v, err %v: want four views", ev, err)
+	}
+	for _, bad := range []string{"orientations=0", "orientations=17", "orientations=x"} {
+		if _, err := ParsePlayer("model:"+path+"@8,"+bad, v, DefaultSpecSettings()); err == nil || !strings.Contains(err.Error(), "orientations") {
+			t.Errorf("%s: err %v", bad, err)
+		}
+	}
+	m := Match{Variant: v, A: views, B: Random{}, Pairs: 1, OpeningPlies: 2, Seed: 1}
 	recs, err := m.Run(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,9 @@ type Evaluator struct {
 	rng      *rand.Rand
 	symmetry bool
 	pick     func() int // the symmetry of the next position
+	orient   int        // orientations averaged per position (SetOrientations); 1 by default
+	perm     []int      // scratch: the symmetries, partly shuffled to draw distinct ones
+	sum      []float32  // scratch: a position's priors summed over its orientations
 }
 
 // NewEvaluator evaluates n, a network for v, in chunks of up to maxBatch
@@ -47,10 +50,39 @@ func NewEvaluator(v *engine.Variant, n *Network, maxBatch int, randomSymmetry bo
 	a := n.Arch
 	e := &Evaluator{v: v, fwd: NewForward(n, maxBatch), x: make([]float32, maxBatch*a.Inputs),
 		outcome: make([]float32, maxBatch*a.Outcomes), syms: make([]uint8, maxBatch),
-		rng: rand.New(rand.NewPCG(seed, 0x6576616c)), symmetry: randomSymmetry}
+		rng: rand.New(rand.NewPCG(seed, 0x6576616c)), symmetry: randomSymmetry, orient: 1}
 	e.pick = func() int { return e.rng.IntN(v.NumSymmetries()) }
 	return e, nil
 }
+
+// SetOrientations makes the evaluator show the network every position in
+// n distinct random symmetries of the board (all of them when n is the
+// variant's number of symmetries) and answer with the mean of the n
+// answers (priors and outcome probabilities): an ensemble of the network's
+// views, n times the network's work. 1 is one view, as before. Needs an
+// evaluator with random symmetry (a fixed orientation has one view).
+func (e *Evaluator) SetOrientations(n int) error {
+	ns := e.v.NumSymmetries()
+	switch {
+	case n < 1 || n > ns:
+		return fmt.Errorf("evaluator orientations %d: want 1..%d (the symmetries of %s)", n, ns, e.v.Name)
+	case n > 1 && !e.symmetry:
+		return fmt.Errorf("evaluator orientations %d: want random symmetry on (an evaluator that never turns the board has one view)", n)
+	case n == e.orient:
+		return nil
+	}
+	positions := e.fwd.max / e.orient
+	a := e.fwd.net.Arch
+	e.orient = n
+	e.fwd = NewForward(e.fwd.net, positions*n)
+	e.x, e.outcome, e.syms = make([]float32, positions*n*a.Inputs), make([]float32, positions*n*a.Outcomes), make([]uint8, positions*n)
+	e.perm = make([]int, ns)
+	e.sum = make([]float32, engine.MaxActions)
+	return nil
+}
+
+// Orientations is the number of views averaged per position.
+func (e *Evaluator) Orientations() int { return e.orient }
 
 // Evaluate fills the priors and outcome weights of every position of b.
 func (e *Evaluator) Evaluate(b *mcts.Batch) error {
@@ -58,6 +90,9 @@ func (e *Evaluator) Evaluate(b *mcts.Batch) error {
 		if b.V == nil || b.V.Name != e.v.Name {
 			return fmt.Errorf("evaluator of %s: a batch of another variant", e.v.Name)
 		}
+	}
+	if e.orient > 1 {
+		return e.evaluateViews(b)
 	}
 	a := e.fwd.net.Arch
 	for lo := 0; lo < b.Len(); lo += e.fwd.max {
@@ -83,6 +118,59 @@ func (e *Evaluator) Evaluate(b *mcts.Batch) error {
 				sym = int(e.syms[i-lo])
 			}
 			e.answer(b, i, i-lo, e.outcome[(i-lo)*a.Outcomes:(i-lo+1)*a.Outcomes], sym)
+		}
+	}
+	return nil
+}
+
+// evaluateViews is Evaluate with several orientations a position: rows
+// i*orient .. i*orient+orient-1 of a chunk are position i's views, each in
+// a symmetry drawn apart from the others (a partial shuffle of perm), and
+// the answers are their means.
+func (e *Evaluator) evaluateViews(b *mcts.Batch) error {
+	a := e.fwd.net.Arch
+	n := e.orient
+	per := e.fwd.max / n
+	for lo := 0; lo < b.Len(); lo += per {
+		hi := min(lo+per, b.Len())
+		for i := lo; i < hi; i++ {
+			p := b.Position(i)
+			for k := range e.perm {
+				e.perm[k] = k
+			}
+			for o := range n {
+				j := o + e.rng.IntN(len(e.perm)-o)
+				e.perm[o], e.perm[j] = e.perm[j], e.perm[o]
+				r := (i-lo)*n + o
+				e.syms[r] = uint8(e.perm[o])
+				q := e.v.MapPosition(e.perm[o], *p)
+				Encode(e.v, a.Encoder, &q, b.Repetitions(i), e.x[r*a.Inputs:(r+1)*a.Inputs])
+			}
+		}
+		if err := e.fwd.Trunk(e.x, (hi-lo)*n, e.outcome); err != nil {
+			return fmt.Errorf("evaluate: %w", err)
+		}
+		for i := lo; i < hi; i++ {
+			priors, out := b.Priors(i), b.Outcome(i)
+			sum := e.sum[:len(priors)]
+			clear(sum)
+			var outSum [engine.MaxSeats + 1]float32 // each seat wins, then draw
+			for o := range n {
+				r := (i-lo)*n + o
+				e.answer(b, i, r, e.outcome[r*a.Outcomes:(r+1)*a.Outcomes], int(e.syms[r]))
+				for j, x := range priors {
+					sum[j] += x
+				}
+				for k, x := range out {
+					outSum[k] += x
+				}
+			}
+			for j := range priors {
+				priors[j] = sum[j] / float32(n)
+			}
+			for k := range out {
+				out[k] = outSum[k] / float32(n)
+			}
 		}
 	}
 	return nil

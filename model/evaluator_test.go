@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/millzero/millzero/engine"
@@ -130,5 +131,93 @@ func TestEvaluatorRefusesANetworkOfAnotherVariant(t *testing.T) {
 	nine, twelve := mustVariant(t, "nine"), mustVariant(t, "twelve")
 	if _, err := NewEvaluator(twelve, evalNetwork(t, nine), 8, false, 1); err == nil {
 		t.Error("a nine network evaluating twelve: no error")
+	}
+}
+
+func TestEvaluatorOrientations_AllOfThemMakeTheAnswerEquivariant(t *testing.T) {
+	v := mustVariant(t, "nine")
+	n := evalNetwork(t, v)
+	all, _ := NewEvaluator(v, n, 8, true, 1)
+	if err := all.SetOrientations(v.NumSymmetries()); err != nil {
+		t.Fatal(err)
+	}
+	one, _ := NewEvaluator(v, n, 8, true, 1)
+	b := positionsBatch(t, v, 20, 3) // three chunks of 8 positions
+	if err := all.Evaluate(b); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < b.Len(); i += 4 {
+		// The mean of the sixteen single views, each taken by hand.
+		sum := make([]float64, len(b.Legal(i)))
+		var out [engine.MaxSeats + 1]float64
+		for s := range v.NumSymmetries() {
+			one.pick = func() int { return s }
+			mb := mcts.NewBatch(v)
+			mb.SetRepetitions(mb.Add(b.Position(i), b.Legal(i)), b.Repetitions(i))
+			if err := one.Evaluate(mb); err != nil {
+				t.Fatal(err)
+			}
+			for j, p := range mb.Priors(0) {
+				sum[j] += float64(p) / float64(v.NumSymmetries())
+			}
+			for k, p := range mb.Outcome(0) {
+				out[k] += float64(p) / float64(v.NumSymmetries())
+			}
+		}
+		for j := range sum {
+			if got := b.Priors(i)[j]; math.Abs(float64(got)-sum[j]) > 1e-5 {
+				t.Fatalf("position %d action %d: prior %v over every orientation, the views' mean %v", i, j, got, sum[j])
+			}
+		}
+		for k, got := range b.Outcome(i) {
+			if math.Abs(float64(got)-out[k]) > 1e-5 {
+				t.Fatalf("position %d outcome %d: %v over every orientation, the views' mean %v", i, k, got, out[k])
+			}
+		}
+		// A turned board gets the same answer, turned.
+		const s = 5
+		q := v.MapPosition(s, *b.Position(i))
+		legal := v.Legal(&q, nil)
+		mb := mcts.NewBatch(v)
+		mb.SetRepetitions(mb.Add(&q, legal), b.Repetitions(i))
+		if err := all.Evaluate(mb); err != nil {
+			t.Fatal(err)
+		}
+		at := map[engine.Action]float32{}
+		for j, act := range legal {
+			at[act] = mb.Priors(0)[j]
+		}
+		for j, act := range b.Legal(i) {
+			if got, want := b.Priors(i)[j], at[v.MapAction(s, act)]; math.Abs(float64(got-want)) > 1e-5 {
+				t.Fatalf("position %d action %s: prior %v, on the turned board %v", i, v.FormatAction(act), got, want)
+			}
+		}
+	}
+}
+
+func TestEvaluatorOrientations_TwoDistinctViewsAllocateNothingAndBadCountsAreRefused(t *testing.T) {
+	v := mustVariant(t, "nine")
+	net := evalNetwork(t, v)
+	e, _ := NewEvaluator(v, net, 16, true, 1)
+	if err := e.SetOrientations(2); err != nil || e.Orientations() != 2 {
+		t.Fatalf("SetOrientations(2): %v, %d views", err, e.Orientations())
+	}
+	b := positionsBatch(t, v, 16, 1)
+	if n := testing.AllocsPerRun(10, func() { e.Evaluate(b) }); n != 0 {
+		t.Errorf("Evaluate with two views allocates %v times", n)
+	}
+	for i := 0; i < 16; i++ {
+		if e.syms[2*i] == e.syms[2*i+1] {
+			t.Fatalf("position %d: both views in symmetry %d", i, e.syms[2*i])
+		}
+	}
+	for _, n := range []int{0, v.NumSymmetries() + 1} {
+		if err := e.SetOrientations(n); err == nil || !strings.Contains(err.Error(), "orientations") {
+			t.Errorf("SetOrientations(%d): err %v", n, err)
+		}
+	}
+	fixed, _ := NewEvaluator(v, net, 16, false, 1)
+	if err := fixed.SetOrientations(2); err == nil || !strings.Contains(err.Error(), "random symmetry") {
+		t.Errorf("two views without random symmetry: err %v", err)
 	}
 }

@@ -28,6 +28,7 @@ func runBenchTargets(args []string, out io.Writer) error {
 		"millzero bench targets --run runs/nine --generation 300 --searches 32",
 		"millzero bench targets --run runs/nine --symmetry=false       # the network sees every board one way",
 		"millzero bench targets --run runs/nine --search c_scale=0.3   # another target from the same searches",
+		"millzero bench targets --run runs/nine --orientations 4       # the network averaged over four turns of the board",
 	}, out)
 	runDir := fs.String("run", "", "run directory (a local one: its games are read)")
 	gen := fs.Int("generation", -1, "the model of this generation, on positions of this generation's games (-1: the best, or the newest before it with games)")
@@ -36,6 +37,7 @@ func runBenchTargets(args []string, out io.Writer) error {
 	sims := fs.Int("sims", 0, "visits a search (0: the run's full search, selfplay.search.simulations)")
 	search := fs.String("search", "", "search settings laid over the run's self-play search, comma separated, named as in a run config")
 	symmetry := fs.Bool("symmetry", true, "turn the board a random way for every evaluation, as self-play does")
+	orientations := fs.Int("orientations", 1, "average the network over this many distinct turns of the board a position (with --symmetry)")
 	seed := fs.Uint64("seed", 1, "seed of the searches' noise and of the board's turns")
 	asJSON := fs.Bool("json", false, "print the measurement as JSON")
 	rest, err := parseFlags(fs, args)
@@ -106,6 +108,9 @@ func runBenchTargets(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := eval.SetOrientations(*orientations); err != nil {
+		return fmt.Errorf("--orientations: %w", err)
+	}
 	fmt.Fprintf(os.Stderr, "targets: generation %d of %s (%v), %d positions of its games, %d searches each at %d visits, root %s\n",
 		g, *runDir, ck.Net.Arch, len(samples), *searches, set.Simulations, set.Root)
 	start := time.Now()
@@ -126,8 +131,8 @@ func runBenchTargets(args []string, out io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, board turned: %v), %.0fs\n",
-		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, *symmetry, time.Since(start).Seconds())
+	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, board turned: %v, views a position: %d), %.0fs\n",
+		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, *symmetry, *orientations, time.Since(start).Seconds())
 	fmt.Fprintf(out, "  entropy of one search's target      %s nats (self-play recorded %.3f there)\n", sp.Entropy, rec/float64(len(samples)))
 	fmt.Fprintf(out, "  entropy of the searches' mean       %s nats: the least policy loss on such targets\n", sp.MeanEntropy)
 	fmt.Fprintf(out, "  cross-entropy under the network     %s nats: its policy loss on them\n", sp.CrossEntropy)

@@ -39,6 +39,7 @@ func TestBenchTargets_MeasuresTheBestModelsTargetsAndRefusesBadInput(t *testing.
 		{[]string{"--searches", "1"}, "--searches 1"},
 		{[]string{"--generation", "9"}, "--generation 9"},
 		{[]string{"--search", "c_puct=0"}, "--search"},
+		{[]string{"--orientations", "2", "--symmetry=false"}, "--orientations"},
 		{[]string{"--run", "s3://bucket/run"}, "local directory"},
 		{[]string{"--run", filepath.Join(t.TempDir(), "none")}, "run.yaml"},
 	} {
