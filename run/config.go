@@ -278,6 +278,9 @@ func (c *Config) validate() error {
 	if c.Gate.MaxGames >= 2 && c.Gate.MaxGames < v.Players {
 		return fmt.Errorf("gate: max_games %d: want %d or more, one game per seat of %s (the candidate plays every opening in every seat)", c.Gate.MaxGames, v.Players, v.Name)
 	}
+	if n := v.NumSymmetries(); c.SelfPlay.Orientations > n {
+		return fmt.Errorf("selfplay: orientations %d: want at most %d, the symmetries of %s", c.SelfPlay.Orientations, n, v.Name)
+	}
 	if c.Tablebase != "" && c.Tablebase != AutoTables {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {
 			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build --out DIR makes one)", c.Tablebase)

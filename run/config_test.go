@@ -159,3 +159,29 @@ func TestLoadRunConfig_ARunFromBeforeTheFeaturesKeepsTheBoardEncoder(t *testing.
 		}
 	}
 }
+
+func TestConfig_SelfPlayOrientationsReachTheEvaluatorWithinTheSymmetries(t *testing.T) {
+	c, _, err := LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SelfPlay.Orientations = 17
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "orientations 17") {
+		t.Errorf("orientations 17 on nine: %v, want an error naming it", err)
+	}
+	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, orientations: 3, search: {simulations: 8}, fast_simulations: 4}\n" +
+		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
+	l := runConfig(t, text)
+	job, err := l.selfplayJob(3, 2, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := job.NewEvaluator(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := ev.(*model.Evaluator).Orientations(); n != 3 {
+		t.Errorf("self-play's evaluator averages %d turns of the board, want selfplay.orientations' 3", n)
+	}
+}

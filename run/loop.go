@@ -656,7 +656,11 @@ func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
 		}
 		maxBatch := set.GamesInFlight * set.Search.BatchSize
 		job.NewEvaluator = func(i int) (mcts.Evaluator, error) {
-			return model.NewEvaluator(l.v, net, maxBatch, true, seed+uint64(i))
+			ev, err := model.NewEvaluator(l.v, net, maxBatch, true, seed+uint64(i))
+			if err == nil && set.Orientations > 1 {
+				err = ev.SetOrientations(set.Orientations)
+			}
+			return ev, err
 		}
 	}
 	return job, nil

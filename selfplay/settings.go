@@ -20,6 +20,7 @@ type Settings struct {
 	RolloutPlayouts int           `yaml:"rollout_playouts"` // generation 0 (no model): random playouts per evaluated position
 	RolloutPlies    int           `yaml:"rollout_plies"`    // generation 0: a playout longer than this many plies counts as a draw
 	Search          mcts.Settings `yaml:"search"`           // the search of every move; search.simulations is the full search
+	Orientations    int           `yaml:"orientations"`     // the network's answer a position: the mean over this many distinct random turns of the board (model.Evaluator.SetOrientations), this many times its work; 0 or 1: one turn
 
 	// Resignation (AlphaZero), 2-player variants only; see resign.go.
 	ResignThreshold float64 `yaml:"resign_threshold"` // a seat whose root value (its expected score, 0 loss .. 1 win) is below this for resign_plies of its own moves in a row resigns and loses; 0 off
@@ -63,6 +64,7 @@ func DefaultSettings() Settings {
 		RolloutPlayouts: 1,
 		RolloutPlies:    200,
 		Search:          s,
+		Orientations:    1,
 		ResignThreshold: 0,
 		ResignPlies:     3,
 		ResignPlayout:   0.1,
@@ -84,6 +86,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("selfplay settings: fast_simulations %d: want 1..search.simulations (%d)", s.FastSimulations, s.Search.Simulations)
 	case s.GamesPerShard < 1:
 		return fmt.Errorf("selfplay settings: games_per_shard %d: want 1 or more", s.GamesPerShard)
+	case s.Orientations < 0 || s.Orientations > 16:
+		return fmt.Errorf("selfplay settings: orientations %d: want 0 or 1 (one turn of the board) up to 16 (the most symmetries a variant has)", s.Orientations)
 	case s.RolloutPlayouts < 1 || s.RolloutPlies < 1:
 		return fmt.Errorf("selfplay settings: rollout_playouts %d, rollout_plies %d: want 1 or more", s.RolloutPlayouts, s.RolloutPlies)
 	case !(s.ResignThreshold >= 0 && s.ResignThreshold < 0.5):
