@@ -67,7 +67,10 @@ func engineServer(pc *playerConfig) *arena.Server {
 		if c.Sims < 1 {
 			return arena.Engine{}, fmt.Errorf("sims %d: want 1 or more", c.Sims)
 		}
-		p := searchPlayer(v, src, c.Sims)
+		p, err := searchPlayer(v, src, c.Sims, c.Views)
+		if err != nil {
+			return arena.Engine{}, err
+		}
 		if p.Prover, err = tablesFor(v, c.Tables); err != nil {
 			return arena.Engine{}, err
 		}

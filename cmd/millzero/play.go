@@ -61,7 +61,7 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 		defer stop()
 		return play.ServeWeb(ctx, webConfig(pc, src, v, seats, *addr, prover), out, nil)
 	}
-	bot, err := newBot(v, src, pc.Sims, pc.Seed, prover)
+	bot, err := newBot(v, src, pc.Sims, pc.Views, pc.Seed, prover)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,8 @@ func TestPlay_BadFlagsNameTheProblem(t *testing.T) {
 		{[]string{"--model", "a", "--run", "b"}, "not both"},
 		{[]string{"--run", filepath.Join(dir, "missing")}, "missing"},
 		{[]string{"--sims", "0"}, "--sims 0"},
+		{[]string{"--variant", "three", "--orientations", "0"}, "--orientations 0"},
+		{[]string{"--orientations", "17"}, "--orientations 17: want 1..16"},
 		{[]string{"extra"}, `"extra"`},
 	}
 	for _, c := range cases {

@@ -26,6 +26,7 @@ type playerConfig struct {
 	Sims    int    // search visits per move, in playouts
 	Seed    uint64 // seed of the search and the evaluator
 	Tables  string // endgame tables directory; "" plays without
+	Views   int    // the network's answer a position: the mean over this many turns of the board (arena.Evaluation.Orientations)
 }
 
 // addPlayerFlags defines the flags of playerConfig on fs.
@@ -35,6 +36,7 @@ func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
 	fs.StringVar(&c.Variant, "variant", "", "variant name or variant file (default: the model's, or nine)")
 	fs.IntVar(&c.Sims, "sims", arena.DefaultSpecSettings().Simulations, "search visits per model move")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the search's randomness")
+	fs.IntVar(&c.Views, "orientations", 1, "the network answers each position with the mean of this many distinct turns of the board (up to the variant's symmetries, 16 on nine): stronger at the same visits, this many times the network's work")
 	fs.StringVar(&c.Tables, "tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): table positions are played perfectly")
 }
 
@@ -144,21 +146,31 @@ func (m modelSource) variantFor(name string) (v *engine.Variant, err error) {
 // searchPlayer is the arena player of src in variant v: its network
 // (arena.ModelSettings) or random rollouts (arena.ArenaSettings) searching
 // sims visits a move; the engine command serves it.
-func searchPlayer(v *engine.Variant, src modelSource, sims int) *arena.SearchPlayer {
-	e, set := arena.Evaluation{RandomSymmetry: true}, arena.ArenaSettings(sims)
-	if src.ck != nil {
-		e.Net, set = src.ck.Net, arena.ModelSettings(v, sims)
+func searchPlayer(v *engine.Variant, src modelSource, sims, views int) (*arena.SearchPlayer, error) {
+	if views < 1 || views > v.NumSymmetries() {
+		return nil, fmt.Errorf("--orientations %d: want 1..%d (the symmetries of %s)", views, v.NumSymmetries(), v.Name)
 	}
-	return arena.NewSearchPlayer(fmt.Sprintf("%s, %d visits per move", src.desc, sims), set, e)
+	e, set := arena.Evaluation{RandomSymmetry: true}, arena.ArenaSettings(sims)
+	desc := fmt.Sprintf("%s, %d visits per move", src.desc, sims)
+	if src.ck != nil {
+		e.Net, e.Orientations, set = src.ck.Net, views, arena.ModelSettings(v, sims)
+		if views > 1 {
+			desc += fmt.Sprintf(", %d turns of the board a position", views)
+		}
+	}
+	return arena.NewSearchPlayer(desc, set, e), nil
 }
 
 // newBot is the model at the board for a person's game: src's player
 // searching sims visits a move.
-func newBot(v *engine.Variant, src modelSource, sims int, seed uint64, prover mcts.Prover) (*play.Bot, error) {
+func newBot(v *engine.Variant, src modelSource, sims, views int, seed uint64, prover mcts.Prover) (*play.Bot, error) {
 	if sims < 1 {
 		return nil, fmt.Errorf("sims %d: want 1 or more", sims)
 	}
-	p := searchPlayer(v, src, sims)
+	p, err := searchPlayer(v, src, sims, views)
+	if err != nil {
+		return nil, err
+	}
 	p.Prover = prover
 	return play.NewBot(v, p, p.Name(), seed)
 }
@@ -169,9 +181,9 @@ func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seats play.S
 	c := play.WebConfig{Addr: addr, Variant: v, Seat: seats.First(), Humans: seats, Variants: engine.Names(), VariantFor: src.variantFor,
 		NewBot: func(w *engine.Variant) (*play.Bot, error) {
 			if w.Name != v.Name {
-				return newBot(w, src, pc.Sims, pc.Seed, nil) // the tables are v's
+				return newBot(w, src, pc.Sims, pc.Views, pc.Seed, nil) // the tables are v's
 			}
-			return newBot(w, src, pc.Sims, pc.Seed, prover)
+			return newBot(w, src, pc.Sims, pc.Views, pc.Seed, prover)
 		}}
 	if src.ck != nil {
 		c.Variants = []string{v.Name}

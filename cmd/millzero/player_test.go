@@ -73,4 +73,19 @@ func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 	if got := out.String(); !strings.Contains(got, "Model: checkpoint ") || !strings.Contains(got, "black plays ") {
 		t.Errorf("a game against the checkpoint:\n%s", got)
 	}
+	// --orientations reaches the model player's evaluator.
+	out.Reset()
+	if err := playMain([]string{"--model", path, "--sims", "8", "--orientations", "3"}, strings.NewReader("b2\nquit\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.Contains(got, "8 visits per move, 3 turns of the board a position") || !strings.Contains(got, "black plays ") {
+		t.Errorf("a game against the checkpoint with three views:\n%s", got)
+	}
+	p, err := searchPlayer(v, src, 8, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := p.NewEvaluator(v, 1); err != nil || ev.(*model.Evaluator).Orientations() != 3 {
+		t.Errorf("the player's evaluator: %v, %v; want three views", ev, err)
+	}
 }
