@@ -197,3 +197,39 @@ func TestSymmetry_GroupIsClosedWithInverses(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonicalSymmetry_EveryImageHasTheSameCanonicalImage(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			v := mustLoad(t, name)
+			positions, moved := 0, 0
+			randomGames(t, v, 3, 7, func(g *Game) {
+				positions++
+				if positions%4 != 0 {
+					return
+				}
+				p := g.Pos
+				c := v.CanonicalSymmetry(&p)
+				want := v.MapPosition(c, p)
+				if c != 0 {
+					moved++
+				}
+				for sym := 0; sym < v.NumSymmetries(); sym++ {
+					q := v.MapPosition(sym, p)
+					if got := v.MapPosition(v.CanonicalSymmetry(&q), q); got != want {
+						t.Fatalf("symmetry %d of %s: canonical image %s, p's is %s", sym, v.FormatPosition(&p),
+							v.FormatPosition(&got), v.FormatPosition(&want))
+					}
+				}
+			})
+			if moved == 0 {
+				t.Errorf("no position of %d turned to its canonical image: the identity always least?", positions/4)
+			}
+		})
+	}
+	v := mustLoad(t, "nine")
+	p := NewGame(v).Pos
+	if n := testing.AllocsPerRun(10, func() { v.CanonicalSymmetry(&p) }); n != 0 {
+		t.Errorf("CanonicalSymmetry allocates %v times", n)
+	}
+}

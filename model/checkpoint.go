@@ -26,7 +26,7 @@ const maxHeader = 16 << 20
 // and checks; Checkpoint.Meta may hold others.
 func reservedMeta(key string) bool {
 	switch key {
-	case "format", "variant", "variant_spec", "architecture", "encoder_version", "generation", "steps":
+	case "format", "variant", "variant_spec", "architecture", "encoder_version", "orientation", "generation", "steps":
 		return true
 	}
 	return false
@@ -81,6 +81,9 @@ func (c *Checkpoint) Save(path string) error {
 	}
 	meta["architecture"] = string(arch)
 	meta["encoder_version"] = strconv.Itoa(n.Arch.Encoder)
+	if n.Arch.Canonical {
+		meta["orientation"] = OrientCanonical
+	}
 	meta["generation"] = strconv.Itoa(c.Generation)
 	meta["steps"] = strconv.FormatInt(c.Steps, 10)
 	header["__metadata__"] = meta
@@ -202,6 +205,7 @@ func (c *Checkpoint) CheckVariant(v *engine.Variant) error {
 		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
 	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks, Features: n.Arch.Encoder})
+	want.Canonical = n.Arch.Canonical // either fits any variant
 	if n.Arch != want {
 		return fmt.Errorf("%w: architecture %v does not fit variant %s (want %v)", ErrCheckpoint, n.Arch, v.Name, want)
 	}
@@ -253,6 +257,13 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 		return nil, bad("trained on features of encoder version %d, this build encodes versions %d to %d", enc, EncoderBoard, EncoderVersion)
 	}
 	arch.Encoder = enc
+	switch o := meta["orientation"]; o {
+	case "", OrientRandom:
+	case OrientCanonical:
+		arch.Canonical = true
+	default:
+		return nil, bad("orientation %q: want %s or %s", o, OrientRandom, OrientCanonical)
+	}
 	c := &Checkpoint{Meta: map[string]string{}}
 	if c.Generation, err = strconv.Atoi(meta["generation"]); err != nil {
 		return nil, bad("generation %q: %v", meta["generation"], err)

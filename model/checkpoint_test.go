@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -142,5 +143,38 @@ func TestCheckpointParseNeverPanicsOnCorruptBytes(t *testing.T) {
 		if err == nil && c.Net == nil {
 			t.Fatalf("corruption %d: no error and no network", i)
 		}
+	}
+}
+
+func TestCheckpoint_CanonicalOrientationTravelsAndAnUnknownOneIsRefused(t *testing.T) {
+	v := mustVariant(t, "nine")
+	n, err := New(v.Name, NewArch(v, Config{Width: 8, Blocks: 1, Orientation: OrientCanonical}), rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !n.Arch.Canonical || !strings.HasSuffix(n.Arch.String(), " canonical") {
+		t.Fatalf("arch %v: want canonical", n.Arch)
+	}
+	path := filepath.Join(t.TempDir(), "gen-000001.safetensors")
+	if err := (&Checkpoint{Net: n, Generation: 1}).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadCheckpointFor(path, v)
+	if err != nil || !got.Net.Arch.Canonical || got.Meta["orientation"] != "" {
+		t.Fatalf("loaded %v, meta %v, %v: want a canonical network, orientation not among the free metadata", got.Net.Arch, got.Meta, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bent := bytes.Replace(data, []byte(`"orientation":"canonical"`), []byte(`"orientation":"sideways!"`), 1)
+	if bytes.Equal(bent, data) {
+		t.Fatal("the checkpoint's header does not say orientation canonical")
+	}
+	if _, err := parseCheckpoint(bent); err == nil || !strings.Contains(err.Error(), `orientation "sideways!"`) {
+		t.Errorf("an unknown orientation: %v", err)
+	}
+	if err := (Config{Width: 8, Orientation: "sideways"}).Validate(); err == nil || !strings.Contains(err.Error(), "orientation") {
+		t.Errorf("config orientation sideways: %v", err)
 	}
 }

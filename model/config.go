@@ -14,7 +14,20 @@ type Config struct {
 	// EncoderMill, EncoderTactics); 0 is EncoderBoard, the only one before
 	// there were more.
 	Features int `yaml:"features"`
+	// Orientation is how the network sees a position: OrientRandom (any
+	// turn of the board; self-play and training turn it at random) or
+	// OrientCanonical (always its canonical image,
+	// engine.Variant.CanonicalSymmetry, in self-play, training and play
+	// alike, so the network answers every turn of a board the same). ""
+	// is random.
+	Orientation string `yaml:"orientation"`
 }
+
+// The orientations of a network (Config.Orientation).
+const (
+	OrientRandom    = "random"
+	OrientCanonical = "canonical"
+)
 
 // Encoder is the feature encoder the configuration names.
 func (c Config) Encoder() int {
@@ -35,6 +48,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model config: width %d: want 1..8192", c.Width)
 	case c.Blocks < 0 || c.Blocks > 64:
 		return fmt.Errorf("model config: blocks %d: want 0..64", c.Blocks)
+	case c.Orientation != "" && c.Orientation != OrientRandom && c.Orientation != OrientCanonical:
+		return fmt.Errorf("model config: orientation %q: want %s or %s", c.Orientation, OrientRandom, OrientCanonical)
 	case c.Features != 0 && CheckEncoder(c.Features) != nil:
 		return fmt.Errorf("model config: features %d: want %d (the board), %d (the board and the mills) or %d (and the tactics a move ahead)", c.Features, EncoderBoard, EncoderMill, EncoderTactics)
 	}

@@ -24,7 +24,7 @@ type Evaluator struct {
 	syms     []uint8 // the symmetry each position of a chunk was mapped by
 	rng      *rand.Rand
 	symmetry bool
-	pick     func() int // the symmetry of the next position
+	pick     func(p *engine.Position) int // the symmetry of position p: random, or its canonical one (Arch.Canonical)
 	orient   int        // orientations averaged per position (SetOrientations); 1 by default
 	perm     []int      // scratch: the symmetries, partly shuffled to draw distinct ones
 	sum      []float32  // scratch: a position's priors summed over its orientations
@@ -33,7 +33,9 @@ type Evaluator struct {
 // NewEvaluator evaluates n, a network for v, in chunks of up to maxBatch
 // positions. With randomSymmetry each position is mapped by a random
 // symmetry of the board before the network sees it, and the answers are
-// mapped back, seeded by seed.
+// mapped back, seeded by seed. A network of canonical orientation
+// (Arch.Canonical) sees every position in its canonical symmetry instead,
+// whatever randomSymmetry says.
 func NewEvaluator(v *engine.Variant, n *Network, maxBatch int, randomSymmetry bool, seed uint64) (*Evaluator, error) {
 	if err := n.Validate(); err != nil {
 		return nil, fmt.Errorf("evaluator: %w", err)
@@ -51,7 +53,11 @@ func NewEvaluator(v *engine.Variant, n *Network, maxBatch int, randomSymmetry bo
 	e := &Evaluator{v: v, fwd: NewForward(n, maxBatch), x: make([]float32, maxBatch*a.Inputs),
 		outcome: make([]float32, maxBatch*a.Outcomes), syms: make([]uint8, maxBatch),
 		rng: rand.New(rand.NewPCG(seed, 0x6576616c)), symmetry: randomSymmetry, orient: 1}
-	e.pick = func() int { return e.rng.IntN(v.NumSymmetries()) }
+	e.pick = func(*engine.Position) int { return e.rng.IntN(v.NumSymmetries()) }
+	if a.Canonical {
+		// Such a network knows one turn of each board: its canonical one.
+		e.symmetry, e.pick = true, v.CanonicalSymmetry
+	}
 	return e, nil
 }
 
@@ -68,6 +74,8 @@ func (e *Evaluator) SetOrientations(n int) error {
 		return fmt.Errorf("evaluator orientations %d: want 1..%d (the symmetries of %s)", n, ns, e.v.Name)
 	case n > 1 && !e.symmetry:
 		return fmt.Errorf("evaluator orientations %d: want random symmetry on (an evaluator that never turns the board has one view)", n)
+	case n > 1 && e.fwd.net.Arch.Canonical:
+		return fmt.Errorf("evaluator orientations %d: the network sees every board in its canonical turn, one view", n)
 	case n == e.orient:
 		return nil
 	}
@@ -101,7 +109,7 @@ func (e *Evaluator) Evaluate(b *mcts.Batch) error {
 			p := b.Position(i)
 			row := e.x[(i-lo)*a.Inputs : (i-lo+1)*a.Inputs]
 			if e.symmetry {
-				s := e.pick()
+				s := e.pick(p)
 				e.syms[i-lo] = uint8(s)
 				q := e.v.MapPosition(s, *p)
 				Encode(e.v, a.Encoder, &q, b.Repetitions(i), row)

@@ -84,7 +84,7 @@ func TestEvaluatorMapsAnswersBackFromTheSymmetry(t *testing.T) {
 	plain, _ := NewEvaluator(v, n, 8, false, 1)
 	sym, _ := NewEvaluator(v, n, 8, true, 1)
 	for s := 1; s < v.NumSymmetries(); s += 3 {
-		sym.pick = func() int { return s }
+		sym.pick = func(*engine.Position) int { return s }
 		b := positionsBatch(t, v, 5, uint64(s))
 		if err := sym.Evaluate(b); err != nil {
 			t.Fatal(err)
@@ -151,7 +151,7 @@ func TestEvaluatorOrientations_AllOfThemMakeTheAnswerEquivariant(t *testing.T) {
 		sum := make([]float64, len(b.Legal(i)))
 		var out [engine.MaxSeats + 1]float64
 		for s := range v.NumSymmetries() {
-			one.pick = func() int { return s }
+			one.pick = func(*engine.Position) int { return s }
 			mb := mcts.NewBatch(v)
 			mb.SetRepetitions(mb.Add(b.Position(i), b.Legal(i)), b.Repetitions(i))
 			if err := one.Evaluate(mb); err != nil {
@@ -219,5 +219,49 @@ func TestEvaluatorOrientations_TwoDistinctViewsAllocateNothingAndBadCountsAreRef
 	fixed, _ := NewEvaluator(v, net, 16, false, 1)
 	if err := fixed.SetOrientations(2); err == nil || !strings.Contains(err.Error(), "random symmetry") {
 		t.Errorf("two views without random symmetry: err %v", err)
+	}
+}
+
+func TestEvaluator_ACanonicalNetworkAnswersEveryTurnOfTheBoardAlike(t *testing.T) {
+	v := mustVariant(t, "nine")
+	n, err := New(v.Name, NewArch(v, Config{Width: 16, Blocks: 1, Orientation: OrientCanonical}), rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEvaluator(v, n, 8, false, 1) // no random symmetry asked: the canonical one all the same
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetOrientations(2); err == nil || !strings.Contains(err.Error(), "canonical") {
+		t.Errorf("two views of a canonical network: %v", err)
+	}
+	b := positionsBatch(t, v, 6, 9)
+	if err := e.Evaluate(b); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < b.Len(); i++ {
+		for _, s := range []int{1, 6, 13} {
+			q := v.MapPosition(s, *b.Position(i))
+			legal := v.Legal(&q, nil)
+			mb := mcts.NewBatch(v)
+			mb.SetRepetitions(mb.Add(&q, legal), b.Repetitions(i))
+			if err := e.Evaluate(mb); err != nil {
+				t.Fatal(err)
+			}
+			at := map[engine.Action]float32{}
+			for j, act := range legal {
+				at[act] = mb.Priors(0)[j]
+			}
+			for j, act := range b.Legal(i) {
+				if got, want := at[v.MapAction(s, act)], b.Priors(i)[j]; math.Abs(float64(got-want)) > 1e-6 {
+					t.Fatalf("position %d turned by %d: action %s's prior %v, unturned %v", i, s, v.FormatAction(act), got, want)
+				}
+			}
+			for k := range mb.Outcome(0) {
+				if got, want := mb.Outcome(0)[k], b.Outcome(i)[k]; got != want {
+					t.Fatalf("position %d turned by %d: outcome %d %v, unturned %v", i, s, k, got, want)
+				}
+			}
+		}
 	}
 }

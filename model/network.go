@@ -19,6 +19,10 @@ type Arch struct {
 	// EncoderTactics): how a position becomes the Inputs. Checkpoints
 	// record it apart from the architecture, as encoder_version.
 	Encoder  int `json:"-"`
+	// Canonical: the network sees every position in its canonical
+	// orientation (Config.Orientation); checkpoints record it apart, as
+	// orientation.
+	Canonical bool `json:"-"`
 	Inputs   int `json:"inputs"`   // features per position (FeatureSize)
 	Width    int `json:"width"`    // units of every hidden layer
 	Blocks   int `json:"blocks"`   // residual blocks of two layers each
@@ -28,8 +32,8 @@ type Arch struct {
 
 // NewArch is the architecture of a network for variant v with trunk c.
 func NewArch(v *engine.Variant, c Config) Arch {
-	return Arch{Encoder: c.Encoder(), Inputs: FeatureSize(v, c.Encoder()), Width: c.Width, Blocks: c.Blocks,
-		Actions: v.NumActions(), Outcomes: v.Players + 1}
+	return Arch{Encoder: c.Encoder(), Canonical: c.Orientation == OrientCanonical, Inputs: FeatureSize(v, c.Encoder()),
+		Width: c.Width, Blocks: c.Blocks, Actions: v.NumActions(), Outcomes: v.Players + 1}
 }
 
 // Validate reports what is wrong with the architecture.
@@ -48,9 +52,14 @@ func (a Arch) Validate() error {
 	return nil
 }
 
-// String is the architecture in one line, e.g. "mlp 97-256x3-624/3".
+// String is the architecture in one line, e.g. "mlp 97-256x3-624/3" (and
+// " canonical" for a network of canonical orientation).
 func (a Arch) String() string {
-	return fmt.Sprintf("mlp %d-%dx%d-%d/%d", a.Inputs, a.Width, a.Blocks, a.Actions, a.Outcomes)
+	s := fmt.Sprintf("mlp %d-%dx%d-%d/%d", a.Inputs, a.Width, a.Blocks, a.Actions, a.Outcomes)
+	if a.Canonical {
+		s += " canonical"
+	}
+	return s
 }
 
 // layer is one affine map of the network: params[w] is In×Out row-major,

@@ -92,7 +92,7 @@ func (c *Config) trunkAt(g int) model.Config {
 	m := c.Model
 	for _, s := range c.Loop.Grow {
 		if s.Generation <= g {
-			m = model.Config{Width: s.Width, Blocks: s.Blocks, Features: c.Model.Features}
+			m = model.Config{Width: s.Width, Blocks: s.Blocks, Features: c.Model.Features, Orientation: c.Model.Orientation}
 		}
 	}
 	return m

@@ -1,7 +1,10 @@
 package run
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,8 +50,8 @@ func TestConfig_GrowStepsMustGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := c.Model.Features // the default's encoder: growing keeps it
-	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2, Features: f}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: f}) {
+	f, o := c.Model.Features, c.Model.Orientation // the default's encoder and orientation: growing keeps them
+	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2, Features: f, Orientation: o}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: f, Orientation: o}) {
 		t.Errorf("trunk at 4: %+v, at 5: %+v", c.trunkAt(4), c.trunkAt(5))
 	}
 }
@@ -57,4 +60,57 @@ func loadConfigText(t *testing.T, text string) (Config, error) {
 	t.Helper()
 	c, _, err := LoadConfig(writeFile(t, t.TempDir(), "c.yaml", text))
 	return c, err
+}
+
+// model.orientation: a run begun with random turns of the board goes on
+// with the canonical one from the generation the config changes it, the
+// same weights, and a network grown later keeps it.
+func TestLoop_OrientationChangesInARunUnderWay(t *testing.T) {
+	dir := t.TempDir()
+	run := func(orientation string, generations int, grow string) *Loop {
+		text := fmt.Sprintf("variant: three\nmodel: {width: 16, blocks: 1, orientation: %s}\n", orientation) +
+			fmt.Sprintf("loop: {generations: %d, games: 16, steps: 4, grow: [%s]}\n", generations, grow) +
+			"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+			"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
+		cfg := filepath.Join(dir, orientation+".yaml")
+		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Open(context.Background(), filepath.Join(dir, "run"), cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if _, err := l.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	run(model.OrientRandom, 2, "")
+	l := run(model.OrientCanonical, 4, "{generation: 3, width: 24, blocks: 1}")
+	for gen, want := range map[int]bool{1: false, 2: false, 3: true, 4: true} {
+		ck, err := model.LoadCheckpointFor(l.dir.Model(gen), l.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ck.Net.Arch.Canonical != want {
+			t.Errorf("model %d: %v, want canonical %v", gen, ck.Net.Arch, want)
+		}
+	}
+	ck, err := model.LoadCheckpointFor(l.dir.Model(4), l.v)
+	if err != nil || ck.Net.Arch.Width != 24 {
+		t.Errorf("model 4: %v, %v: want grown to 24 wide", ck.Net.Arch, err)
+	}
+	// Self-play's evaluator of a canonical best turns no board at random.
+	job, err := l.selfplayJob(5, 4, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := job.NewEvaluator(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.(*model.Evaluator).SetOrientations(2); err == nil || !strings.Contains(err.Error(), "canonical") {
+		t.Errorf("self-play's evaluator of a canonical network takes two views: %v", err)
+	}
 }

@@ -704,6 +704,14 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		from, net = grown, grown.Net.Clone()
 		l.prog.Done("generation %d: the network grows from %v to %v (loop.grow), the same function", g, a, net.Arch)
 	}
+	if want := trunk.Orientation == model.OrientCanonical; from != nil && net.Arch.Canonical != want {
+		// model.orientation changed in a run under way: the same weights,
+		// from this candidate on seeing each board in its canonical turn
+		// (or in any turn again).
+		from.Net.Arch.Canonical, net.Arch.Canonical = want, want
+		l.prog.Done("generation %d: the network sees %s from now on (model.orientation %s)", g,
+			map[bool]string{true: "every board in its canonical turn", false: "the boards turned any way"}[want], trunk.Orientation)
+	}
 	tr, err := train.New(l.v, net, l.cfg.Train)
 	if err != nil {
 		return 0, 0, err

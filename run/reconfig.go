@@ -23,6 +23,11 @@ var fixedSettings = []struct{ prefix, why string }{
 	{"train.optimizer", "the run's checkpoints hold the optimizer's state, which another optimizer cannot resume"},
 }
 
+// changeableSettings are the settings under a fixed prefix that may change
+// all the same: the orientation a network sees boards in is not its shape
+// (the next candidate takes it up with the same weights).
+var changeableSettings = []string{"model.orientation"}
+
 // reconfigure lays the config file at path (as LoadConfig reads it) over
 // an existing run's resolved config stored, and returns the new config,
 // its YAML and the settings that changed ("key: old -> new"). A change to
@@ -59,7 +64,7 @@ func reconfigure(stored []byte, path string) (Config, []byte, []string, error) {
 	var refused []string
 	for _, ch := range changes {
 		for _, f := range fixedSettings {
-			if strings.HasPrefix(ch, f.prefix) {
+			if strings.HasPrefix(ch, f.prefix) && !slices.ContainsFunc(changeableSettings, func(k string) bool { return strings.HasPrefix(ch, k+":") }) {
 				refused = append(refused, fmt.Sprintf("%s (%s)", ch, f.why))
 			}
 		}

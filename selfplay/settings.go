@@ -86,8 +86,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("selfplay settings: fast_simulations %d: want 1..search.simulations (%d)", s.FastSimulations, s.Search.Simulations)
 	case s.GamesPerShard < 1:
 		return fmt.Errorf("selfplay settings: games_per_shard %d: want 1 or more", s.GamesPerShard)
-	case s.Orientations < 0 || s.Orientations > 16:
-		return fmt.Errorf("selfplay settings: orientations %d: want 0 or 1 (one turn of the board) up to 16 (the most symmetries a variant has)", s.Orientations)
+	case s.Orientations < 0:
+		return fmt.Errorf("selfplay settings: orientations %d: want 0 or 1 (one turn of the board) or more, up to the variant's symmetries", s.Orientations)
 	case s.RolloutPlayouts < 1 || s.RolloutPlies < 1:
 		return fmt.Errorf("selfplay settings: rollout_playouts %d, rollout_plies %d: want 1 or more", s.RolloutPlayouts, s.RolloutPlies)
 	case !(s.ResignThreshold >= 0 && s.ResignThreshold < 0.5):

@@ -318,12 +318,24 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 		if int(s.Position.Side) >= v.Players || s.Outcome < 0 || s.Outcome > v.Players {
 			return fmt.Errorf("sample %d of game %s: side %d, outcome %d of %d players", s.Ply, s.GameID, s.Position.Side, s.Outcome, v.Players)
 		}
-		model.Encode(v, a.Encoder, &s.Position, s.Repetitions, wk.x[i*a.Inputs:(i+1)*a.Inputs])
+		// A network of canonical orientation learns each position in its
+		// canonical turn of the board (the sample, which the window may
+		// share, stays as it is: its position and actions are mapped here).
+		// A position that some turn leaves as it is has as many canonical
+		// turns of its actions; it gets the one CanonicalSymmetry picks.
+		pos, sym := &s.Position, 0
+		if a.Canonical {
+			if sym = v.CanonicalSymmetry(pos); sym != 0 {
+				mapped := v.MapPosition(sym, *pos)
+				pos = &mapped
+			}
+		}
+		model.Encode(v, a.Encoder, pos, s.Repetitions, wk.x[i*a.Inputs:(i+1)*a.Inputs])
 		mask := wk.mask[i*a.Actions : (i+1)*a.Actions]
 		for j := range mask {
 			mask[j] = model.MaskedLogit
 		}
-		wk.legal = v.Legal(&s.Position, wk.legal)
+		wk.legal = v.Legal(pos, wk.legal)
 		if len(wk.legal) == 0 {
 			return fmt.Errorf("sample %d of game %s: no legal action", s.Ply, s.GameID)
 		}
@@ -333,20 +345,24 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 		pi := wk.pi[i*a.Actions : (i+1)*a.Actions]
 		var sum float32
 		for _, e := range s.Policy {
-			if int(e.Action) >= a.Actions || mask[e.Action] != 0 {
+			k := int(e.Action)
+			if sym != 0 && k < a.Actions {
+				k = v.ActionIndex(v.MapAction(sym, v.ActionAt(k)))
+			}
+			if k >= a.Actions || mask[k] != 0 {
 				return fmt.Errorf("sample %d of game %s: policy on action %d, not legal in its position", s.Ply, s.GameID, e.Action)
 			}
 			if !(e.Prob >= 0) || e.Prob > 1 {
 				return fmt.Errorf("sample %d of game %s: policy probability %v", s.Ply, s.GameID, e.Prob)
 			}
-			pi[e.Action] += e.Prob
+			pi[k] += e.Prob
 			sum += e.Prob
 		}
 		wk.piw[i] = 0
 		if sum > 0 {
 			wk.piw[i] = 1
-			for _, e := range s.Policy {
-				pi[e.Action] = pi[e.Action] / sum
+			for k := range pi {
+				pi[k] /= sum
 			}
 		}
 		z := wk.z[i*a.Outcomes : (i+1)*a.Outcomes]

@@ -43,7 +43,9 @@ type Info struct {
 // Metadata is the file's metadata_props for network n of variant v: keys
 // variant, variant_spec (the variant's resolved spec,
 // engine.Spec.Canonical, from which engine.ParseVariant rebuilds it),
-// variant_hash (engine.Spec.Hash), encoder_version, architecture
+// variant_hash (engine.Spec.Hash), encoder_version, orientation (random,
+// or canonical: the network expects each position in its canonical turn of
+// the board, engine.Variant.CanonicalSymmetry, and answers in it), architecture
 // (model.Arch as JSON, as in the checkpoints), generation, steps, players,
 // features, actions, outcomes, feature_layout, policy_layout,
 // outcome_layout.
@@ -55,6 +57,7 @@ func Metadata(v *engine.Variant, n *model.Network, info Info) [][2]string {
 		{"variant_spec", v.Spec.Canonical()},
 		{"variant_hash", v.Spec.Hash()},
 		{"encoder_version", strconv.Itoa(a.Encoder)},
+		{"orientation", orientation(a)},
 		{"architecture", string(arch)},
 		{"generation", strconv.Itoa(info.Generation)},
 		{"steps", strconv.FormatInt(info.Steps, 10)},
@@ -66,6 +69,14 @@ func Metadata(v *engine.Variant, n *model.Network, info Info) [][2]string {
 		{"policy_layout", PolicyLayout(v)},
 		{"outcome_layout", OutcomeLayout(v)},
 	}
+}
+
+// orientation is the network's model.Config.Orientation.
+func orientation(a model.Arch) string {
+	if a.Canonical {
+		return model.OrientCanonical
+	}
+	return model.OrientRandom
 }
 
 // check reports whether n is a network for v that this package can write:
