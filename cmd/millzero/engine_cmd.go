@@ -33,6 +33,9 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (see --help)", rest[0])
 	}
+	if pc.Views < 1 {
+		return fmt.Errorf("--orientations %d: want 1 or more (up to the variant's symmetries)", pc.Views)
+	}
 	return engineServer(&pc).Serve(context.Background(), in, out)
 }
 

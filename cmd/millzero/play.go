@@ -49,6 +49,9 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--seat: %w", err)
 	}
+	if pc.Views < 1 {
+		return fmt.Errorf("--orientations %d: want 1 or more (up to the variant's symmetries)", pc.Views)
+	}
 	if pc.Sims < 1 {
 		return fmt.Errorf("--sims %d: want 1 or more", pc.Sims)
 	}

@@ -147,6 +147,9 @@ func (m modelSource) variantFor(name string) (v *engine.Variant, err error) {
 // (arena.ModelSettings) or random rollouts (arena.ArenaSettings) searching
 // sims visits a move; the engine command serves it.
 func searchPlayer(v *engine.Variant, src modelSource, sims, views int) (*arena.SearchPlayer, error) {
+	if views == 0 {
+		views = 1 // a playerConfig that does not say
+	}
 	if views < 1 || views > v.NumSymmetries() {
 		return nil, fmt.Errorf("--orientations %d: want 1..%d (the symmetries of %s)", views, v.NumSymmetries(), v.Name)
 	}
