@@ -131,8 +131,12 @@ func runBenchTargets(args []string, out io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, board turned: %v, views a position: %d), %.0fs\n",
-		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, *symmetry, *orientations, time.Since(start).Seconds())
+	turned := fmt.Sprintf("board turned: %v, views a position: %d", *symmetry, *orientations)
+	if ck.Net.Arch.Canonical {
+		turned = "every board in its canonical turn (model.orientation)"
+	}
+	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, %s), %.0fs\n",
+		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, turned, time.Since(start).Seconds())
 	fmt.Fprintf(out, "  entropy of one search's target      %s nats (self-play recorded %.3f there)\n", sp.Entropy, rec/float64(len(samples)))
 	fmt.Fprintf(out, "  entropy of the searches' mean       %s nats: the least policy loss on such targets\n", sp.MeanEntropy)
 	fmt.Fprintf(out, "  cross-entropy under the network     %s nats: its policy loss on them\n", sp.CrossEntropy)
