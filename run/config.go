@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 
@@ -67,6 +68,7 @@ type LoopConfig struct {
 	Steps             int     `yaml:"steps"`              // training steps per generation
 	WindowGenerations int     `yaml:"window_generations"` // train on the games of the newest this many generations
 	WindowSamples     int     `yaml:"window_samples"`     // and at most this many newest positions
+	WindowGrowth      float64 `yaml:"window_growth"`      // KataGo's rule: at generation g the window is W(1 + b((g/W)^0.75 - 1)/0.75) generations, W window_generations, b this; 0 fixed at W (see WindowAt)
 	Shuffle           int     `yaml:"shuffle"`            // shuffle buffer, in samples
 	ValFraction       float64 `yaml:"val_fraction"`       // fraction of games held out for validation
 	ValBatches        int     `yaml:"val_batches"`        // validation batches per generation (0 = none)
@@ -84,6 +86,22 @@ type GrowStep struct {
 	Generation int `yaml:"generation"` // the first generation trained at this trunk
 	Width      int `yaml:"width"`      // units of every hidden layer from then on
 	Blocks     int `yaml:"blocks"`     // residual blocks from then on
+}
+
+// WindowAt is the window, in generations, of the candidate trained at
+// generation g: window_generations, grown with window_growth by KataGo's
+// rule (its samples, here generations, of which a run makes about as many
+// positions each: c(1 + b((N/c)^a - 1)/a), a 0.75, b the growth, c the
+// starting window), so that the window widens as the run's data does,
+// ever slower. window_samples still caps it.
+func (l LoopConfig) WindowAt(g int) int {
+	w := l.WindowGenerations
+	if l.WindowGrowth <= 0 || g <= w {
+		return w
+	}
+	const a = 0.75
+	x := float64(g) / float64(w)
+	return int(math.Round(float64(w) * (1 + l.WindowGrowth*(math.Pow(x, a)-1)/a)))
 }
 
 // trunkAt is the trunk the loop trains at generation g: the model's,
@@ -309,6 +327,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("loop: steps %d: want 1 or more", l.Steps)
 	case l.WindowGenerations < 1:
 		return fmt.Errorf("loop: window_generations %d: want 1 or more", l.WindowGenerations)
+	case !(l.WindowGrowth >= 0 && l.WindowGrowth <= 10):
+		return fmt.Errorf("loop: window_growth %v: want 0 (a fixed window) up to 10 (KataGo's is 0.4)", l.WindowGrowth)
 	case l.WindowSamples < 0 || l.Shuffle < 0 || l.ValBatches < 0:
 		return fmt.Errorf("loop: window_samples, shuffle and val_batches must not be negative")
 	case l.ValFraction < 0 || l.ValFraction >= 1:

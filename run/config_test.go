@@ -185,3 +185,21 @@ func TestConfig_SelfPlayOrientationsReachTheEvaluatorWithinTheSymmetries(t *test
 		t.Errorf("self-play's evaluator averages %d turns of the board, want selfplay.orientations' 3", n)
 	}
 }
+
+func TestLoopConfig_WindowGrowsByKataGosRule(t *testing.T) {
+	fixed := LoopConfig{WindowGenerations: 4}
+	grown := LoopConfig{WindowGenerations: 4, WindowGrowth: 0.4}
+	for g, want := range map[int][2]int{0: {4, 4}, 4: {4, 4}, 5: {4, 4}, 100: {4, 26}, 564: {4, 89}, 2220: {4, 246}} {
+		if got := [2]int{fixed.WindowAt(g), grown.WindowAt(g)}; got != want {
+			t.Errorf("generation %d: windows %v fixed and grown, want %v", g, got, want)
+		}
+	}
+	c, _, err := LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Loop.WindowGrowth = -1
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "window_growth -1") {
+		t.Errorf("window_growth -1: %v", err)
+	}
+}

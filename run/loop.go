@@ -535,7 +535,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if !l.wd.local {
 		// The store keeps every shard; the trainer's cache only the
 		// window's (the next generation's window starts at g+2-W).
-		for k := 0; k <= g+1-l.cfg.Loop.WindowGenerations; k++ {
+		for k := 0; k <= g+1-l.cfg.Loop.WindowAt(g+1); k++ {
 			if err := os.RemoveAll(dataset.GenerationDir(l.dir.Games(), k)); err != nil {
 				return err
 			}
@@ -723,14 +723,15 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		}
 	}
 	lc := l.cfg.Loop
-	for k := max(0, g-lc.WindowGenerations+1); k < g; k++ {
+	window := lc.WindowAt(g)
+	for k := max(0, g-window+1); k < g; k++ {
 		// The window's shards, with those the workers added late; older
 		// generations are not read.
 		if _, err := l.wd.pullAll(ctx, genPrefix(k)); err != nil {
 			return 0, 0, err
 		}
 	}
-	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: lc.WindowGenerations,
+	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: window,
 		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log, Variant: l.v},
 		lc.ValFraction)
 	if err != nil {

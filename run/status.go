@@ -105,7 +105,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	}
 	gens := map[int]*GenerationStatus{}
 	workers := map[string]*WorkerStatus{}
-	window := st.Generations - l.cfg.Loop.WindowGenerations + 1
+	window := st.Generations - l.cfg.Loop.WindowAt(st.Generations) + 1
 	for _, o := range objs {
 		dir, file := path.Split(o.Name)
 		g, ok := genNumber(path.Base(dir))
