@@ -299,6 +299,9 @@ func (c *Config) validate() error {
 	if n := v.NumSymmetries(); c.SelfPlay.Orientations > n {
 		return fmt.Errorf("selfplay: orientations %d: want at most %d, the symmetries of %s", c.SelfPlay.Orientations, n, v.Name)
 	}
+	if c.SelfPlay.Orientations > 1 && c.Model.Orientation == model.OrientCanonical {
+		return fmt.Errorf("selfplay: orientations %d with model.orientation %s: a canonical network sees one turn of each board (set orientations 1)", c.SelfPlay.Orientations, model.OrientCanonical)
+	}
 	if c.Tablebase != "" && c.Tablebase != AutoTables {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {
 			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build --out DIR makes one)", c.Tablebase)

@@ -169,6 +169,11 @@ func TestConfig_SelfPlayOrientationsReachTheEvaluatorWithinTheSymmetries(t *test
 	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "orientations 17") {
 		t.Errorf("orientations 17 on nine: %v, want an error naming it", err)
 	}
+	c.SelfPlay.Orientations, c.Model.Orientation = 2, model.OrientCanonical
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "canonical") {
+		t.Errorf("two views of a canonical network: %v, want an error naming both", err)
+	}
+	c.Model.Orientation = model.OrientRandom
 	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, orientations: 3, search: {simulations: 8}, fast_simulations: 4}\n" +
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
