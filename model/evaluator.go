@@ -25,9 +25,9 @@ type Evaluator struct {
 	rng      *rand.Rand
 	symmetry bool
 	pick     func(p *engine.Position) int // the symmetry of position p: random, or its canonical one (Arch.Canonical)
-	orient   int        // orientations averaged per position (SetOrientations); 1 by default
-	perm     []int      // scratch: the symmetries, partly shuffled to draw distinct ones
-	sum      []float32  // scratch: a position's priors summed over its orientations
+	orient   int                          // orientations averaged per position (SetOrientations); 1 by default
+	perm     []int                        // scratch: the symmetries, partly shuffled to draw distinct ones
+	sum      []float32                    // scratch: a position's priors summed over its orientations
 }
 
 // NewEvaluator evaluates n, a network for v, in chunks of up to maxBatch

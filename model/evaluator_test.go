@@ -91,23 +91,14 @@ func TestEvaluatorMapsAnswersBackFromTheSymmetry(t *testing.T) {
 		}
 		for i := 0; i < b.Len(); i++ {
 			q := v.MapPosition(s, *b.Position(i))
-			legal := v.Legal(&q, nil)
-			mb := mcts.NewBatch(v)
-			mb.SetRepetitions(mb.Add(&q, legal), b.Repetitions(i))
-			if err := plain.Evaluate(mb); err != nil {
-				t.Fatal(err)
-			}
-			at := map[engine.Action]float32{}
-			for j, act := range legal {
-				at[act] = mb.Priors(0)[j]
-			}
+			at, out := evaluateAlone(t, plain, v, &q, b.Repetitions(i))
 			for j, act := range b.Legal(i) {
 				if got, want := b.Priors(i)[j], at[v.MapAction(s, act)]; math.Abs(float64(got-want)) > 1e-6 {
 					t.Fatalf("symmetry %d position %d action %s: prior %v, the mapped position gives %v", s, i, v.FormatAction(act), got, want)
 				}
 			}
 			for k := range b.Outcome(i) {
-				if got, want := b.Outcome(i)[k], mb.Outcome(0)[k]; math.Abs(float64(got-want)) > 1e-6 {
+				if got, want := b.Outcome(i)[k], out[k]; math.Abs(float64(got-want)) > 1e-6 {
 					t.Fatalf("symmetry %d position %d outcome %d: %v, the mapped position gives %v", s, i, k, got, want)
 				}
 			}
@@ -177,16 +168,7 @@ func TestEvaluatorOrientations_AllOfThemMakeTheAnswerEquivariant(t *testing.T) {
 		// A turned board gets the same answer, turned.
 		const s = 5
 		q := v.MapPosition(s, *b.Position(i))
-		legal := v.Legal(&q, nil)
-		mb := mcts.NewBatch(v)
-		mb.SetRepetitions(mb.Add(&q, legal), b.Repetitions(i))
-		if err := all.Evaluate(mb); err != nil {
-			t.Fatal(err)
-		}
-		at := map[engine.Action]float32{}
-		for j, act := range legal {
-			at[act] = mb.Priors(0)[j]
-		}
+		at, _ := evaluateAlone(t, all, v, &q, b.Repetitions(i))
 		for j, act := range b.Legal(i) {
 			if got, want := b.Priors(i)[j], at[v.MapAction(s, act)]; math.Abs(float64(got-want)) > 1e-5 {
 				t.Fatalf("position %d action %s: prior %v, on the turned board %v", i, v.FormatAction(act), got, want)
@@ -242,26 +224,34 @@ func TestEvaluator_ACanonicalNetworkAnswersEveryTurnOfTheBoardAlike(t *testing.T
 	for i := 0; i < b.Len(); i++ {
 		for _, s := range []int{1, 6, 13} {
 			q := v.MapPosition(s, *b.Position(i))
-			legal := v.Legal(&q, nil)
-			mb := mcts.NewBatch(v)
-			mb.SetRepetitions(mb.Add(&q, legal), b.Repetitions(i))
-			if err := e.Evaluate(mb); err != nil {
-				t.Fatal(err)
-			}
-			at := map[engine.Action]float32{}
-			for j, act := range legal {
-				at[act] = mb.Priors(0)[j]
-			}
+			at, out := evaluateAlone(t, e, v, &q, b.Repetitions(i))
 			for j, act := range b.Legal(i) {
 				if got, want := at[v.MapAction(s, act)], b.Priors(i)[j]; math.Abs(float64(got-want)) > 1e-6 {
 					t.Fatalf("position %d turned by %d: action %s's prior %v, unturned %v", i, s, v.FormatAction(act), got, want)
 				}
 			}
-			for k := range mb.Outcome(0) {
-				if got, want := mb.Outcome(0)[k], b.Outcome(i)[k]; got != want {
+			for k := range out {
+				if got, want := out[k], b.Outcome(i)[k]; got != want {
 					t.Fatalf("position %d turned by %d: outcome %d %v, unturned %v", i, s, k, got, want)
 				}
 			}
 		}
 	}
+}
+
+// evaluateAlone is e's answer to position q alone (with reps
+// repetitions): each legal action's prior, and the outcome weights.
+func evaluateAlone(t *testing.T, e *Evaluator, v *engine.Variant, q *engine.Position, reps int) (map[engine.Action]float32, []float32) {
+	t.Helper()
+	legal := v.Legal(q, nil)
+	mb := mcts.NewBatch(v)
+	mb.SetRepetitions(mb.Add(q, legal), reps)
+	if err := e.Evaluate(mb); err != nil {
+		t.Fatal(err)
+	}
+	at := map[engine.Action]float32{}
+	for j, act := range legal {
+		at[act] = mb.Priors(0)[j]
+	}
+	return at, mb.Outcome(0)
 }

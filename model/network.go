@@ -18,16 +18,16 @@ type Arch struct {
 	// Encoder is the feature encoder (EncoderBoard, EncoderMill,
 	// EncoderTactics): how a position becomes the Inputs. Checkpoints
 	// record it apart from the architecture, as encoder_version.
-	Encoder  int `json:"-"`
+	Encoder int `json:"-"`
 	// Canonical: the network sees every position in its canonical
 	// orientation (Config.Orientation); checkpoints record it apart, as
 	// orientation.
 	Canonical bool `json:"-"`
-	Inputs   int `json:"inputs"`   // features per position (FeatureSize)
-	Width    int `json:"width"`    // units of every hidden layer
-	Blocks   int `json:"blocks"`   // residual blocks of two layers each
-	Actions  int `json:"actions"`  // policy logits: the variant's action space
-	Outcomes int `json:"outcomes"` // outcome logits: players + 1 (a draw)
+	Inputs    int  `json:"inputs"`   // features per position (FeatureSize)
+	Width     int  `json:"width"`    // units of every hidden layer
+	Blocks    int  `json:"blocks"`   // residual blocks of two layers each
+	Actions   int  `json:"actions"`  // policy logits: the variant's action space
+	Outcomes  int  `json:"outcomes"` // outcome logits: players + 1 (a draw)
 }
 
 // NewArch is the architecture of a network for variant v with trunk c.
