@@ -27,6 +27,7 @@ type Spread struct {
 	Searches  int `json:"searches"` // searches of each position
 
 	Entropy      Estimate `json:"entropy"`       // nats: one search's target
+	Recorded     Estimate `json:"recorded"`      // nats: the samples' own targets, as self-play recorded them
 	MeanEntropy  Estimate `json:"mean_entropy"`  // nats: a position's mean target over its searches (a finite number of searches makes it low)
 	CrossEntropy Estimate `json:"cross_entropy"` // nats: one target under the network's policy, the policy loss the network has on fresh targets of its own
 	Excess       Estimate `json:"excess"`        // nats: CrossEntropy less MeanEntropy, KL(mean target || policy)
@@ -77,7 +78,7 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 		}
 	}
 	pool := mcts.NewPool(v, eval)
-	var ent, meanEnt, cross, excess, agree stat
+	var ent, rec, meanEnt, cross, excess, agree stat
 	var history []uint64
 	targets := make([][]float32, searches)
 	priors := make([][]float32, searches)
@@ -85,6 +86,13 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 	best := make([]int, searches)
 	for i := range samples {
 		smp := &samples[i]
+		r := 0.0
+		for _, e := range smp.Policy {
+			if e.Prob > 0 {
+				r -= float64(e.Prob) * math.Log(float64(e.Prob))
+			}
+		}
+		rec.add(r)
 		history = placeholderHistory(history[:0], &smp.Position, smp.Ply, smp.Repetitions)
 		for _, s := range all {
 			s.SetRoot(smp.Position, history)
@@ -146,7 +154,7 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 		excess.add(c - h)
 		agree.add(float64(same) / float64(searches*(searches-1)/2))
 	}
-	return Spread{Positions: len(samples), Searches: searches, Entropy: ent.estimate(), MeanEntropy: meanEnt.estimate(),
+	return Spread{Positions: len(samples), Searches: searches, Entropy: ent.estimate(), Recorded: rec.estimate(), MeanEntropy: meanEnt.estimate(),
 		CrossEntropy: cross.estimate(), Excess: excess.estimate(), Agreement: agree.estimate()}, nil
 }
 

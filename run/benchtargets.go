@@ -1,0 +1,117 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
+	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/selfplay"
+)
+
+// TargetsBench is `millzero bench targets` on a local run: one
+// generation's model, positions its games recorded, and the run's
+// self-play search (selfplay.TargetSpread measures them).
+type TargetsBench struct {
+	Generation int
+	Variant    *engine.Variant
+	Net        *model.Network
+	Samples    []dataset.Sample // full-search positions spread evenly over the generation's games
+	Search     mcts.Settings    // the run's selfplay.search; a caller may change it before Run
+}
+
+// NewTargetsBench opens the run in dir at generation gen (-1: the best, or
+// the newest generation before it with both a model and games, since a
+// run stopped after training has no games of its best) with up to
+// positions of its recorded positions.
+func NewTargetsBench(dir string, gen, positions int) (*TargetsBench, error) {
+	r := Dir(dir)
+	cfg, _, err := LoadRunConfig(r.Config())
+	if err != nil {
+		return nil, err
+	}
+	v, err := cfg.LoadVariant()
+	if err != nil {
+		return nil, err
+	}
+	if gen < 0 {
+		best, err := r.Best()
+		if errors.Is(err, ErrNoModel) {
+			return nil, fmt.Errorf("no model yet: the targets of a network need one")
+		}
+		if err != nil {
+			return nil, err
+		}
+		for gen = best; gen >= 1; gen-- {
+			shards, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(r.Games(), gen), "*"+dataset.ShardExt))
+			if _, err := os.Stat(r.Model(gen)); err == nil && len(shards) > 0 {
+				break
+			}
+		}
+		if gen < 1 {
+			return nil, fmt.Errorf("no generation up to the best (%d) has both a model and games", best)
+		}
+	}
+	ck, err := model.LoadCheckpointFor(r.Model(gen), v)
+	if err != nil {
+		return nil, fmt.Errorf("generation %d: %w", gen, err)
+	}
+	samples, err := spreadPositions(dataset.GenerationDir(r.Games(), gen), v, positions)
+	if err != nil {
+		return nil, fmt.Errorf("generation %d: %w", gen, err)
+	}
+	return &TargetsBench{Generation: gen, Variant: v, Net: ck.Net, Samples: samples, Search: cfg.SelfPlay.Search}, nil
+}
+
+// Run searches every position searches times with b.Search, evaluating
+// as self-play does (symmetry: a random turn of the board each time;
+// orientations: the mean of that many turns), seeded by seed.
+func (b *TargetsBench) Run(searches int, symmetry bool, orientations int, seed uint64) (selfplay.Spread, error) {
+	eval, err := model.NewEvaluator(b.Variant, b.Net, 2*searches*b.Search.BatchSize, symmetry, seed)
+	if err != nil {
+		return selfplay.Spread{}, err
+	}
+	if err := eval.SetOrientations(orientations); err != nil {
+		return selfplay.Spread{}, err
+	}
+	return selfplay.TargetSpread(b.Variant, eval, b.Search, b.Samples, searches, seed)
+}
+
+// spreadPositions reads the full-search samples of one generation's games
+// and keeps n of them spread evenly (all, if there are fewer).
+func spreadPositions(dir string, v *engine.Variant, n int) ([]dataset.Sample, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*"+dataset.ShardExt))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no games in %s", dir)
+	}
+	var full []dataset.Sample
+	for _, f := range files {
+		ss, err := dataset.ReadShardFor(f, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range ss {
+			if s.Full {
+				full = append(full, s)
+			}
+		}
+	}
+	if len(full) == 0 {
+		return nil, fmt.Errorf("no full-search positions in %s", dir)
+	}
+	if len(full) <= n {
+		return full, nil
+	}
+	out := make([]dataset.Sample, n)
+	for i := range out {
+		out[i] = full[i*len(full)/n]
+	}
+	return out, nil
+}
