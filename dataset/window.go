@@ -50,6 +50,13 @@ type WindowOptions struct {
 	// passes, as a trainer's is.
 	Keep bool
 
+	// Cache, with Keep, carries kept shards from one window to the next
+	// (a trainer opens a window a generation and most of its shards were
+	// in the last one): a shard it holds is served from memory from the
+	// first pass on, and the shards read whole are added. Opening a window
+	// drops the shards no longer in it. nil: nothing outlives the window.
+	Cache *ShardCache
+
 	Logger *slog.Logger // where warnings about skipped files go; nil: slog.Default()
 
 	// Variant, if set, is the only variant the window returns: a shard
@@ -209,6 +216,9 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 	}
 	if opts.Keep {
 		w.kept = make([]keptShard, len(w.shards))
+		if opts.Cache != nil {
+			opts.Cache.lend(w)
+		}
 	}
 	w.startPass()
 	return w, nil
@@ -414,6 +424,9 @@ func (w *Window) pull(s *Sample) error {
 						w.keeping.samples = []Sample{} // read whole, with no sample of this split
 					}
 					w.kept[w.curIdx] = w.keeping
+					if c := w.opts.Cache; c != nil && w.cacheable(&w.shards[w.curIdx]) {
+						c.shards[w.shards[w.curIdx].path] = w.keeping
+					}
 				}
 				w.closeShard()
 				continue
@@ -497,4 +510,52 @@ func (w *Window) Close() error {
 	w.closeShard()
 	w.buf, w.kept, w.serving = nil, nil, nil
 	return nil
+}
+
+// ShardCache holds the kept samples of shards across the windows opened
+// with it (WindowOptions.Cache), one window at a time: the same samples a
+// window would read from the file, in the same order, so a window served
+// from it returns what it would have read, symmetries and all. It holds at
+// most the last window's samples. Not safe for concurrent use.
+type ShardCache struct {
+	opts   string // the filters its samples passed (a change empties it)
+	shards map[string]keptShard
+}
+
+// NewShardCache returns an empty cache.
+func NewShardCache() *ShardCache { return &ShardCache{shards: map[string]keptShard{}} }
+
+// Samples is the number of samples the cache holds.
+func (c *ShardCache) Samples() int {
+	n := 0
+	for _, k := range c.shards {
+		n += len(k.samples)
+	}
+	return n
+}
+
+// lend gives w the cached shards of its window and drops the rest.
+func (c *ShardCache) lend(w *Window) {
+	o := w.opts
+	key := fmt.Sprintf("%v %v %v %v %p", o.Split, o.FullOnly, o.ValFraction, o.HoldoutNewest, o.Variant)
+	if key != c.opts {
+		c.opts, c.shards = key, map[string]keptShard{}
+	}
+	held := make(map[string]keptShard, len(w.shards))
+	for i := range w.shards {
+		ref := &w.shards[i]
+		if k, ok := c.shards[ref.path]; ok && w.cacheable(ref) {
+			w.kept[i] = k
+			held[ref.path] = k
+		}
+	}
+	c.shards = held
+}
+
+// cacheable says whether a shard's kept samples are the same in any window:
+// read from its first row (the window's oldest shard may start later), and
+// not the newest generation of a window that holds out its validation games
+// (in the next window those games are training games).
+func (w *Window) cacheable(ref *shardRef) bool {
+	return ref.skip == 0 && !(w.opts.HoldoutNewest && ref.gen == w.newest)
 }

@@ -378,3 +378,91 @@ func TestWindow_KeepReturnsTheSameSamplesAndReadsEachShardOnce(t *testing.T) {
 		t.Errorf("the keeping window read a file after its first pass: %s", warnings)
 	}
 }
+
+// A window opened with the cache of the last one returns what a window
+// without it does, sample for sample, serves the shards the last one read
+// whole from memory (their files are gone before its first pass), and
+// leaves in the cache only its own shards that every window reads alike.
+func TestWindow_CacheCarriesKeptShardsToTheNextWindow(t *testing.T) {
+	r := writeRun(t, "nine", []int{0, 1, 2}, 2, 2)
+	cache := NewShardCache()
+	opts := WindowOptions{Repeat: true, Shuffle: 64, Seed: 5, Augment: true, ValFraction: 0.2, Split: Train,
+		HoldoutNewest: true, FullOnly: true, Keep: true, Cache: cache, Generations: 2}
+	first := open(t, r.dir, opts) // generations 1 and 2, the newest holding out its validation games
+	var s Sample
+	for i := 0; i < 2*len(r.samples); i++ {
+		if err := first.Next(&s); err != nil {
+			t.Fatalf("sample %d of the first window: %v", i, err)
+		}
+	}
+	first.Close()
+	gen1 := GenerationDir(r.dir, 1)
+	for _, f := range mustReadDir(t, gen1) {
+		if _, ok := cache.shards[filepath.Join(gen1, f)]; !ok {
+			t.Errorf("generation 1's shard %s, read whole, is not in the cache", f)
+		}
+	}
+	if len(cache.shards) != 2 {
+		t.Errorf("the cache holds %d shards, want generation 1's 2 (generation 2 held out games)", len(cache.shards))
+	}
+
+	writeShard(t, GenerationDir(r.dir, 3), playGames(t, "nine", 2, 300, 3, 40))
+	opts.Generations, opts.Seed = 3, 6 // generations 1, 2 and 3
+	log, warnings := captureLog()
+	opts.Logger = log
+	cached := open(t, r.dir, opts)
+	plain := opts
+	plain.Cache = nil
+	want := open(t, r.dir, plain)
+	wantSamples := make([]Sample, 3*len(r.samples))
+	for i := range wantSamples {
+		if err := want.Next(&wantSamples[i]); err != nil {
+			t.Fatalf("sample %d of the plain window: %v", i, err)
+		}
+	}
+	if err := os.RemoveAll(gen1); err != nil { // the cached window must serve generation 1 from memory
+		t.Fatal(err)
+	}
+	var b Sample
+	for i := range wantSamples {
+		if err := cached.Next(&b); err != nil {
+			t.Fatalf("sample %d of the cached window: %v", i, err)
+		}
+		if !reflect.DeepEqual(wantSamples[i], b) {
+			t.Fatalf("sample %d: cached %+v, plain %+v", i, b, wantSamples[i])
+		}
+	}
+	if warnings.Len() > 0 {
+		t.Errorf("a window read a removed file: %s", warnings)
+	}
+	gens := map[int]int{}
+	for path := range cache.shards {
+		gen, _ := parseGenDir(filepath.Base(filepath.Dir(path)))
+		gens[gen]++
+	}
+	if !reflect.DeepEqual(gens, map[int]int{1: 2, 2: 2}) {
+		t.Errorf("the cache holds shards of generations %v, want generations 1 and 2's two each (3 is the newest)", gens)
+	}
+	if cache.Samples() == 0 {
+		t.Error("the cache counts no samples")
+	}
+
+	opts.Generations = 1 // generation 3 alone: the others leave the cache
+	open(t, r.dir, opts)
+	if len(cache.shards) != 0 {
+		t.Errorf("a window of generation 3 left %d shards of older ones in the cache", len(cache.shards))
+	}
+}
+
+func mustReadDir(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}

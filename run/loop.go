@@ -43,6 +43,7 @@ type Loop struct {
 	oracle []arena.TablePosition  // the tables' positions the strength benchmark measures, drawn once
 	nets   map[int]*model.Network // the networks of the best and the candidate, loaded once; others are dropped
 	shards shardChecks            // the verdict on each shard counted
+	kept   *dataset.ShardCache    // the training window's decoded shards, carried to the next generation's window
 
 	plotted time.Time // when the plots were last drawn
 	stale   bool      // a generation finished since
@@ -731,9 +732,12 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 			return 0, 0, err
 		}
 	}
+	if l.kept == nil {
+		l.kept = dataset.NewShardCache()
+	}
 	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: window,
-		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log, Variant: l.v},
-		lc.ValFraction)
+		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log, Variant: l.v,
+		Cache: l.kept}, lc.ValFraction)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -16,8 +16,8 @@ import (
 // training has seen, read once in order without augmentation. Older
 // generations' games are all training games (HoldoutNewest). opts
 // sets the window (Samples, Generations, Shuffle, Seed, FullOnly, Logger,
-// Variant); its Split, Augment, Repeat, Keep, ValFraction and HoldoutNewest
-// are set here.
+// Variant, and Cache, which only the training split uses); its Split,
+// Augment, Repeat, Keep, ValFraction and HoldoutNewest are set here.
 func OpenSplits(gamesDir string, opts dataset.WindowOptions, valFraction float64) (trainSrc, valSrc *dataset.Window, err error) {
 	if valFraction < 0 || valFraction >= 1 {
 		return nil, nil, fmt.Errorf("open splits of %s: validation fraction %v: want 0 <= f < 1", gamesDir, valFraction)
@@ -29,7 +29,7 @@ func OpenSplits(gamesDir string, opts dataset.WindowOptions, valFraction float64
 		return nil, nil, fmt.Errorf("open training split: %w", err)
 	}
 	v := opts
-	v.Split, v.Augment, v.Repeat, v.Shuffle, v.Generations, v.Samples = dataset.Validation, false, false, 0, 1, 0
+	v.Split, v.Augment, v.Repeat, v.Shuffle, v.Generations, v.Samples, v.Cache = dataset.Validation, false, false, 0, 1, 0, nil
 	if valSrc, err = dataset.OpenWindow(gamesDir, v); err != nil {
 		return nil, nil, fmt.Errorf("open validation split: %w", err)
 	}
