@@ -397,7 +397,7 @@ func TestWindow_CacheCarriesKeptShardsToTheNextWindow(t *testing.T) {
 	}
 	first.Close()
 	gen1 := GenerationDir(r.dir, 1)
-	for _, f := range mustReadDir(t, gen1) {
+	for _, f := range files(t, gen1) {
 		if _, ok := cache.shards[filepath.Join(gen1, f)]; !ok {
 			t.Errorf("generation 1's shard %s, read whole, is not in the cache", f)
 		}
@@ -452,17 +452,4 @@ func TestWindow_CacheCarriesKeptShardsToTheNextWindow(t *testing.T) {
 	if len(cache.shards) != 0 {
 		t.Errorf("a window of generation 3 left %d shards of older ones in the cache", len(cache.shards))
 	}
-}
-
-func mustReadDir(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Name())
-	}
-	return out
 }
