@@ -518,8 +518,18 @@ func (w *Window) Close() error {
 // from it returns what it would have read, symmetries and all. It holds at
 // most the last window's samples. Not safe for concurrent use.
 type ShardCache struct {
-	opts   string // the filters its samples passed (a change empties it)
-	shards map[string]keptShard
+	filters cacheFilters // those its samples passed (a change empties it)
+	shards  map[string]keptShard
+}
+
+// cacheFilters are the window options that decide which of a shard's
+// samples a window keeps.
+type cacheFilters struct {
+	split         Split
+	fullOnly      bool
+	valFraction   float64
+	holdoutNewest bool
+	variant       *engine.Variant
 }
 
 // NewShardCache returns an empty cache.
@@ -537,9 +547,9 @@ func (c *ShardCache) Samples() int {
 // lend gives w the cached shards of its window and drops the rest.
 func (c *ShardCache) lend(w *Window) {
 	o := w.opts
-	key := fmt.Sprintf("%v %v %v %v %p", o.Split, o.FullOnly, o.ValFraction, o.HoldoutNewest, o.Variant)
-	if key != c.opts {
-		c.opts, c.shards = key, map[string]keptShard{}
+	f := cacheFilters{o.Split, o.FullOnly, o.ValFraction, o.HoldoutNewest, o.Variant}
+	if f != c.filters {
+		c.filters, c.shards = f, map[string]keptShard{}
 	}
 	held := make(map[string]keptShard, len(w.shards))
 	for i := range w.shards {

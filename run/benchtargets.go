@@ -47,7 +47,7 @@ func NewTargetsBench(dir string, gen, positions int) (*TargetsBench, error) {
 			return nil, err
 		}
 		for gen = best; gen >= 1; gen-- {
-			shards, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(r.Games(), gen), "*"+dataset.ShardExt))
+			shards, _ := generationShards(r, gen)
 			if _, err := os.Stat(r.Model(gen)); err == nil && len(shards) > 0 {
 				break
 			}
@@ -60,7 +60,7 @@ func NewTargetsBench(dir string, gen, positions int) (*TargetsBench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generation %d: %w", gen, err)
 	}
-	samples, err := spreadPositions(dataset.GenerationDir(r.Games(), gen), v, positions)
+	samples, err := spreadPositions(r, gen, v, positions)
 	if err != nil {
 		return nil, fmt.Errorf("generation %d: %w", gen, err)
 	}
@@ -81,10 +81,16 @@ func (b *TargetsBench) Run(searches int, symmetry bool, orientations int, seed u
 	return selfplay.TargetSpread(b.Variant, eval, b.Search, b.Samples, searches, seed)
 }
 
-// spreadPositions reads the full-search samples of one generation's games
+// generationShards lists the shard files of generation g's games in r.
+func generationShards(r Dir, g int) ([]string, error) {
+	return filepath.Glob(filepath.Join(dataset.GenerationDir(r.Games(), g), "*"+dataset.ShardExt))
+}
+
+// spreadPositions reads the full-search samples of generation g's games
 // and keeps n of them spread evenly (all, if there are fewer).
-func spreadPositions(dir string, v *engine.Variant, n int) ([]dataset.Sample, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*"+dataset.ShardExt))
+func spreadPositions(r Dir, g int, v *engine.Variant, n int) ([]dataset.Sample, error) {
+	dir := dataset.GenerationDir(r.Games(), g)
+	files, err := generationShards(r, g)
 	if err != nil {
 		return nil, err
 	}

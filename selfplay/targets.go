@@ -80,19 +80,18 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 	pool := mcts.NewPool(v, eval)
 	var ent, rec, meanEnt, cross, excess, agree stat
 	var history []uint64
+	var recorded []float32 // the sample's own target, as probabilities
 	targets := make([][]float32, searches)
 	priors := make([][]float32, searches)
 	var mean []float64
 	best := make([]int, searches)
 	for i := range samples {
 		smp := &samples[i]
-		r := 0.0
+		recorded = recorded[:0]
 		for _, e := range smp.Policy {
-			if e.Prob > 0 {
-				r -= float64(e.Prob) * math.Log(float64(e.Prob))
-			}
+			recorded = append(recorded, e.Prob)
 		}
-		rec.add(r)
+		rec.add(entropy(recorded))
 		history = placeholderHistory(history[:0], &smp.Position, smp.Ply, smp.Repetitions)
 		for _, s := range all {
 			s.SetRoot(smp.Position, history)
