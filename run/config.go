@@ -188,10 +188,8 @@ func loadConfig(path string, text []byte) (Config, []byte, error) {
 }
 
 // LoadRunConfig reads a run's stored run.yaml as LoadConfig does, except
-// that a setting whose default changed after the file was written keeps
-// the meaning it had then: a run.yaml whose model section has no features
-// (a run begun before model.features) is of EncoderBoard, the only
-// encoder there was, whatever the default is now.
+// that a setting added after the file was written keeps the meaning the
+// run had then, whatever today's default is: see runBefore.
 func LoadRunConfig(path string) (Config, []byte, error) {
 	text, err := readConfigFile(path)
 	if err != nil {
@@ -201,19 +199,60 @@ func LoadRunConfig(path string) (Config, []byte, error) {
 	if err != nil {
 		return c, out, err
 	}
-	var stored struct {
-		Model struct {
-			Features *int `yaml:"features"`
-		} `yaml:"model"`
-	}
+	var stored map[string]any
 	if err := yaml.Unmarshal(text, &stored); err != nil {
 		return c, out, fmt.Errorf("config %s: %w", path, err)
 	}
-	if stored.Model.Features == nil && c.Model.Features != model.EncoderBoard {
-		c.Model.Features = model.EncoderBoard
+	changed := false
+	for _, b := range runBefore {
+		if !hasKey(stored, b.key) {
+			changed = b.set(&c) || changed
+		}
+	}
+	if changed {
 		out, err = yaml.Marshal(&c)
 	}
 	return c, out, err
+}
+
+// runBefore lists the settings whose key came after runs were stored and
+// whose default is not what such a run did: a run.yaml without the key
+// (every run.yaml the loop writes has every key of its build) is of a run
+// begun before it, which resumes as it was made. set puts the old
+// behaviour into c and reports whether that changed c. A key added with
+// the old behaviour as its default needs no entry until the default
+// changes; that change adds one.
+var runBefore = []struct {
+	key string // dotted YAML path
+	set func(c *Config) bool
+}{
+	{"model.features", func(c *Config) bool { return setTo(&c.Model.Features, model.EncoderBoard) }},        // the only encoder there was
+	{"selfplay.search.root", func(c *Config) bool { return setTo(&c.SelfPlay.Search.Root, mcts.RootPUCT) }}, // before the Gumbel root
+	{"selfplay.search.contempt", func(c *Config) bool { return setTo(&c.SelfPlay.Search.Contempt, 0.0) }},   // draws worth a draw
+	{"train.value_mix", func(c *Config) bool { return setTo(&c.Train.ValueMix, 0.0) }},                      // the outcome alone
+	{"train.weight_ema", func(c *Config) bool { return setTo(&c.Train.WeightEMA, 0.0) }},                    // no averaged weights
+	{"loop.window_growth", func(c *Config) bool { return setTo(&c.Loop.WindowGrowth, 0.0) }},                // a fixed window
+	{"tablebase", func(c *Config) bool { return setTo(&c.Tablebase, "") }},                                  // no tables
+}
+
+// setTo sets *p to v and reports whether that changed it.
+func setTo[T comparable](p *T, v T) bool {
+	if *p == v {
+		return false
+	}
+	*p = v
+	return true
+}
+
+// hasKey reports whether the YAML document m holds the dotted key.
+func hasKey(m map[string]any, key string) bool {
+	first, rest, nested := strings.Cut(key, ".")
+	v, ok := m[first]
+	if !ok || !nested {
+		return ok
+	}
+	sub, ok := v.(map[string]any)
+	return ok && hasKey(sub, rest)
 }
 
 // readConfigFile reads a config from disk, or an embedded one named

@@ -8,6 +8,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/configs"
+	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 )
 
@@ -157,6 +158,60 @@ func TestLoadRunConfig_ARunFromBeforeTheFeaturesKeepsTheBoardEncoder(t *testing.
 		if fc.Model.Features != c.fileWant {
 			t.Errorf("config file %q: features %d, want %d", c.text, fc.Model.Features, c.fileWant)
 		}
+	}
+}
+
+// A run.yaml without the keys that came after it (a run begun before
+// them) resumes with what its run did then, not today's defaults: the PUCT
+// root, no contempt, the outcome alone as the value target, no averaged
+// weights, a fixed window, no tables; a config file that leaves them out
+// gets the defaults, and a run.yaml that names them keeps its values.
+func TestLoadRunConfig_ARunFromBeforeANewKeyKeepsWhatItDid(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "run.yaml", "variant: nine\n")
+	rc, text, err := LoadRunConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, _, err := LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, _, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type settings struct {
+		root                       string
+		contempt, mix, ema, growth float64
+		tables                     string
+	}
+	of := func(c Config) settings {
+		return settings{c.SelfPlay.Search.Root, c.SelfPlay.Search.Contempt, c.Train.ValueMix, c.Train.WeightEMA, c.Loop.WindowGrowth, c.Tablebase}
+	}
+	if got, want := of(rc), (settings{mcts.RootPUCT, 0, 0, 0, 0, ""}); got != want {
+		t.Errorf("run.yaml without the keys: %+v, want %+v", got, want)
+	}
+	if got, want := of(fc), of(def); got != want {
+		t.Errorf("config file without the keys: %+v, want the defaults %+v", got, want)
+	}
+	if want := (settings{mcts.RootPUCT, 0, 0, 0, 0, ""}); want == of(def) {
+		t.Fatalf("the defaults are the old settings: the test shows nothing")
+	}
+	again, _, err := LoadRunConfig(writeFile(t, dir, "resolved.yaml", string(text)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if of(again) != of(rc) {
+		t.Errorf("the resolved run.yaml read again: %+v, want %+v", of(again), of(rc))
+	}
+	_, defText, _ := LoadConfig("")
+	named, _, err := LoadRunConfig(writeFile(t, dir, "named.yaml", string(defText)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if of(named) != of(def) {
+		t.Errorf("run.yaml naming today's defaults: %+v, want them kept %+v", of(named), of(def))
 	}
 }
 
