@@ -87,17 +87,33 @@ func BenchmarkWindow_TrainSplit(b *testing.B) {
 
 // BenchmarkOpenWindow opens a window over 64 shards: an op is one shard's
 // footer read and checked.
-func BenchmarkOpenWindow(b *testing.B) {
+func BenchmarkOpenWindow(b *testing.B) { benchmarkOpenWindow(b, WindowOptions{}) }
+
+// BenchmarkOpenWindow_Cached opens it as the trainer does a generation
+// after the last window (Keep, with its ShardCache): an op is one shard's
+// row count taken from the cache.
+func BenchmarkOpenWindow_Cached(b *testing.B) {
+	benchmarkOpenWindow(b, WindowOptions{Keep: true, Cache: NewShardCache()})
+}
+
+func benchmarkOpenWindow(b *testing.B, opts WindowOptions) {
 	dir := b.TempDir()
 	samples := playGames(b, "nine", 4, 1, 0, 150)
 	const shards = 64
 	for i := 0; i < shards; i++ {
 		writeShard(b, GenerationDir(dir, i/8), samples)
 	}
+	if opts.Cache != nil {
+		w, err := OpenWindow(dir, opts) // the last generation's window
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i += shards {
-		w, err := OpenWindow(dir, WindowOptions{})
+		w, err := OpenWindow(dir, opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -183,6 +183,13 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 	for _, c := range candidates {
 		w.newest = max(w.newest, c.gen)
 	}
+	cache := opts.Cache
+	if !opts.Keep {
+		cache = nil
+	}
+	if cache != nil {
+		cache.use(opts)
+	}
 	// Newest first, read footers until the window is full.
 	var total int64
 	for i := len(candidates) - 1; i >= 0; i-- {
@@ -190,17 +197,13 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 			break
 		}
 		ref := candidates[i]
-		sr, err := openShard(ref.path)
-		if err != nil {
+		if rows, ok := cache.rowsOf(ref.path); ok {
+			ref.rows = rows
+		} else if ref.rows, err = w.checkFooter(ref.path); err != nil {
 			w.skip(ref.path, err)
 			continue
-		}
-		ref.rows = sr.rows()
-		_, err = w.variants.forShard(sr)
-		sr.close()
-		if err != nil {
-			w.skip(ref.path, err)
-			continue
+		} else if cache != nil {
+			cache.rows[ref.path] = ref.rows
 		}
 		if ref.rows == 0 {
 			continue
@@ -216,12 +219,26 @@ func OpenWindow(gamesDir string, opts WindowOptions) (*Window, error) {
 	}
 	if opts.Keep {
 		w.kept = make([]keptShard, len(w.shards))
-		if opts.Cache != nil {
-			opts.Cache.lend(w)
+		if cache != nil {
+			cache.lend(w)
 		}
 	}
 	w.startPass()
 	return w, nil
+}
+
+// checkFooter opens the shard at path, checks its format and variants
+// and returns the number of rows its footer declares.
+func (w *Window) checkFooter(path string) (int64, error) {
+	sr, err := openShard(path)
+	if err != nil {
+		return 0, err
+	}
+	defer sr.close()
+	if _, err := w.variants.forShard(sr); err != nil {
+		return 0, err
+	}
+	return sr.rows(), nil
 }
 
 // listShards returns the shard files of gamesDir, oldest first: by
@@ -516,10 +533,14 @@ func (w *Window) Close() error {
 // with it (WindowOptions.Cache), one window at a time: the same samples a
 // window would read from the file, in the same order, so a window served
 // from it returns what it would have read, symmetries and all. It holds at
-// most the last window's samples. Not safe for concurrent use.
+// most the last window's samples. It also holds the row counts of the
+// shards whose footers the last window checked, so the next does not open
+// them again (a shard file is written once and never changed). Not safe
+// for concurrent use.
 type ShardCache struct {
 	filters cacheFilters // those its samples passed (a change empties it)
 	shards  map[string]keptShard
+	rows    map[string]int64 // checked shards' row counts
 }
 
 // cacheFilters are the window options that decide which of a shard's
@@ -533,7 +554,28 @@ type cacheFilters struct {
 }
 
 // NewShardCache returns an empty cache.
-func NewShardCache() *ShardCache { return &ShardCache{shards: map[string]keptShard{}} }
+func NewShardCache() *ShardCache {
+	return &ShardCache{shards: map[string]keptShard{}, rows: map[string]int64{}}
+}
+
+// use empties the cache when a window's options filter samples otherwise
+// than those it holds passed.
+func (c *ShardCache) use(o WindowOptions) {
+	f := cacheFilters{o.Split, o.FullOnly, o.ValFraction, o.HoldoutNewest, o.Variant}
+	if f != c.filters {
+		c.filters, c.shards, c.rows = f, map[string]keptShard{}, map[string]int64{}
+	}
+}
+
+// rowsOf is the row count of the checked shard at path; false when the
+// cache (which may be nil) has not checked it.
+func (c *ShardCache) rowsOf(path string) (int64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	n, ok := c.rows[path]
+	return n, ok
+}
 
 // Samples is the number of samples the cache holds.
 func (c *ShardCache) Samples() int {
@@ -544,22 +586,20 @@ func (c *ShardCache) Samples() int {
 	return n
 }
 
-// lend gives w the cached shards of its window and drops the rest.
+// lend gives w the cached shards of its window and drops the rest, and
+// the row counts of shards no longer in it.
 func (c *ShardCache) lend(w *Window) {
-	o := w.opts
-	f := cacheFilters{o.Split, o.FullOnly, o.ValFraction, o.HoldoutNewest, o.Variant}
-	if f != c.filters {
-		c.filters, c.shards = f, map[string]keptShard{}
-	}
 	held := make(map[string]keptShard, len(w.shards))
+	rows := make(map[string]int64, len(w.shards))
 	for i := range w.shards {
 		ref := &w.shards[i]
+		rows[ref.path] = ref.rows
 		if k, ok := c.shards[ref.path]; ok && w.cacheable(ref) {
 			w.kept[i] = k
 			held[ref.path] = k
 		}
 	}
-	c.shards = held
+	c.shards, c.rows = held, rows
 }
 
 // cacheable says whether a shard's kept samples are the same in any window:

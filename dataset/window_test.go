@@ -453,3 +453,54 @@ func TestWindow_CacheCarriesKeptShardsToTheNextWindow(t *testing.T) {
 		t.Errorf("a window of generation 3 left %d shards of older ones in the cache", len(cache.shards))
 	}
 }
+
+// A window opened with the cache takes the row counts of the shards the
+// last one checked from the cache instead of opening their footers again:
+// a shard spoilt after it was checked (which the rig never does: a shard is
+// written once) is neither warned about nor skipped, and its kept samples
+// are served as before, where a window without the cache skips it.
+func TestWindow_CacheChecksEachFooterOnce(t *testing.T) {
+	r := writeRun(t, "nine", []int{0, 1, 2}, 2, 2)
+	cache := NewShardCache()
+	opts := WindowOptions{Repeat: true, Seed: 5, Split: Train, Keep: true, Cache: cache}
+	first := open(t, r.dir, opts)
+	want := make([]Sample, 2*len(r.samples))
+	for i := range want {
+		if err := first.Next(&want[i]); err != nil {
+			t.Fatalf("sample %d of the first window: %v", i, err)
+		}
+	}
+	first.Close()
+	if len(cache.rows) != 6 {
+		t.Fatalf("the cache holds the row counts of %d shards, want the window's 6", len(cache.rows))
+	}
+	gen1 := GenerationDir(r.dir, 1)
+	for _, f := range files(t, gen1) {
+		if err := os.WriteFile(filepath.Join(gen1, f), []byte("not parquet"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, warnings := captureLog()
+	opts.Logger = log
+	cached := open(t, r.dir, opts)
+	var s Sample
+	for i := range want {
+		if err := cached.Next(&s); err != nil {
+			t.Fatalf("sample %d of the cached window: %v", i, err)
+		}
+		if !reflect.DeepEqual(want[i], s) {
+			t.Fatalf("sample %d: %+v, the first window's %+v", i, s, want[i])
+		}
+	}
+	if warnings.Len() > 0 {
+		t.Errorf("the cached window opened a checked footer again: %s", warnings)
+	}
+	plain := opts
+	plain.Cache = nil
+	plainLog, plainWarnings := captureLog()
+	plain.Logger = plainLog
+	open(t, r.dir, plain)
+	if !strings.Contains(plainWarnings.String(), "gen-000001") {
+		t.Errorf("a window without the cache did not skip the spoilt shards: %q", plainWarnings)
+	}
+}
