@@ -413,25 +413,11 @@ func TestWindow_CacheCarriesKeptShardsToTheNextWindow(t *testing.T) {
 	cached := open(t, r.dir, opts)
 	plain := opts
 	plain.Cache = nil
-	want := open(t, r.dir, plain)
-	wantSamples := make([]Sample, 3*len(r.samples))
-	for i := range wantSamples {
-		if err := want.Next(&wantSamples[i]); err != nil {
-			t.Fatalf("sample %d of the plain window: %v", i, err)
-		}
-	}
+	wantSamples := nextSamples(t, open(t, r.dir, plain), 3*len(r.samples), "the plain window")
 	if err := os.RemoveAll(gen1); err != nil { // the cached window must serve generation 1 from memory
 		t.Fatal(err)
 	}
-	var b Sample
-	for i := range wantSamples {
-		if err := cached.Next(&b); err != nil {
-			t.Fatalf("sample %d of the cached window: %v", i, err)
-		}
-		if !reflect.DeepEqual(wantSamples[i], b) {
-			t.Fatalf("sample %d: cached %+v, plain %+v", i, b, wantSamples[i])
-		}
-	}
+	expectSamples(t, cached, wantSamples, "the cached window")
 	if warnings.Len() > 0 {
 		t.Errorf("a window read a removed file: %s", warnings)
 	}
@@ -464,12 +450,7 @@ func TestWindow_CacheChecksEachFooterOnce(t *testing.T) {
 	cache := NewShardCache()
 	opts := WindowOptions{Repeat: true, Seed: 5, Split: Train, Keep: true, Cache: cache}
 	first := open(t, r.dir, opts)
-	want := make([]Sample, 2*len(r.samples))
-	for i := range want {
-		if err := first.Next(&want[i]); err != nil {
-			t.Fatalf("sample %d of the first window: %v", i, err)
-		}
-	}
+	want := nextSamples(t, first, 2*len(r.samples), "the first window")
 	first.Close()
 	if len(cache.rows) != 6 {
 		t.Fatalf("the cache holds the row counts of %d shards, want the window's 6", len(cache.rows))
@@ -482,16 +463,7 @@ func TestWindow_CacheChecksEachFooterOnce(t *testing.T) {
 	}
 	log, warnings := captureLog()
 	opts.Logger = log
-	cached := open(t, r.dir, opts)
-	var s Sample
-	for i := range want {
-		if err := cached.Next(&s); err != nil {
-			t.Fatalf("sample %d of the cached window: %v", i, err)
-		}
-		if !reflect.DeepEqual(want[i], s) {
-			t.Fatalf("sample %d: %+v, the first window's %+v", i, s, want[i])
-		}
-	}
+	expectSamples(t, open(t, r.dir, opts), want, "the cached window")
 	if warnings.Len() > 0 {
 		t.Errorf("the cached window opened a checked footer again: %s", warnings)
 	}
@@ -502,5 +474,31 @@ func TestWindow_CacheChecksEachFooterOnce(t *testing.T) {
 	open(t, r.dir, plain)
 	if !strings.Contains(plainWarnings.String(), "gen-000001") {
 		t.Errorf("a window without the cache did not skip the spoilt shards: %q", plainWarnings)
+	}
+}
+
+// nextSamples returns the next n samples of window w, named what.
+func nextSamples(t *testing.T, w *Window, n int, what string) []Sample {
+	t.Helper()
+	out := make([]Sample, n)
+	for i := range out {
+		if err := w.Next(&out[i]); err != nil {
+			t.Fatalf("sample %d of %s: %v", i, what, err)
+		}
+	}
+	return out
+}
+
+// expectSamples fails t unless window w, named what, returns want next.
+func expectSamples(t *testing.T, w *Window, want []Sample, what string) {
+	t.Helper()
+	var s Sample
+	for i := range want {
+		if err := w.Next(&s); err != nil {
+			t.Fatalf("sample %d of %s: %v", i, what, err)
+		}
+		if !reflect.DeepEqual(want[i], s) {
+			t.Fatalf("sample %d of %s: %+v, want %+v", i, what, s, want[i])
+		}
 	}
 }
