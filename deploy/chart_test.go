@@ -24,6 +24,8 @@ import (
 	psa "k8s.io/pod-security-admission/api"
 	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/yaml"
+
+	"github.com/millzero/millzero/internal/version"
 )
 
 // chartDir is the chart, relative to this package.
@@ -143,11 +145,11 @@ func (v variant) valueArgs() []string {
 // an existing Secret, many replicas, a GCS run, --set from the command line.
 var variants = []variant{
 	{name: "default", want: expected{
-		url: defaultURL, image: "millzero:0.1.0", replicas: 1, workers: 2, prefix: "mz-millzero",
+		url: defaultURL, image: "millzero:" + version.Release, replicas: 1, workers: 2, prefix: "mz-millzero",
 	}},
 	{name: "arena job and a created secret", files: []string{"testdata/values/arena.yaml"}, want: expected{
 		url:         "s3://games/runs/three?endpoint=http://minio.storage:9000&region=us-east-1&use_path_style=true",
-		image:       "millzero:0.1.0",
+		image:       "millzero:" + version.Release,
 		replicas:    1,
 		workers:     2,
 		configArgs:  []string{"--config", "three-test"},
@@ -163,21 +165,21 @@ var variants = []variant{
 		replicas: 1, workers: 2, secret: "millzero-store", prefix: "mz-millzero",
 	}},
 	{name: "several replicas", files: []string{"testdata/values/scaled.yaml"}, want: expected{
-		url: defaultURL, image: "millzero:0.1.0", replicas: 12, workers: 4, localSelfplay: true,
+		url: defaultURL, image: "millzero:" + version.Release, replicas: 12, workers: 4, localSelfplay: true,
 		configArgs: []string{"--config", "/etc/millzero/run.yaml"}, trainerExtra: []string{"--hours", "8"},
 		secret: "creds", configMap: "variant: three\nloop: {generations: 4}\n", prefix: "nine",
 	}},
 	{name: "the README's MinIO example", files: []string{"examples/minio.yaml"}, want: expected{
 		url:   "s3://millzero/runs/nine?endpoint=http://minio.minio:9000&region=us-east-1&use_path_style=true",
-		image: "registry.example.com/millzero:0.1.0", replicas: 4, workers: 2, configArgs: []string{"--config", "nine"},
+		image: "registry.example.com/millzero:" + version.Release, replicas: 4, workers: 2, configArgs: []string{"--config", "nine"},
 		secret: "millzero-store", prefix: "mz-millzero",
 	}},
 	{name: "gcs run, workers paused", files: []string{"testdata/values/gcs.yaml"}, want: expected{
-		url: "gs://millzero-runs/nine", image: "millzero:0.1.0", replicas: 0, workers: 2,
+		url: "gs://millzero-runs/nine", image: "millzero:" + version.Release, replicas: 0, workers: 2,
 		gcpKeyPath: "/var/run/secrets/millzero/gcp/key.json", prefix: "mz-millzero",
 	}},
 	{name: "replicas and workers with --set", sets: []string{"selfplay.replicas=3", "selfplay.workers=6", "store.existingSecret=s3-creds"}, want: expected{
-		url: defaultURL, image: "millzero:0.1.0", replicas: 3, workers: 6, secret: "s3-creds", prefix: "mz-millzero",
+		url: defaultURL, image: "millzero:" + version.Release, replicas: 3, workers: 6, secret: "s3-creds", prefix: "mz-millzero",
 	}},
 }
 

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/internal/version"
 )
 
 // The container contract (issue 11): where the binary is and who runs it.
@@ -316,17 +318,28 @@ func TestDockerignore_KeepsEveryFileTheBuildReads(t *testing.T) {
 
 // TestStaticBuild_RunsWithoutALibc builds ./cmd/millzero as the Dockerfile
 // does (CGO_ENABLED=0) and checks that the result needs no dynamic loader,
-// so that it runs in the scratch image, and that it starts.
+// so that it runs in the scratch image, that it starts, and that it names
+// the release and the commit given as the COMMIT build argument.
 func TestStaticBuild_RunsWithoutALibc(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the whole binary (a minute or more on a cold cache)")
 	}
+	const commit = "0123456789ab" // the COMMIT build argument
+	ldflags := ""
+	for _, in := range readDockerfile(t) {
+		if m := regexp.MustCompile(`-ldflags="([^"]*)"`).FindStringSubmatch(in.args); in.cmd == "RUN" && m != nil {
+			ldflags = strings.ReplaceAll(m[1], "${COMMIT}", commit)
+		}
+	}
+	if !strings.Contains(ldflags, commit) {
+		t.Errorf("the Dockerfile's go build does not link the COMMIT build argument (-ldflags %q)", ldflags)
+	}
 	bin := filepath.Join(t.TempDir(), "millzero")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/millzero")
+	cmd := exec.Command("go", "build", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, "./cmd/millzero")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("CGO_ENABLED=0 go build ./cmd/millzero: %v\n%s", err, out)
+		t.Fatalf("CGO_ENABLED=0 go build -ldflags %q ./cmd/millzero: %v\n%s", ldflags, err, out)
 	}
 	f, err := elf.Open(bin)
 	if err != nil {
@@ -344,5 +357,9 @@ func TestStaticBuild_RunsWithoutALibc(t *testing.T) {
 	out, err := exec.Command(bin, "variants").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "nine") {
 		t.Errorf("the static binary does not run: millzero variants: %v\n%s", err, out)
+	}
+	out, err = exec.Command(bin, "--version").CombinedOutput()
+	if want := "millzero v" + version.Release + " (commit " + commit; err != nil || !strings.HasPrefix(string(out), want) {
+		t.Errorf("the image's millzero --version: %v %q, want it to begin %q", err, out, want)
 	}
 }

@@ -1,6 +1,6 @@
-// Package version tells which build of millzero is running: the module
-// version and the commit it was built from, as the Go toolchain records
-// them in the binary (runtime/debug.ReadBuildInfo).
+// Package version tells which build of millzero is running: the release
+// and the commit it was built from, as the Go toolchain and the Makefile
+// record them in the binary (runtime/debug.ReadBuildInfo, -ldflags -X).
 package version
 
 import (
@@ -8,6 +8,12 @@ import (
 	"runtime/debug"
 	"strings"
 )
+
+// Release is this source tree's release number. A release is tagged
+// "v"+Release in git, the Helm chart's version and appVersion (the image
+// tag it deploys by default) are Release, and a build from a checkout
+// reports it, with its commit.
+const Release = "0.9.0"
 
 // commit is the commit the Makefile's build names with -ldflags "-X
 // github.com/millzero/millzero/internal/version.commit=HASH", for builds
@@ -24,9 +30,9 @@ func String() string {
 }
 
 // Describe is the version line of a build: "millzero VERSION (commit C,
-// DATE[, modified], GO)". VERSION is the module's version, "(devel)" for a
-// build from a checkout (go build) rather than a released module (go
-// install ...@vX); the commit and its date are those of the checkout
+// DATE[, modified], GO)". VERSION is the module's version (go install
+// ...@vX), or "v"+Release for a build from a checkout, which the toolchain
+// calls "(devel)". The commit and its date are those of the checkout
 // (vcs.revision, vcs.time), else the commit the Makefile linked in, else
 // "unknown" (built outside a checkout, or with -buildvcs=false without the
 // Makefile); "modified" says the checkout had uncommitted changes.
@@ -36,8 +42,8 @@ func Describe(info *debug.BuildInfo) string {
 		set[s.Key] = s.Value
 	}
 	v := info.Main.Version
-	if v == "" {
-		v = "(devel)"
+	if v == "" || v == "(devel)" {
+		v = "v" + Release
 	}
 	parts := []string{"commit unknown"}
 	if rev := set["vcs.revision"]; rev != "" {

@@ -1,6 +1,8 @@
 package version
 
 import (
+	"os"
+	"regexp"
 	"runtime/debug"
 	"testing"
 )
@@ -15,12 +17,30 @@ func TestDescribe_NamesTheVersionAndTheCommit(t *testing.T) {
 			"millzero v1.2.3 (commit unknown, go1.26.8)"},
 		{"a checkout with changes", debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
 			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "195fab1c"}, {Key: "vcs.time", Value: "2026-11-23T11:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
-			"millzero (devel) (commit 195fab1c, 2026-11-23T11:00:00Z, modified, go1.26.8)"},
-		{"nothing known", debug.BuildInfo{}, "millzero (devel) (commit unknown)"},
+			"millzero v" + Release + " (commit 195fab1c, 2026-11-23T11:00:00Z, modified, go1.26.8)"},
+		{"nothing known", debug.BuildInfo{}, "millzero v" + Release + " (commit unknown)"},
 	}
 	for _, c := range cases {
 		if got := Describe(&c.info); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRelease_IsTheChartsVersionAndAppVersion pins the one release number:
+// the chart deploys the image tag of the binary's own release.
+func TestRelease_IsTheChartsVersionAndAppVersion(t *testing.T) {
+	data, err := os.ReadFile("../../deploy/helm/millzero/Chart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"version", "appVersion"} {
+		m := regexp.MustCompile(`(?m)^` + key + `: "?([^"\s]+)"?$`).FindSubmatch(data)
+		switch {
+		case m == nil:
+			t.Errorf("Chart.yaml has no %s", key)
+		case string(m[1]) != Release:
+			t.Errorf("Chart.yaml %s %s, want the release %s (internal/version.Release)", key, m[1], Release)
 		}
 	}
 }
