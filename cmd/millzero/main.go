@@ -80,10 +80,22 @@ func dispatch(args []string, out, errOut io.Writer) int {
 			return int(status)
 		}
 		fmt.Fprintf(errOut, "millzero %s: %v\n", args[0], err)
+		var usage usageError
+		if errors.As(err, &usage) {
+			return 2
+		}
 		return 1
 	}
 	return 0
 }
+
+// usageError is a command line the flags cannot parse (an unknown flag, a
+// value of the wrong type): the command exits 2, as Go's flag package and
+// POSIX utilities do, where a failure of the work itself exits 1.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
 
 // exitStatus is the error of a command that has said why it stopped and
 // ends with this exit status (130: interrupted).
@@ -121,12 +133,15 @@ func newFlags(name, usageLine string, examples []string, out io.Writer) *flag.Fl
 	return fs
 }
 
-// parseFlags parses args, allowing flags after positional arguments.
+// parseFlags parses args, allowing flags after positional arguments. A
+// flag it cannot parse is a usageError (exit 2).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 			return nil, err
+		} else if err != nil {
+			return nil, usageError{err}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
