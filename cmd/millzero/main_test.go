@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/configs"
 )
 
 func runCmd(args ...string) (int, string, string) {
@@ -79,5 +81,30 @@ func TestVersion_PrintsTheModuleVersionAndCommit(t *testing.T) {
 	code, out, _ := runCmd("--version")
 	if code != 0 || !strings.HasPrefix(out, "millzero ") || !strings.Contains(out, "commit ") {
 		t.Errorf("--version: exit %d, %q", code, out)
+	}
+}
+
+func TestFlags_AnUnknownOrMalformedFlagExitsTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{"perft", "--frobnicate", "2"},
+		{"train", "--generations", "many"},
+		{"status", "--no-such-flag"},
+	} {
+		if code, _, errOut := runCmd(args...); code != 2 || !strings.Contains(errOut, strings.TrimPrefix(args[1], "-")) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 naming %s", args, code, errOut, args[1])
+		}
+	}
+}
+
+func TestHelp_TrainListsEveryEmbeddedConfig(t *testing.T) {
+	_, out, _ := runCmd("help", "train")
+	names := configs.RunNames()
+	if len(names) < 5 {
+		t.Fatalf("embedded run configs %v: want nine, nine-long, three-test and more", names)
+	}
+	for _, name := range names {
+		if !strings.Contains(out, name) {
+			t.Errorf("help train does not name the embedded config %s:\n%s", name, out)
+		}
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 
+	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/run"
 )
@@ -25,7 +27,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 		"millzero train --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --local-selfplay=false   # workers play",
 		"millzero train --run runs/p --hours 0.05 --cpuprofile cpu.pprof && go tool pprof -top bin/millzero cpu.pprof",
 	}, out)
-	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one (nine, nine-long, three-test); default: the embedded nine config")
+	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one ("+strings.Join(configs.RunNames(), ", ")+"); default: the embedded nine config")
 	runPath := fs.String("run", "", "run directory or store URL (s3://, gs://, azblob://, file://), created if new and resumed if not (default runs/VARIANT)")
 	local := fs.Bool("local-selfplay", true, "play the generation's games here too; false waits for millzero selfplay --follow workers")
 	cache := cacheFlag(fs)
