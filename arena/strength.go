@@ -169,11 +169,13 @@ func ThrownEndgames(v *engine.Variant, tables mcts.Prover, player string, recs [
 }
 
 // pentaElo is the Elo difference of a mean score and its 95% interval from
-// the variance of the pair scores in p. A score of 0 or 1 has no finite
-// Elo and its pairs no variance: the Elo is taken a quarter pair from the
-// edge, the bound towards the middle is the rule of three's (with no pair
-// won, the 95% upper bound of the score is 3/pairs), and it is said to be
-// clamped.
+// the variance of the pair scores in p, in Wilson's form: the score
+// interval is Wilson's score interval with the pairs' variance in place of
+// a coin's, so that it is never of zero width, even when every pair scored
+// alike (all drawn, or every pair split: a variance of 0). A score of 0 or
+// 1 has no finite Elo: the Elo is taken a quarter pair from the edge, the
+// bound towards the middle is the rule of three's (with no pair won, the
+// 95% upper bound of the score is 3/pairs), and it is said to be clamped.
 func pentaElo(p Penta, score float64) (elo, low, high float64, clamped bool) {
 	n := float64(p.Pairs())
 	if n == 0 {
@@ -187,7 +189,9 @@ func pentaElo(p Penta, score float64) (elo, low, high float64, clamped bool) {
 	}
 	mean /= n
 	variance := max(sq/n-mean*mean, 0)
-	half := 1.96 * math.Sqrt(variance/n)
+	const z = 1.96
+	center := (score + z*z/(2*n)) / (1 + z*z/n)
+	half := z / (1 + z*z/n) * math.Sqrt(variance/n+z*z/(4*n*n))
 	edge := 1 / (4 * n)
 	clamp := func(s float64) float64 { return min(max(s, edge), 1-edge) }
 	switch {
@@ -198,7 +202,7 @@ func pentaElo(p Penta, score float64) (elo, low, high float64, clamped bool) {
 		elo = logisticElo(1 - edge)
 		return elo, logisticElo(clamp(max(1-3/n, 0.5))), elo, true
 	}
-	return logisticElo(score), logisticElo(clamp(score - half)), logisticElo(clamp(score + half)), false
+	return logisticElo(score), logisticElo(clamp(center - half)), logisticElo(clamp(center + half)), false
 }
 
 // logisticElo is the Elo difference whose expected score is s, 0 < s < 1.

@@ -57,7 +57,8 @@ func TestStrengthOf_CountsPairsBlockadesAndIgnoresOtherPlayers(t *testing.T) {
 
 func TestStrengthOf_IntervalFromPairVariance(t *testing.T) {
 	// 10 pairs: 5 won twice (pair score 1), 5 split (1/2): mean 0.75,
-	// pair-score variance 1/16, so the half-width is 1.96*sqrt(1/160).
+	// pair-score variance 1/16; Wilson's interval with it: the center
+	// (0.75+z²/20)/(1+z²/10), the half-width z/(1+z²/10)*sqrt(1/160+z²/400).
 	var recs []Record
 	for i := int32(0); i < 10; i++ {
 		second := 1.0
@@ -67,14 +68,16 @@ func TestStrengthOf_IntervalFromPairVariance(t *testing.T) {
 		recs = append(recs, rec(i, 0, "m", "ab", 1, engine.TooFewPieces, 50), rec(i, 1, "m", "ab", second, engine.TooFewPieces, 50))
 	}
 	row := StrengthOf("m", "ab", recs)
-	half := 1.96 * math.Sqrt(1.0/160)
+	const z = 1.96
+	center := (0.75 + z*z/20) / (1 + z*z/10)
+	half := z / (1 + z*z/10) * math.Sqrt(1.0/160+z*z/400)
 	if want := logisticElo(0.75); math.Abs(row.Elo-want) > 1e-9 {
 		t.Errorf("Elo %v, want %v", row.Elo, want)
 	}
-	if want := logisticElo(0.75 - half); math.Abs(row.Low-want) > 1e-9 {
+	if want := logisticElo(center - half); math.Abs(row.Low-want) > 1e-9 {
 		t.Errorf("low %v, want %v", row.Low, want)
 	}
-	if want := logisticElo(0.75 + half); math.Abs(row.High-want) > 1e-9 {
+	if want := logisticElo(center + half); math.Abs(row.High-want) > 1e-9 {
 		t.Errorf("high %v, want %v", row.High, want)
 	}
 }
@@ -176,5 +179,30 @@ func TestStrength_ThrownEndgamesAreLossesThroughAHeldTablePosition(t *testing.T)
 	}
 	if _, err := ThrownEndgames(v, drawAtPly(20), "random", bad[:1]); err == nil {
 		t.Error("a record whose moves do not replay: no error")
+	}
+}
+
+func TestPentaElo_EveryScoreHasAnIntervalOfSomeWidth(t *testing.T) {
+	cases := []struct {
+		name  string
+		p     Penta
+		score float64
+	}{
+		{"every pair split (a variance of 0)", Penta{0, 0, 50, 0, 0}, 0.5},
+		{"every pair drawn twice over, 3 pairs", Penta{0, 0, 3, 0, 0}, 0.5},
+		{"every pair three quarters", Penta{0, 0, 0, 40, 0}, 0.75},
+		{"a usual spread", Penta{5, 10, 20, 10, 5}, 0.5},
+	}
+	for _, c := range cases {
+		elo, low, high, clamped := pentaElo(c.p, c.score)
+		if clamped || !(low < elo && elo < high) || high-low < 1 {
+			t.Errorf("%s: Elo %+.1f [%+.1f, %+.1f] (clamped %v): want an interval around it at least 1 Elo wide", c.name, elo, low, high, clamped)
+		}
+	}
+	// More pairs alike narrow the interval.
+	_, l3, h3, _ := pentaElo(Penta{0, 0, 3, 0, 0}, 0.5)
+	_, l50, h50, _ := pentaElo(Penta{0, 0, 50, 0, 0}, 0.5)
+	if h50-l50 >= h3-l3 {
+		t.Errorf("50 split pairs: [%+.0f, %+.0f], not narrower than 3's [%+.0f, %+.0f]", l50, h50, l3, h3)
 	}
 }
