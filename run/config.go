@@ -437,6 +437,25 @@ func (g GateConfig) Decision(res arena.GateResult) string {
 	return "rejected"
 }
 
+// Why says why the gate decided as Decision does, in words and numbers:
+// which bound of the SPRT the log-likelihood ratio crossed, or that the
+// game limit came first.
+func (g GateConfig) Why(res arena.GateResult) string {
+	bounds := fmt.Sprintf("LLR %.2f, bounds [%.2f, %.2f]", res.LLR, res.Lower, res.Upper)
+	switch g.Decision(res) {
+	case "ungated":
+		return "no gate: every candidate becomes the best"
+	case "accepted":
+		return fmt.Sprintf("better than the best by the SPRT (%s)", bounds)
+	case "accepted-leaning":
+		return fmt.Sprintf("the game limit (%d) reached undecided, leaning better (%s)", g.MaxGames, bounds)
+	}
+	if res.Decision == arena.AcceptH0 {
+		return fmt.Sprintf("no better than the best by the SPRT (%s)", bounds)
+	}
+	return fmt.Sprintf("the game limit (%d) reached undecided (%s)", g.MaxGames, bounds)
+}
+
 // GateSearch is the search of the gate's and the ladder's models: the run's
 // self-play search with gate.simulations visits, no root noise, the most
 // visited action.

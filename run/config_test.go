@@ -52,6 +52,29 @@ func TestGateDecision_UndecidedLeaningIsAnOption(t *testing.T) {
 	}
 }
 
+func TestGateWhy_SaysWhichBoundOrTheGameLimitDecided(t *testing.T) {
+	cases := []struct {
+		d       arena.Decision
+		llr     float64
+		leaning bool
+		want    string
+	}{
+		{arena.AcceptH1, 3, false, "better than the best by the SPRT (LLR 3.00, bounds [-2.94, 2.94])"},
+		{arena.AcceptH0, -3, false, "no better than the best by the SPRT"},
+		{arena.Continue, 0.72, false, "the game limit (80) reached undecided (LLR 0.72"},
+		{arena.Continue, 0.72, true, "the game limit (80) reached undecided, leaning better"},
+	}
+	for _, c := range cases {
+		res := arena.GateResult{Decision: c.d, LLR: c.llr, Lower: -2.94, Upper: 2.94}
+		if got := (GateConfig{MaxGames: 80, AcceptLean: c.leaning}).Why(res); !strings.HasPrefix(got, c.want) {
+			t.Errorf("decision %v, LLR %v, accept_leaning %v: %q, want it to begin %q", c.d, c.llr, c.leaning, got, c.want)
+		}
+	}
+	if got := (GateConfig{}).Why(arena.GateResult{}); !strings.Contains(got, "no gate") {
+		t.Errorf("max_games 0: %q, want it to say there is no gate", got)
+	}
+}
+
 func TestConfig_TablebaseMustBeADirectory(t *testing.T) {
 	c, _, err := LoadConfig("")
 	if err != nil {

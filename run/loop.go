@@ -510,7 +510,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies(), t.meanEntropy()); err != nil {
 		return err
 	}
-	l.prog.Done("generation %d: %s %s (LLR %.2f, %s %s); best %s, Elo %.0f", g, ModelName(g+1), decision, res.LLR, res.Unit(), res.Counts(), ModelName(best), eloBest)
+	l.prog.Done("generation %d: %s %s: %s, %s %s; best %s, Elo %.0f", g, ModelName(g+1), decision, l.cfg.Gate.Why(res), res.Unit(), res.Counts(), ModelName(best), eloBest)
 	l.forget(best)
 	l.stale = true
 	if n := l.cfg.Loop.Generations; time.Since(l.plotted) >= plotEvery || n > 0 && g+1 >= n {
