@@ -60,18 +60,18 @@ func NewGraph(n *Network, batch int) (*Graph, error) {
 		ones[i] = 1
 	}
 	one := G.NewConstant(tensor.New(tensor.WithShape(batch, 1), tensor.WithBacking(ones)), G.WithName("ones"))
-	aff := func(x *G.Node, l layer) (*G.Node, error) {
-		xw, err := G.Mul(x, gr.Params[l.w])
+	aff := func(x *G.Node, l Layer) (*G.Node, error) {
+		xw, err := G.Mul(x, gr.Params[l.W])
 		if err != nil {
-			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w].Name, err)
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.W].Name, err)
 		}
-		bias, err := G.Mul(one, gr.Params[l.w+1])
+		bias, err := G.Mul(one, gr.Params[l.W+1])
 		if err != nil {
-			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w+1].Name, err)
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.W+1].Name, err)
 		}
 		y, err := G.Add(xw, bias)
 		if err != nil {
-			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w+1].Name, err)
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.W+1].Name, err)
 		}
 		return y, nil
 	}
@@ -80,13 +80,13 @@ func NewGraph(n *Network, batch int) (*Graph, error) {
 	block := h // the input of the current residual block
 	var err error
 	for _, l := range ls[:len(ls)-2] {
-		if !l.residual {
+		if !l.Residual {
 			block = h
 		}
 		if h, err = aff(h, l); err != nil {
 			return nil, err
 		}
-		if l.residual {
+		if l.Residual {
 			if h, err = G.Add(h, block); err != nil {
 				return nil, fmt.Errorf("graph: skip connection: %w", err)
 			}
