@@ -8,10 +8,10 @@ import (
 
 // Forward evaluates a network on batches of feature vectors without
 // Gorgonia: row-major products on the AVX2 FMA kernels of gemmAcc, on the
-// calling goroutine, the same arithmetic as the training graph
-// (TestForwardMatchesGraph). It holds the scratch for batches of up to its
-// capacity, so Run allocates nothing. A Forward is for one goroutine; many
-// may share one Network.
+// calling goroutine, the same arithmetic as the training graph (package
+// train's TestForwardMatchesGraph). It holds the scratch for batches of up
+// to its capacity, so Run allocates nothing. A Forward is for one
+// goroutine; many may share one Network.
 type Forward struct {
 	net             *Network
 	max             int

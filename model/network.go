@@ -1,7 +1,9 @@
 // Package model is the network that guides the search: the feature
-// encoder, a residual MLP with a policy and an outcome head, its Gorgonia
-// graph for training, an allocation-free forward pass for self-play, and
-// checkpoints in the safetensors format.
+// encoder, a residual MLP with a policy and an outcome head, an
+// allocation-free forward pass on our own kernels for self-play and play,
+// and checkpoints in the safetensors format. It does not link Gorgonia:
+// the training graph, which Gorgonia builds and differentiates, is
+// package train's.
 package model
 
 import (
