@@ -111,8 +111,7 @@ type worker struct {
 // process-wide BLAS is left as it is), each product on the calling
 // goroutine. With more than one worker they keep the cores busy; a
 // trainer of one worker on several cores splits its graph's larger
-// products over them on helper goroutines of its own (a splitter),
-// started here.
+// products over them on goroutines of its own (a splitter), started here.
 func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	return newWith(v, net, c, defaultBackend())
 }
