@@ -8,16 +8,18 @@ import (
 
 // Forward evaluates a network on batches of feature vectors without
 // Gorgonia: row-major products on the AVX2 FMA kernels of gemmAcc, on the
-// calling goroutine, the same arithmetic as the training graph
-// (TestForwardMatchesGraph). It holds the scratch for batches of up to its
-// capacity, so Run allocates nothing. A Forward is for one goroutine; many
-// may share one Network.
+// calling goroutine, the same arithmetic as the training graph (package
+// train's TestForwardMatchesGraph). It holds the scratch for batches of up
+// to its capacity, so Run allocates nothing. A Forward is for one
+// goroutine; many may share one Network.
 type Forward struct {
-	net  *Network
-	max  int
-	h, t []float32 // hidden activations, max × Width
-	pt   []float32 // the policy head's weights transposed, Actions × Width, for Logit
-	vt   []float32 // the outcome head's weights transposed, Outcomes × Width, for Trunk
+	net             *Network
+	max             int
+	trunk           []Layer   // Arch.Trunk
+	policy, outcome Layer     // Arch.Heads
+	h, t            []float32 // hidden activations, max × Width
+	pt              []float32 // the policy head's weights transposed, Actions × Width, for Logit
+	vt              []float32 // the outcome head's weights transposed, Outcomes × Width, for Trunk
 }
 
 // NewForward is a forward pass of n for batches of up to maxBatch
@@ -29,8 +31,10 @@ func NewForward(n *Network, maxBatch int) *Forward {
 		maxBatch = 1
 	}
 	a := n.Arch
-	return &Forward{net: n, max: maxBatch, h: make([]float32, maxBatch*a.Width), t: make([]float32, maxBatch*a.Width),
-		pt: transposed(n.Params[2+4*a.Blocks].Data, a.Width, a.Actions), vt: transposed(n.Params[4+4*a.Blocks].Data, a.Width, a.Outcomes)}
+	pol, out := a.Heads()
+	return &Forward{net: n, max: maxBatch, trunk: a.Trunk(), policy: pol, outcome: out,
+		h: make([]float32, maxBatch*a.Width), t: make([]float32, maxBatch*a.Width),
+		pt: transposed(n.Params[pol.W].Data, pol.In, pol.Out), vt: transposed(n.Params[out.W].Data, out.In, out.Out)}
 }
 
 // transposed is the cols × rows transpose of the row-major rows × cols m.
@@ -61,10 +65,9 @@ func (f *Forward) Run(x []float32, batch int, policy, outcome []float32) error {
 	if len(policy) < batch*a.Actions {
 		return fmt.Errorf("forward pass: policy buffer %d for %d positions: want %d", len(policy), batch, batch*a.Actions)
 	}
-	h := f.trunk(x, batch)
-	p, i := f.net.Params, 2+4*a.Blocks
-	affine(policy, h, batch, a.Width, a.Actions, p[i].Data, p[i+1].Data, false, false)
-	affine(outcome, h, batch, a.Width, a.Outcomes, p[i+2].Data, p[i+3].Data, false, false)
+	h := f.runTrunk(x, batch)
+	f.layer(policy, h, batch, f.policy)
+	f.layer(outcome, h, batch, f.outcome)
 	return nil
 }
 
@@ -78,9 +81,9 @@ func (f *Forward) Trunk(x []float32, batch int, outcome []float32) error {
 	if err := f.check(x, batch, outcome); err != nil {
 		return err
 	}
-	h := f.trunk(x, batch)
+	h := f.runTrunk(x, batch)
 	a := f.net.Arch
-	w, bias := a.Width, f.net.Params[2+4*a.Blocks+3].Data // the heads' tensors follow the blocks': policy W, b, outcome W, b
+	w, bias := a.Width, f.net.Params[f.outcome.W+1].Data
 	// The outcome head as a few dot products a position: a product of so
 	// few columns would take the GEMM's scalar edge path.
 	for r := 0; r < batch; r++ {
@@ -105,19 +108,29 @@ func (f *Forward) check(x []float32, batch int, outcome []float32) error {
 	return nil
 }
 
-// trunk runs the input layer and the residual blocks on batch positions
-// and returns their last activations (batch × Width, the heads' input).
-func (f *Forward) trunk(x []float32, batch int) []float32 {
-	a := f.net.Arch
-	p, w := f.net.Params, a.Width
+// runTrunk runs the trunk's layers (the input layer and the residual
+// blocks) on batch positions and returns their last activations (batch ×
+// Width, the heads' input). A block's input stays in h while its first
+// layer writes t; its second layer adds t's product to it.
+func (f *Forward) runTrunk(x []float32, batch int) []float32 {
+	w := f.net.Arch.Width
 	h, t := f.h[:batch*w], f.t[:batch*w]
-	affine(h, x, batch, a.Inputs, w, p[0].Data, p[1].Data, false, true)
-	for b := 0; b < a.Blocks; b++ {
-		i := 2 + 4*b
-		affine(t, h, batch, w, w, p[i].Data, p[i+1].Data, false, true)
-		affine(h, t, batch, w, w, p[i+2].Data, p[i+3].Data, true, true)
+	f.layer(h, x, batch, f.trunk[0])
+	for _, l := range f.trunk[1:] {
+		if l.Residual {
+			f.layer(h, t, batch, l)
+		} else {
+			f.layer(t, h, batch, l)
+		}
 	}
 	return h
+}
+
+// layer runs l on rows positions of x into dst, adding what dst holds
+// (the block's input) if l is Residual.
+func (f *Forward) layer(dst, x []float32, rows int, l Layer) {
+	p := f.net.Params
+	affine(dst, x, rows, l.In, l.Out, p[l.W].Data, p[l.W+1].Data, l.Residual, l.ReLU)
 }
 
 // Logit is the policy logit of action index k for position r of the last
@@ -125,7 +138,7 @@ func (f *Forward) trunk(x []float32, batch int) []float32 {
 // hidden activations with the action's weights.
 func (f *Forward) Logit(r, k int) float32 {
 	w := f.net.Arch.Width
-	return f.net.Params[2+4*f.net.Arch.Blocks+1].Data[k] + vek32.Dot(f.h[r*w:(r+1)*w], f.pt[k*w:(k+1)*w])
+	return f.net.Params[f.policy.W+1].Data[k] + vek32.Dot(f.h[r*w:(r+1)*w], f.pt[k*w:(k+1)*w])
 }
 
 // affine sets dst (rows×out) to x·w + bias, or with residual to

@@ -4,17 +4,19 @@ package model
 // leading dimensions lda, ldb, ldc. The caller guarantees the slices hold
 // their shapes. It runs on the calling goroutine and allocates nothing.
 func gemmAcc(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	gemmAccStrided(m, n, k, a, lda, 1, b, ldb, c, ldc)
+	GemmAccStrided(m, n, k, a, lda, 1, b, ldb, c, ldc)
 }
 
-// gemmAccStrided is gemmAcc with A[i, p] at a[i·rs + p·ks]: rs = lda, ks = 1
-// for a row-major A, rs = 1, ks = lda for the transpose of a row-major
-// k×m matrix. On AVX2 FMA CPUs blocks of 6 rows × 16 columns run in the
-// assembly kernel (twelve 8-wide accumulators, about 6 cycles per 192
+// GemmAccStrided adds A·B to C as gemmAcc does, with A[i, p] at
+// a[i·rs + p·ks]: rs = lda, ks = 1 for a row-major A, rs = 1, ks = lda for
+// the transpose of a row-major k×m matrix. It is the product of inference
+// and of the trainer's BLAS, on the calling goroutine, allocating nothing.
+// On AVX2 FMA CPUs blocks of 6 rows × 16 columns run in the assembly
+// kernel (twelve 8-wide accumulators, about 6 cycles per 192
 // multiply-adds), or of 6 rows × 32 columns with AVX-512F (twelve 16-wide
 // accumulators), the rows left over in 4-, 2- and 1-row kernels, and the
 // last n mod 16 columns in Go.
-func gemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
+func GemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
 	if m == 0 || n == 0 || k == 0 {
 		return
 	}
@@ -62,7 +64,7 @@ func gemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, 
 	gemmAccGo(m, n16, n, k, a, rs, ks, b, ldb, c, ldc)
 }
 
-// gemmAccGo is gemmAccStrided in plain Go for the columns n0..n-1 of C
+// gemmAccGo is GemmAccStrided in plain Go for the columns n0..n-1 of C
 // only: the kernels' leftovers, or everything without AVX2 FMA.
 func gemmAccGo(m, n0, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
 	if n0 >= n {

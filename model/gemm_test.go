@@ -52,7 +52,7 @@ func TestGemmAccStridedReadsATransposed(t *testing.T) {
 		want := randomSlice(rng, c.m*c.n)
 		got := append([]float32(nil), want...)
 		gonum.Implementation{}.Sgemm(blas.Trans, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, c.n, 1, want, c.n)
-		gemmAccStrided(c.m, c.n, c.k, a, 1, lda, b, c.n, got, c.n)
+		GemmAccStrided(c.m, c.n, c.k, a, 1, lda, b, c.n, got, c.n)
 		if d := maxRelDiff(got, want); d > 1e-4 {
 			t.Errorf("%dx%dx%d: max relative difference from gonum %g", c.m, c.n, c.k, d)
 		}

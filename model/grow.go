@@ -32,18 +32,18 @@ func EmbedParams(a, b Arch, src [][]float32) ([][]float32, error) {
 	}
 	dst := make([][]float32, 2*len(lb))
 	for i, l := range lb {
-		dst[2*i] = make([]float32, l.in*l.out)
-		dst[2*i+1] = make([]float32, l.out)
+		dst[2*i] = make([]float32, l.In*l.Out)
+		dst[2*i+1] = make([]float32, l.Out)
 	}
 	for i, l := range la {
 		j := grownLayer(a, b, i)
 		w, bias := src[2*i], src[2*i+1]
-		if len(w) != l.in*l.out || len(bias) != l.out {
-			return nil, fmt.Errorf("grow %v to %v: tensor %d has %d values, want %d", a, b, 2*i, len(w), l.in*l.out)
+		if len(w) != l.In*l.Out || len(bias) != l.Out {
+			return nil, fmt.Errorf("grow %v to %v: tensor %d has %d values, want %d", a, b, 2*i, len(w), l.In*l.Out)
 		}
-		out := lb[j].out
-		for r := 0; r < l.in; r++ {
-			copy(dst[2*j][r*out:r*out+l.out], w[r*l.out:(r+1)*l.out])
+		out := lb[j].Out
+		for r := 0; r < l.In; r++ {
+			copy(dst[2*j][r*out:r*out+l.Out], w[r*l.Out:(r+1)*l.Out])
 		}
 		copy(dst[2*j+1], bias)
 	}
@@ -86,21 +86,21 @@ func Grow(n *Network, c Config, rng *rand.Rand) (*Network, error) {
 	for j, l := range b.layers() {
 		newBlock := j > 2*a.Blocks && j <= 2*b.Blocks
 		switch {
-		case !l.relu:
+		case !l.ReLU:
 			continue // heads: their outputs are the old ones, the added rows stay zero
-		case newBlock && l.residual:
+		case newBlock && l.Residual:
 			continue // zero: the added block starts as the identity
 		}
-		w, std := g.Params[l.w].Data, l.initStd()
+		w, std := g.Params[l.W].Data, l.initStd()
 		// The added output units of this layer, or all of an added block's
 		// first layer, take random incoming weights.
 		from := a.Width
 		if newBlock {
 			from = 0
 		}
-		for r := 0; r < l.in; r++ {
-			row := w[r*l.out : (r+1)*l.out]
-			for k := from; k < l.out; k++ {
+		for r := 0; r < l.In; r++ {
+			row := w[r*l.Out : (r+1)*l.Out]
+			for k := from; k < l.Out; k++ {
 				row[k] = float32(rng.NormFloat64() * std)
 			}
 		}

@@ -40,11 +40,6 @@ func TestGrowComputesTheSameFunction(t *testing.T) {
 		if d := maxRelDiff(gotO, wantO); d > 1e-6 {
 			t.Errorf("grow to %+v: outcome logits moved by %g", c, d)
 		}
-		// The graph the trainer builds computes the same as the forward pass.
-		gp, _ := runGraph(t, g, x, batch)
-		if d := maxRelDiff(gp, wantP); d > 1e-4 {
-			t.Errorf("grow to %+v: the graph's policy logits differ by %g", c, d)
-		}
 	}
 }
 

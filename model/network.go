@@ -1,7 +1,9 @@
 // Package model is the network that guides the search: the feature
-// encoder, a residual MLP with a policy and an outcome head, its Gorgonia
-// graph for training, an allocation-free forward pass for self-play, and
-// checkpoints in the safetensors format.
+// encoder, a residual MLP with a policy and an outcome head, an
+// allocation-free forward pass on our own kernels for self-play and play,
+// and checkpoints in the safetensors format. It does not link Gorgonia:
+// the training graph, which Gorgonia builds and differentiates, is
+// package train's.
 package model
 
 import (
@@ -62,34 +64,49 @@ func (a Arch) String() string {
 	return s
 }
 
-// layer is one affine map of the network: params[w] is In×Out row-major,
-// params[w+1] its bias.
-type layer struct {
-	w        int // index of the weight in Network.Params; the bias follows
-	in, out  int
-	relu     bool // a ReLU follows (after the skip connection, if any)
-	residual bool // the layer's input block is added before the ReLU
+// Layer is one affine map of the network: Params[W] is In×Out row-major,
+// Params[W+1] its bias.
+type Layer struct {
+	W        int // index of the weight in Network.Params; the bias follows
+	In, Out  int
+	ReLU     bool // a ReLU follows (after the skip connection, if any)
+	Residual bool // the input of the layer's block is added before the ReLU
 }
 
 // layers lists the affine maps in evaluation order: the input layer, two per
 // block, the policy head, the outcome head.
-func (a Arch) layers() []layer {
-	ls := []layer{{w: 0, in: a.Inputs, out: a.Width, relu: true}}
+func (a Arch) layers() []Layer {
+	ls := []Layer{{W: 0, In: a.Inputs, Out: a.Width, ReLU: true}}
 	for b := 0; b < a.Blocks; b++ {
 		ls = append(ls,
-			layer{w: len(ls) * 2, in: a.Width, out: a.Width, relu: true},
-			layer{w: len(ls)*2 + 2, in: a.Width, out: a.Width, relu: true, residual: true})
+			Layer{W: len(ls) * 2, In: a.Width, Out: a.Width, ReLU: true},
+			Layer{W: len(ls)*2 + 2, In: a.Width, Out: a.Width, ReLU: true, Residual: true})
 	}
-	ls = append(ls, layer{w: len(ls) * 2, in: a.Width, out: a.Actions},
-		layer{w: len(ls)*2 + 2, in: a.Width, out: a.Outcomes})
+	ls = append(ls, Layer{W: len(ls) * 2, In: a.Width, Out: a.Actions},
+		Layer{W: len(ls)*2 + 2, In: a.Width, Out: a.Outcomes})
 	return ls
+}
+
+// Trunk is the layers the heads read from, in evaluation order: the input
+// layer, then the two of each residual block (the second Residual). Each is
+// followed by a ReLU; the last one's output is the heads' input.
+func (a Arch) Trunk() []Layer {
+	ls := a.layers()
+	return ls[:len(ls)-2]
+}
+
+// Heads is the policy head (Width to Actions logits) and the outcome head
+// (Width to Outcomes logits), the last two layers.
+func (a Arch) Heads() (policy, outcome Layer) {
+	ls := a.layers()
+	return ls[len(ls)-2], ls[len(ls)-1]
 }
 
 // MACs is the number of multiply-adds of the forward pass for one position.
 func (a Arch) MACs() int {
 	n := 0
 	for _, l := range a.layers() {
-		n += l.in * l.out
+		n += l.In * l.Out
 	}
 	return n
 }
@@ -98,7 +115,7 @@ func (a Arch) MACs() int {
 func (a Arch) ParamCount() int {
 	n := 0
 	for _, l := range a.layers() {
-		n += l.in*l.out + l.out
+		n += l.In*l.Out + l.Out
 	}
 	return n
 }
@@ -124,7 +141,7 @@ type Network struct {
 	// than looked up by name; "" for networks of older checkpoints.
 	Spec   string
 	Arch   Arch    // Arch.Encoder is the feature encoder the weights were trained with
-	Params []Param // in the order of Arch.layers: weight, bias, weight, ...
+	Params []Param // in the order of the layers (Arch.Trunk, then Arch.Heads): weight, bias, weight, ...
 }
 
 // paramNames names the tensors of each layer, as in the checkpoints.
@@ -144,8 +161,8 @@ func (a Arch) zeroParams() []Param {
 	var ps []Param
 	for i, l := range a.layers() {
 		ps = append(ps,
-			Param{Name: names[2*i], Shape: []int{l.in, l.out}, Data: make([]float32, l.in*l.out)},
-			Param{Name: names[2*i+1], Shape: []int{l.out}, Data: make([]float32, l.out)})
+			Param{Name: names[2*i], Shape: []int{l.In, l.Out}, Data: make([]float32, l.In*l.Out)},
+			Param{Name: names[2*i+1], Shape: []int{l.Out}, Data: make([]float32, l.Out)})
 	}
 	return ps
 }
@@ -162,7 +179,7 @@ func New(variant string, a Arch, rng *rand.Rand) (*Network, error) {
 	n := &Network{Variant: variant, Arch: a, Params: a.zeroParams()}
 	for _, l := range a.layers() {
 		std := l.initStd()
-		w := n.Params[l.w].Data
+		w := n.Params[l.W].Data
 		for i := range w {
 			w[i] = float32(rng.NormFloat64() * std)
 		}
@@ -171,14 +188,14 @@ func New(variant string, a Arch, rng *rand.Rand) (*Network, error) {
 }
 
 // initStd is the deviation of the random initial weights of l (New, Grow).
-func (l layer) initStd() float64 {
+func (l Layer) initStd() float64 {
 	switch {
-	case l.residual:
-		return 0.25 * math.Sqrt(2/float64(l.in))
-	case !l.relu:
-		return math.Sqrt(1 / float64(l.in))
+	case l.Residual:
+		return 0.25 * math.Sqrt(2/float64(l.In))
+	case !l.ReLU:
+		return math.Sqrt(1 / float64(l.In))
 	}
-	return math.Sqrt(2 / float64(l.in))
+	return math.Sqrt(2 / float64(l.In))
 }
 
 // Tiny is the magnitude below which weights are set to zero: far above

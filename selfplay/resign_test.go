@@ -114,8 +114,7 @@ func TestResign_ThePlayoutShareCountsFalseResignations(t *testing.T) {
 }
 
 // gameRecord is the recorded positions of a worker's games, keyed by the
-// game's number and ply (game ids differ between runs in their random
-// prefix only).
+// game's number and ply.
 func gameRecord(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}

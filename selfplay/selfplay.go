@@ -2,8 +2,6 @@ package selfplay
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -27,7 +25,7 @@ type Job struct {
 	Generation int    // the run's generation the games are for; shards go to GenerationDir(GamesDir, Generation)
 	Model      int    // the model generation playing (0: none, rollouts); shards record it under ModelKey
 	GamesDir   string // the run's games directory
-	Seed       uint64 // seeds the searches and move choice (game ids are random regardless)
+	Seed       uint64 // seeds the searches, the move choice and the game ids (gameIDPrefix)
 
 	// NewEvaluator makes worker i's evaluator (each worker calls it once,
 	// from its own goroutine). Nil plays generation 0: uniform priors and
@@ -270,15 +268,11 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 	if err != nil {
 		return fmt.Errorf("selfplay worker %d: evaluator: %w", i, err)
 	}
-	var nonce [6]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		return fmt.Errorf("selfplay worker %d: game id: %w", i, err)
-	}
 	w := &worker{job: job, c: c, rng: mrand.New(mrand.NewPCG(job.Seed, uint64(i))),
 		resRng: mrand.New(mrand.NewPCG(job.Seed^0x72657369676e, uint64(i))),
 		egRng:  mrand.New(mrand.NewPCG(job.Seed^0x656e6467616d65, uint64(i))),
 		egMats: endgameMaterials(v, job.Settings.EndgamePieces),
-		prefix: hex.EncodeToString(nonce[:]) + "-" + strconv.Itoa(i) + "-"}
+		prefix: gameIDPrefix(job.Seed, i)}
 	pool := mcts.NewPool(v, &timedEvaluator{inner: eval, c: c})
 	var slots []*slot
 	for k := 0; k < job.Settings.GamesInFlight && w.claim(); k++ {
@@ -360,6 +354,20 @@ func (w *worker) claim() bool {
 		return false
 	}
 	return true
+}
+
+// gameIDPrefix begins the ids of worker i's games: 12 hex digits hashed
+// from the job's seed and i, then i. The ids are as unique as the seeds
+// (the loop seeds each round apart, a following worker from the clock
+// and its process id), and a seeded run names its games alike every time:
+// the validation split, taken by game id, is then the same, and so is
+// the training.
+func gameIDPrefix(seed uint64, i int) string {
+	h := seed ^ uint64(i)*0x9e3779b97f4a7c15 // splitmix64
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	h ^= h >> 31
+	return fmt.Sprintf("%012x-%d-", h>>16, i)
 }
 
 func (w *worker) newGame(sl *slot) (*slot, error) {

@@ -2,9 +2,11 @@ package selfplay
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -390,4 +392,36 @@ func TestRun_GumbelRootRecordsTheImprovedPolicy(t *testing.T) {
 	}
 	t.Logf("%d positions, mean KL of the target from the prior %.3f nats, target entropy %.3f", n, stats.MeanPolicyKL(),
 		stats.MeanTargetEntropy())
+}
+
+// A job's game ids follow its seed: the same seed names the games alike
+// (so a seeded run splits training and validation games alike every
+// time), another seed names them apart.
+func TestRun_GameIDsFollowTheSeed(t *testing.T) {
+	v, err := engine.Load("three")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := smallSettings()
+	set.Workers = 1
+	ids := func(seed uint64) map[string]bool {
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 3, GamesDir: dir, Seed: seed}); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, s := range readSamples(t, dir) {
+			out[s.GameID] = true
+		}
+		return out
+	}
+	a, b, c := ids(5), ids(5), ids(6)
+	if len(a) != 3 || !maps.Equal(a, b) {
+		t.Errorf("seed 5 twice: game ids %v and %v, want the same 3", slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b)))
+	}
+	for id := range c {
+		if a[id] {
+			t.Errorf("game id %s under seeds 5 and 6", id)
+		}
+	}
 }

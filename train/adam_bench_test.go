@@ -19,15 +19,12 @@ func BenchmarkAdamUpdate(b *testing.B) {
 		p[0].Data[i] = float32(rng.NormFloat64() * 0.05)
 		g[0][i] = float32(rng.NormFloat64() * 0.01)
 	}
-	have := haveAdamKernel
-	defer func() { haveAdamKernel = have }()
 	for _, kernel := range []bool{true, false} {
-		if kernel && !have {
+		if kernel && !haveAVX2() {
 			continue
 		}
 		b.Run(map[bool]string{true: "kernel", false: "go"}[kernel], func(b *testing.B) {
-			haveAdamKernel = kernel
-			o := newOptimizer(DefaultConfig(), p)
+			o := newOptimizer(DefaultConfig(), p, kernel)
 			for b.Loop() {
 				step(o, p, g, 1e-3)
 			}

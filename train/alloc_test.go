@@ -67,39 +67,6 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 	}
 }
 
-// After the first run every op of the trainer's graphs runs as one of
-// our kernels (a node without one would run Gorgonia's op, which
-// allocates): the test names any node left to Gorgonia.
-func TestEveryOpOfTheTrainingGraphHasAKernel(t *testing.T) {
-	v := mustVariant(t, "nine")
-	c := DefaultConfig()
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	samples := randomSamples(t, v, 48, 6)
-	for _, threads := range []int{1, 2} { // 1: the products split over 2 cores
-		c.BatchSize = 48
-		c.Threads = threads
-		tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 64, Blocks: 2}, 3), c)
-		if _, err := tr.Step(samples); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tr.Loss(samples); err != nil {
-			t.Fatal(err)
-		}
-		for w, wk := range tr.workers {
-			for _, m := range []*machine{wk.m, wk.mLoss} {
-				if m.kern == nil {
-					t.Fatalf("threads=%d: worker %d: a machine was not compiled after its first run", threads, w)
-				}
-				for i, op := range m.op {
-					if op != nil && m.kern[i] == nil {
-						t.Errorf("threads=%d: worker %d: node %s (%T %v) has no kernel", threads, w, m.nodes[i].Name(), op, op)
-					}
-				}
-			}
-		}
-	}
-}
-
 // A kernel is kept only if it gives the value Gorgonia's op gave on the
 // first run, bit for bit; one that does not is dropped and the op's value
 // put back.

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas/gonum"
-	G "gorgonia.org/gorgonia"
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
@@ -95,16 +94,16 @@ func benchStep(b *testing.B, nc model.Config, batchSize, threads int, ema float6
 	b.ReportMetric(sps*3*2*float64(net.Arch.MACs())/1e9, "GFLOP/s")
 }
 
-// BenchmarkTrainStepGonumBLAS is BenchmarkTrainStep with gonum's pure-Go
-// Sgemm, the baseline the vek-backed BLAS is measured against.
+// BenchmarkTrainStepGonumBLAS is BenchmarkTrainStep of the default
+// network on one graph with gonum's pure-Go Sgemm for every product,
+// Gorgonia's ops and the kernels alike: the baseline kernelBLAS is
+// measured against.
 func BenchmarkTrainStepGonumBLAS(b *testing.B) {
 	v := mustVariant(b, "nine")
 	c := DefaultConfig()
 	net := newNet(b, v, model.DefaultConfig(), 1)
 	c.Threads = 1
-	tr := newTrainer(b, v, net, c)
-	G.Use(gonum.Implementation{})
-	defer model.UseFastBLAS()
+	tr := newTrainerWith(b, v, net, c, backend{blas: gonum.Implementation{}, simd: haveAVX2()})
 	batch := randomSamples(b, v, c.BatchSize, 1)
 	for b.Loop() {
 		if _, err := tr.Step(batch); err != nil {

@@ -40,23 +40,18 @@ done: \
 
 // Y0 = Y0 op Y1 (Go's operand order is the reverse of Intel's).
 #define ADD VADDPS Y1, Y0, Y0
-#define SUB VSUBPS Y1, Y0, Y0
 #define MUL VMULPS Y1, Y0, Y0
 // Y0 >= Y1 (_CMP_GE_OQ), then 1.0 where true.
 #define GEQ VCMPPS $0x1d, Y1, Y0, Y0; VANDPS Y2, Y0, Y0
 
 // func addVV(n int, o, a, b *float32)
 VV(·addVV, ADD)
-// func subVV(n int, o, a, b *float32)
-VV(·subVV, SUB)
 // func mulVV(n int, o, a, b *float32)
 VV(·mulVV, MUL)
 // func geqVV(n int, o, a, b *float32)
 VV(·geqVV, GEQ)
 // func addVS(n int, o, a *float32, s float32)
 VS(·addVS, ADD)
-// func subVS(n int, o, a *float32, s float32)
-VS(·subVS, SUB)
 // func mulVS(n int, o, a *float32, s float32)
 VS(·mulVS, MUL)
 // func geqVS(n int, o, a *float32, s float32)

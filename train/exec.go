@@ -21,7 +21,9 @@ import (
 // after the first run each op runs as a kernel of ours doing the same
 // arithmetic on the same tensors, checked bit for bit against the op's
 // value of the first run (kernel.go): a run after the first allocates
-// nothing.
+// nothing. Which kernel runs which op is the op table's (ops.go), which
+// knows Gorgonia's ops through its public API; the products of the ops
+// and the kernels alike are those of the machine's BLAS (backend).
 //
 // A machine is not safe for concurrent use. Machines of different graphs
 // may run concurrently, also when those graphs share their weight tensors
@@ -35,18 +37,22 @@ type machine struct {
 	index map[*G.Node]int
 	buf   []G.Value     // the inputs of the op being run
 	eng   tensor.Engine // set on the tensors the ops allocate, and on the leaves
+	row   []*opRow      // the op table's row of nodes[i]'s op; nil for a leaf and for an op the table lacks
 	kern  []kernel      // after the first run: kern[i], if not nil, runs nodes[i]'s op without allocating
+	blas  blas32        // the products of the ops (through eng) and of the kernels
+	simd  bool          // the element-wise kernels run on AVX2
 	split *splitter     // if not nil, splits the kernels' matrix products over goroutines
 }
 
-// newMachine prepares to evaluate the nodes of g that outputs depend on.
-// Only those: Gorgonia's symbolic differentiation of a matrix product
+// newMachine prepares to evaluate, with the BLAS and kernels of b, the
+// nodes of g that outputs depend on, their ops' rows of the op table
+// looked up in ops (and added to it). Only those: Gorgonia's symbolic differentiation of a matrix product
 // adds the gradients of both factors, also where one is the features or a
 // constant, and the TapeMachine computes them all. Every leaf must have a
 // value (G.Let for inputs, G.WithValue for weights) before the first run;
 // a leaf's value is read at each run, so rebinding or rewriting it is
 // seen.
-func newMachine(g *G.ExprGraph, eng tensor.Engine, outputs ...*G.Node) (*machine, error) {
+func newMachine(g *G.ExprGraph, b backend, ops opIndex, outputs ...*G.Node) (*machine, error) {
 	sorted, err := G.Sort(g) // roots first
 	if err != nil {
 		return nil, fmt.Errorf("sort graph: %w", err)
@@ -69,8 +75,9 @@ func newMachine(g *G.ExprGraph, eng tensor.Engine, outputs ...*G.Node) (*machine
 		}
 	}
 	n := len(order)
-	m := &machine{nodes: make([]*G.Node, n), op: make([]G.Op, n), args: make([][]int, n),
-		vals: make([]G.Value, n), pre: make([]bool, n), index: make(map[*G.Node]int, n), eng: eng}
+	m := &machine{nodes: make([]*G.Node, n), op: make([]G.Op, n), args: make([][]int, n), row: make([]*opRow, n),
+		vals: make([]G.Value, n), pre: make([]bool, n), index: make(map[*G.Node]int, n),
+		eng: fastEngine{blas: b.blas}, blas: b.blas, simd: b.simd}
 	for i, nd := range order {
 		m.nodes[n-1-i] = nd
 	}
@@ -91,13 +98,23 @@ func newMachine(g *G.ExprGraph, eng tensor.Engine, outputs ...*G.Node) (*machine
 		}
 		if len(m.args[i]) > 0 {
 			m.op[i] = nd.Op()
+			m.row[i] = ops.row(nd, m.children(i))
 		} else if t, ok := nd.Value().(tensor.Tensor); ok {
-			tensor.WithEngine(eng)(t)
+			tensor.WithEngine(m.eng)(t)
 		}
 		maxArgs = max(maxArgs, len(m.args[i]))
 	}
 	m.buf = make([]G.Value, maxArgs)
 	return m, nil
+}
+
+// children is the input nodes of node i, in order.
+func (m *machine) children(i int) G.Nodes {
+	in := make(G.Nodes, len(m.args[i]))
+	for k, j := range m.args[i] {
+		in[k] = m.nodes[j]
+	}
+	return in
 }
 
 // run evaluates every node once: with Gorgonia's ops on the first run,

@@ -92,7 +92,13 @@ func newNet(t testing.TB, v *engine.Variant, c model.Config, seed uint64) *model
 
 func newTrainer(t testing.TB, v *engine.Variant, n *model.Network, c Config) *Trainer {
 	t.Helper()
-	tr, err := New(v, n, c)
+	return newTrainerWith(t, v, n, c, defaultBackend())
+}
+
+// newTrainerWith is a trainer computing with b, closed when the test ends.
+func newTrainerWith(t testing.TB, v *engine.Variant, n *model.Network, c Config, b backend) *Trainer {
+	t.Helper()
+	tr, err := newWith(v, n, c, b)
 	if err != nil {
 		t.Fatal(err)
 	}

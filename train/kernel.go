@@ -2,9 +2,7 @@ package train
 
 import (
 	"errors"
-	"fmt"
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/blas"
 	G "gorgonia.org/gorgonia"
@@ -29,16 +27,17 @@ type kernel func() error
 // float32 tensor or scalar of the shape it had on the first run.
 var errKernelInput = errors.New("input changed type or size since the first run")
 
-// compile gives each node it can a kernel, after the first run: the
+// compile gives each node whose op the op table knows (ops.go) the first
+// of its row's kernels that passes check, after the first run: the
 // values, shapes and buffers of every node are known then, and the
 // inputs are those of that run, to check each kernel against.
 func (m *machine) compile() {
 	m.kern = make([]kernel, len(m.nodes))
 	for i := range m.nodes {
-		if m.op[i] == nil {
+		if m.row[i] == nil {
 			continue
 		}
-		for _, k := range m.kernels(i) {
+		for _, k := range m.row[i].kernels(m, i) {
 			if m.check(i, k) {
 				m.kern[i] = k
 				break
@@ -86,58 +85,6 @@ func (m *machine) check(i int, k kernel) bool {
 	return same
 }
 
-// kernels are the kernels for node i, the first that passes check to be
-// used, none if it has none: matrix products
-// and inner products (Gorgonia's linAlgBinOp), element-wise +, -, ⊙ and
-// >= (elemBinOp), row-wise log-softmax and its derivative, and reshapes.
-// Gorgonia's op types are unexported: they are told apart by their type
-// names and descriptions, pinned with Gorgonia's version, and a kernel
-// that does not do what the op did is dropped by check. A product with
-// B transposed has two: B copied to the kernel's own scratch first, as
-// model.BLAS does itself into a pool (which a collection can empty), and
-// B passed transposed as Gorgonia does, for a BLAS whose product of a
-// transposed B is not the product of its copy (gonum's).
-func (m *machine) kernels(i int) []kernel {
-	op, args := m.op[i], m.args[i]
-	desc := op.String()
-	switch fmt.Sprintf("%T", op) {
-	case "gorgonia.reshapeOp":
-		return one(m.reshapeKernel(i, op))
-	case "gorgonia.linAlgBinOp":
-		switch desc {
-		case "a ⋅ b":
-			return one(m.dotKernel(i))
-		case "A × B", "Aᵀ × B":
-			return one(m.matMulKernel(i, strings.HasPrefix(desc, "Aᵀ"), false, false))
-		case "A × Bᵀ", "Aᵀ × Bᵀ":
-			tA := strings.HasPrefix(desc, "Aᵀ")
-			return append(one(m.matMulKernel(i, tA, true, true)), one(m.matMulKernel(i, tA, true, false))...)
-		}
-	case "gorgonia.elemBinOp":
-		f := strings.Fields(desc)
-		if len(f) != 2 {
-			return nil
-		}
-		switch {
-		case f[0] == "+", f[0] == "-":
-			return one(m.elemKernel(i, f[0][0]))
-		case f[0] == "⊙":
-			return one(m.elemKernel(i, '*'))
-		case f[0] == ">=" && f[1] == "true": // 1 or 0 of the inputs' type
-			return one(m.elemKernel(i, '>'))
-		}
-	case "*gorgonia.softmaxOp":
-		if (desc == "Softmax{1, true}()" || desc == "Softmax{-1, true}()") && len(args) == 1 {
-			return one(m.softmaxKernel(i, args[0], -1))
-		}
-	case "*gorgonia.softmaxDiffOp":
-		if (desc == "SoftmaxDiff{1, true}()" || desc == "SoftmaxDiff{-1, true}()") && len(args) == 3 {
-			return one(m.softmaxKernel(i, args[1], args[2]))
-		}
-	}
-	return nil
-}
-
 // one is k as a list of candidates: none if k is nil.
 func one(k kernel) []kernel {
 	if k == nil {
@@ -182,8 +129,8 @@ func (m *machine) f32(j, n int) []float32 {
 }
 
 // matMulKernel is C = op(A)·op(B) for node i, op transposing a factor
-// where its flag says, through Gorgonia's BLAS with the arguments
-// Gorgonia's tensor package passes it (in blocks of rows over m.split's
+// where its flag says, through the machine's BLAS with the arguments
+// fastEngine passes it (in blocks of rows over m.split's
 // goroutines, if the machine has a splitter); with copyB a transposed B
 // is first copied to row-major scratch of the kernel's own.
 func (m *machine) matMulKernel(i int, transA, transB, copyB bool) kernel {
@@ -230,13 +177,13 @@ func (m *machine) matMulKernel(i int, transA, transB, copyB bool) kernel {
 			model.Transpose(scratch, b, k, n, k)
 			b, ldb = scratch, n
 		}
-		m.split.gemm(gemmJob{tA: tA, tB: tB, m: rows, n: n, k: k, a: a, lda: ac, b: b, ldb: ldb, c: c})
+		m.split.gemm(gemmJob{blas: m.blas, tA: tA, tB: tB, m: rows, n: n, k: k, a: a, lda: ac, b: b, ldb: ldb, c: c})
 		return nil
 	}
 }
 
-// dotKernel is the inner product of two float32 vectors, into a scalar of
-// the kernel's own.
+// dotKernel is the inner product of two float32 vectors with the
+// machine's BLAS, into a scalar of the kernel's own.
 func (m *machine) dotKernel(i int) kernel {
 	ia, ib := m.args[i][0], m.args[i][1]
 	a, okA := vector32(m.vals[ia])
@@ -250,14 +197,14 @@ func (m *machine) dotKernel(i int) kernel {
 		if a == nil || b == nil {
 			return errKernelInput
 		}
-		*out = G.F32(G.WhichBLAS().Sdot(n, a, 1, b, 1))
+		*out = G.F32(m.blas.Sdot(n, a, 1, b, 1))
 		m.vals[i] = out
 		return nil
 	}
 }
 
-// elemKernel is the element-wise op ('+', '-', '*' for ⊙, '>' for >=
-// giving 1 or 0) of two float32 tensors of one size, a tensor
+// elemKernel is the element-wise op ('+', '*' for ⊙, '>' for >= giving 1
+// or 0) of two float32 tensors of one size, a tensor
 // and a scalar either way round, or two scalars (into a scalar of the
 // kernel's own).
 func (m *machine) elemKernel(i int, op byte) kernel {
@@ -315,13 +262,13 @@ func (m *machine) elemKernel(i int, op byte) kernel {
 			if a == nil || !okY {
 				return errKernelInput
 			}
-			elemVS(op, o, a, float32(*y))
+			elemVS(op, o, a, float32(*y), m.simd)
 		default:
 			a, b := m.f32(ia, n), m.f32(ib, n)
 			if a == nil || b == nil {
 				return errKernelInput
 			}
-			elemVV(op, o, a, b)
+			elemVV(op, o, a, b, m.simd)
 		}
 		return nil
 	}
@@ -340,8 +287,6 @@ func elem(op byte, a, b float32) float32 {
 	switch op {
 	case '+':
 		return a + b
-	case '-':
-		return a - b
 	case '>':
 		return geq(a, b)
 	}
@@ -351,8 +296,8 @@ func elem(op byte, a, b float32) float32 {
 // The element-wise kernels (simd_amd64.go) of each op, in elemIndex's
 // order: the first len(o) &^ 7 elements; the Go loops do the rest.
 var (
-	vvKernels = [...]func(n int, o, a, b *float32){addVV, subVV, mulVV, geqVV}
-	vsKernels = [...]func(n int, o, a *float32, s float32){addVS, subVS, mulVS, geqVS}
+	vvKernels = [...]func(n int, o, a, b *float32){addVV, mulVV, geqVV}
+	vsKernels = [...]func(n int, o, a *float32, s float32){addVS, mulVS, geqVS}
 )
 
 // elemIndex is op's index in vvKernels and vsKernels ('*' for any other).
@@ -360,18 +305,16 @@ func elemIndex(op byte) int {
 	switch op {
 	case '+':
 		return 0
-	case '-':
-		return 1
 	case '>':
-		return 3
+		return 2
 	}
-	return 2
+	return 1
 }
 
-// elemVV is o = a op b element by element.
-func elemVV(op byte, o, a, b []float32) {
+// elemVV is o = a op b element by element, on the AVX2 kernels if simd.
+func elemVV(op byte, o, a, b []float32, simd bool) {
 	a, b = a[:len(o)], b[:len(o)]
-	if n := len(o) &^ 7; haveElemKernels && n > 0 {
+	if n := len(o) &^ 7; simd && n > 0 {
 		vvKernels[elemIndex(op)](n, &o[0], &a[0], &b[0])
 		o, a, b = o[n:], a[n:], b[n:]
 	}
@@ -379,10 +322,6 @@ func elemVV(op byte, o, a, b []float32) {
 	case '+':
 		for j := range o {
 			o[j] = a[j] + b[j]
-		}
-	case '-':
-		for j := range o {
-			o[j] = a[j] - b[j]
 		}
 	case '>':
 		for j := range o {
@@ -395,10 +334,10 @@ func elemVV(op byte, o, a, b []float32) {
 	}
 }
 
-// elemVS is o = a op s element by element.
-func elemVS(op byte, o, a []float32, s float32) {
+// elemVS is o = a op s element by element, on the AVX2 kernels if simd.
+func elemVS(op byte, o, a []float32, s float32, simd bool) {
 	a = a[:len(o)]
-	if n := len(o) &^ 7; haveElemKernels && n > 0 {
+	if n := len(o) &^ 7; simd && n > 0 {
 		vsKernels[elemIndex(op)](n, &o[0], &a[0], s)
 		o, a = o[n:], a[n:]
 	}
@@ -406,10 +345,6 @@ func elemVS(op byte, o, a []float32, s float32) {
 	case '+':
 		for j := range o {
 			o[j] = a[j] + s
-		}
-	case '-':
-		for j := range o {
-			o[j] = a[j] - s
 		}
 	case '>':
 		for j := range o {
@@ -429,10 +364,6 @@ func elemSV(op byte, o []float32, s float32, b []float32) {
 	case '+':
 		for j := range o {
 			o[j] = s + b[j]
-		}
-	case '-':
-		for j := range o {
-			o[j] = s - b[j]
 		}
 	case '>':
 		for j := range o {

@@ -9,7 +9,7 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-// lossGraph is the training loss on a model.Graph, with the inputs that
+// lossGraph is the training loss on a netGraph, with the inputs that
 // carry the targets.
 type lossGraph struct {
 	Pi      *G.Node // input: Batch × Actions, the search's visit distribution (a zero row: no target)
@@ -60,7 +60,7 @@ func dot(a, b *G.Node) (*G.Node, error) {
 // a trainer splitting the batch over graphs gives each a part of the
 // L2 work (its gradient is the cheap part of the loss's, but not when
 // every graph has all of it).
-func newLoss(gr *model.Graph, net *model.Network, c Config, l2 []bool, l2Scale float64) (*lossGraph, error) {
+func newLoss(gr *netGraph, net *model.Network, c Config, l2 []bool, l2Scale float64) (*lossGraph, error) {
 	g, b := gr.G, gr.Batch
 	a := net.Arch
 	l := &lossGraph{

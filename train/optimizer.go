@@ -33,7 +33,9 @@ func step(o optimizer, params []model.Param, grads [][]float32, lr float64) {
 	}
 }
 
-func newOptimizer(c Config, params []model.Param) optimizer {
+// newOptimizer is c's optimizer of params; Adam's update runs on its AVX2
+// kernel if simd.
+func newOptimizer(c Config, params []model.Param, simd bool) optimizer {
 	zeros := func() [][]float32 {
 		z := make([][]float32, len(params))
 		for i, p := range params {
@@ -44,7 +46,7 @@ func newOptimizer(c Config, params []model.Param) optimizer {
 	if c.Optimizer == "sgd" {
 		return &sgd{mu: float32(c.Momentum), vel: zeros(), names: names(params)}
 	}
-	return &adam{b1: c.Beta1, b2: c.Beta2, eps: float32(c.Epsilon), m: zeros(), v: zeros(), names: names(params)}
+	return &adam{b1: c.Beta1, b2: c.Beta2, eps: float32(c.Epsilon), m: zeros(), v: zeros(), names: names(params), simd: simd}
 }
 
 func names(params []model.Param) []string {
@@ -116,6 +118,7 @@ type adam struct {
 	m, v   [][]float32
 	names  []string
 	a, e   float32 // the step's coefficients, set by begin
+	simd   bool    // update runs on adamKernel (AVX2)
 }
 
 func (o *adam) begin(lr float64) {
@@ -130,7 +133,7 @@ func (o *adam) begin(lr float64) {
 func (o *adam) update(i int, p, g []float32, lo, hi int) {
 	m, v := o.m[i][lo:hi], o.v[i][lo:hi]
 	p, g = p[lo:hi], g[lo:hi]
-	if n := len(p) &^ 7; haveAdamKernel && n > 0 {
+	if n := len(p) &^ 7; o.simd && n > 0 {
 		b1, b2 := float32(o.b1), float32(o.b2)
 		k := adamConsts{b1: b1, c1: 1 - b1, b2: b2, c2: 1 - b2, a: o.a, e: o.e, tiny: tinyBits, abs: 0x7fffffff}
 		adamKernel(n, &p[0], &g[:n][0], &m[:n][0], &v[:n][0], &k)

@@ -15,7 +15,7 @@ func TestOptimizer_NeverLeavesSubnormals(t *testing.T) {
 		c := DefaultConfig()
 		c.Optimizer = name
 		params := []model.Param{{Name: "w", Shape: []int{2, 2}, Data: []float32{1e-29, -1e-29, 1, math.Float32frombits(3)}}}
-		opt := newOptimizer(c, params)
+		opt := newOptimizer(c, params, haveAVX2())
 		zero := [][]float32{make([]float32, 4)}
 		grad := [][]float32{{1e-31, -1e-31, 0, 0}}
 		step(opt, params, grad, 1e-3)

@@ -95,7 +95,7 @@ func TestMachineReusingBuffersMatchesAFreshOne(t *testing.T) {
 		if loss != step {
 			t.Errorf("run %d: losses %v from the forward pass alone, %v with the gradients", run, loss, step)
 		}
-		fresh, err := newMachine(wk.gr.G, fastEngine{}, outputs...)
+		fresh, err := newMachine(wk.gr.G, defaultBackend(), opIndex{}, outputs...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,10 +8,9 @@ type adamConsts struct {
 	tiny, abs            uint32  // tinyBits, and the mask of a float32's magnitude
 }
 
-// haveAdamKernel and haveElemKernels report whether adamKernel and the
-// element-wise kernels (AVX2) run on this CPU; the tests and benchmarks
-// turn them off to compare with the Go loops.
-var haveAdamKernel, haveElemKernels = cpu.X86.HasAVX2, cpu.X86.HasAVX2
+// haveAVX2 reports whether adamKernel and the element-wise kernels (AVX2)
+// run on this CPU.
+func haveAVX2() bool { return cpu.X86.HasAVX2 }
 
 //go:noescape
 func adamKernel(n int, p, grad, mom, vel *float32, k *adamConsts)
@@ -23,9 +22,6 @@ func adamKernel(n int, p, grad, mom, vel *float32, k *adamConsts)
 func addVV(n int, o, a, b *float32)
 
 //go:noescape
-func subVV(n int, o, a, b *float32)
-
-//go:noescape
 func mulVV(n int, o, a, b *float32)
 
 //go:noescape
@@ -33,9 +29,6 @@ func geqVV(n int, o, a, b *float32)
 
 //go:noescape
 func addVS(n int, o, a *float32, s float32)
-
-//go:noescape
-func subVS(n int, o, a *float32, s float32)
 
 //go:noescape
 func mulVS(n int, o, a *float32, s float32)

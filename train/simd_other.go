@@ -7,20 +7,17 @@ type adamConsts struct {
 	tiny, abs            uint32
 }
 
-var haveAdamKernel, haveElemKernels = false, false
+// haveAVX2 is false off amd64: the Go loops run.
+func haveAVX2() bool { return false }
 
 func adamKernel(n int, p, g, m, v *float32, k *adamConsts) {
 	panic("train: no Adam kernel on this architecture")
 }
 
 func addVV(n int, o, a, b *float32) { panic("train: no element-wise kernels on this architecture") }
-func subVV(n int, o, a, b *float32) { panic("train: no element-wise kernels on this architecture") }
 func mulVV(n int, o, a, b *float32) { panic("train: no element-wise kernels on this architecture") }
 func geqVV(n int, o, a, b *float32) { panic("train: no element-wise kernels on this architecture") }
 func addVS(n int, o, a *float32, s float32) {
-	panic("train: no element-wise kernels on this architecture")
-}
-func subVS(n int, o, a *float32, s float32) {
 	panic("train: no element-wise kernels on this architecture")
 }
 func mulVS(n int, o, a *float32, s float32) {

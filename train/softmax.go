@@ -2,23 +2,18 @@ package train
 
 import (
 	"github.com/chewxy/math32"
-	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
-// fastEngine is Gorgonia's standard CPU engine (what the TapeMachine uses)
-// with its own log-softmax along the rows of a float32 matrix, and that
-// log-softmax's derivative, for Gorgonia's LogSoftMax op and the
-// derivative op its symbolic differentiation adds. The standard engine's
-// starts a goroutine per row, takes a logarithm per element, and takes
-// every row's maximum from the matrix's first element instead of the
-// row's (so a row far below the first one's values underflows to
+// fastEngine's log-softmax (engine.go), for Gorgonia's LogSoftMax op and
+// the derivative op its symbolic differentiation adds: the standard
+// engine's starts a goroutine per row, takes a logarithm per element,
+// and takes every row's maximum from the matrix's first element instead
+// of the row's (so a row far below the first one's values underflows to
 // log 0). This one takes the row's maximum and one logarithm per row, on
 // the calling goroutine, and skips the exponential of a value more than
 // 104 below the row's maximum, which is 0 in float32: a masked action's
-// logit (model.MaskedLogit), nearly all of the policy head's. Every other
-// operation is the standard engine's.
-type fastEngine struct{ G.StandardEngine }
+// logit (maskedLogit), nearly all of the policy head's.
 
 // underflow is where float32's exp rounds to 0: exp(-104) is below half
 // the smallest subnormal (exp(-103.28)).

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"gorgonia.org/tensor"
-
-	"github.com/millzero/millzero/model"
 )
 
 // logSoftmax64 is the reference: x - max - log Σ exp(x - max), per row,
@@ -36,7 +34,7 @@ func logSoftmax64(x []float32, cols int) []float64 {
 // derivative is g - softmax·Σg per row. Each way of passing the output
 // (a new tensor, a reused one, the input overwritten) gives the same.
 func TestLogSoftMaxIsTheRowWiseDefinition(t *testing.T) {
-	const m = model.MaskedLogit
+	const m = maskedLogit
 	cases := []struct {
 		name string
 		cols int

@@ -4,18 +4,17 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
-	G "gorgonia.org/gorgonia"
 )
 
 // splitter runs the blocks of rows of a matrix product on helper
 // goroutines started once, for a trainer of one graph on several cores.
-// Gorgonia's BLAS (model.BLAS) can split a product over the cores itself,
-// but starts goroutines for every product, which allocates; the trainer
-// has it multiply on the calling goroutine and splits the products of its
-// kernels here instead, the same way: blocks of a multiple of 6 rows
-// (the BLAS kernel's), only for products of splitMACs multiply-adds or
-// more. Each block is the BLAS's own product of those rows, so the
-// result is the unsplit product's (compile checks it, bit for bit).
+// The trainer's BLAS (kernelBLAS) multiplies on the calling goroutine:
+// splitting a product there would start goroutines for every product,
+// which allocates. The kernels' products are split here instead: blocks
+// of a multiple of 6 rows (the GEMM kernel's), only for products of
+// splitMACs multiply-adds or more. Each block is the BLAS's own product
+// of those rows, so the result is the unsplit product's (compile checks
+// it, bit for bit).
 // A splitter serves one goroutine at a time.
 type splitter struct {
 	procs int
@@ -24,12 +23,13 @@ type splitter struct {
 }
 
 // splitMACs is the size of product, in multiply-adds, from which a
-// splitter splits it (model.BLAS's threshold).
+// splitter splits it.
 const splitMACs = 1 << 18
 
-// gemmJob is C = op(A)·op(B) through Gorgonia's BLAS, op(A) m×k, op(B)
-// k×n, all row-major.
+// gemmJob is C = op(A)·op(B) through blas, op(A) m×k, op(B) k×n, all
+// row-major.
 type gemmJob struct {
+	blas    blas32
 	tA, tB  blas.Transpose
 	m, n, k int
 	a       []float32
@@ -40,7 +40,7 @@ type gemmJob struct {
 }
 
 func (j gemmJob) run() {
-	G.WhichBLAS().Sgemm(j.tA, j.tB, j.m, j.n, j.k, 1, j.a, j.lda, j.b, j.ldb, 0, j.c, j.n)
+	j.blas.Sgemm(j.tA, j.tB, j.m, j.n, j.k, 1, j.a, j.lda, j.b, j.ldb, 0, j.c, j.n)
 }
 
 // newSplitter starts procs-1 helper goroutines; close ends them.

@@ -7,15 +7,12 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
-
-	"github.com/millzero/millzero/model"
 )
 
 // A product split over the splitter's goroutines, in blocks of rows, is
 // the unsplit product bit for bit, A transposed or not, for row counts
 // that split evenly, unevenly, and not at all (too small).
 func TestSplitProductIsTheUnsplitProduct(t *testing.T) {
-	model.UseFastBLASThreads(1)
 	s := newSplitter(3)
 	defer s.close()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -39,7 +36,7 @@ func TestSplitProductIsTheUnsplitProduct(t *testing.T) {
 				lda = tc.m
 			}
 			want, got := make([]float32, tc.m*tc.n), make([]float32, tc.m*tc.n)
-			j := gemmJob{tA: tc.tA, tB: blas.NoTrans, m: tc.m, n: tc.n, k: tc.k, a: a, lda: lda, b: b, ldb: tc.n, c: want}
+			j := gemmJob{blas: newKernelBLAS(), tA: tc.tA, tB: blas.NoTrans, m: tc.m, n: tc.n, k: tc.k, a: a, lda: lda, b: b, ldb: tc.n, c: want}
 			j.run()
 			j.c = got
 			s.gemm(j)

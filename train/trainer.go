@@ -90,7 +90,7 @@ const (
 // worker is one graph of the trainer and the rows of the batch it takes.
 type worker struct {
 	lo, hi int // rows of the batch
-	gr     *model.Graph
+	gr     *netGraph
 	loss   *lossGraph
 	grads  G.Nodes
 	m      *machine    // the losses and the gradients
@@ -106,14 +106,18 @@ type worker struct {
 }
 
 // New prepares to train net, a network for variant v, on c.Workers()
-// goroutines; Close ends them. It makes Gorgonia multiply with the
-// kernel-backed BLAS (model.UseFastBLASThreads(1)), each product on the
-// calling goroutine: that is a process-wide setting of Gorgonia, the
-// trainer made last decides it for all. With more than one worker they
-// keep the cores busy; a trainer of one worker on several cores splits
-// its graph's larger products over them on helper goroutines of its own
-// (a splitter), started here, rather than the BLAS's per product.
+// goroutines; Close ends them. Its graphs multiply with a kernel-backed
+// BLAS of their own (kernelBLAS, set on their tensors' engine: Gorgonia's
+// process-wide BLAS is left as it is), each product on the calling
+// goroutine. With more than one worker they keep the cores busy; a
+// trainer of one worker on several cores splits its graph's larger
+// products over them on goroutines of its own (a splitter), started here.
 func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
+	return newWith(v, net, c, defaultBackend())
+}
+
+// newWith is New with the arithmetic of b.
+func newWith(v *engine.Variant, net *model.Network, c Config, b backend) (*Trainer, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -127,13 +131,12 @@ func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	n := c.Workers()
-	model.UseFastBLASThreads(1)
-	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params),
+	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params, b.simd),
 		batch: make([]dataset.Sample, c.BatchSize)}
 	l2 := l2Shares(net, n)
 	for w := 0; w < n; w++ {
 		lo, hi := c.BatchSize*w/n, c.BatchSize*(w+1)/n
-		wk, err := newWorker(net, c, lo, hi, l2[w])
+		wk, err := newWorker(net, c, lo, hi, l2[w], b)
 		if err != nil {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
@@ -197,10 +200,11 @@ func l2Shares(net *model.Network, n int) [][]bool {
 // newWorker builds the graph, loss and gradients for rows lo..hi-1 of a
 // batch, with the L2 terms of the weight matrices l2 marks. Its loss is a
 // mean over its rows; the batch's is the workers' mean weighted by rows,
-// so its L2 part is scaled by batch/rows to count once in that mean.
-func newWorker(net *model.Network, c Config, lo, hi int, l2 []bool) (*worker, error) {
+// so its L2 part is scaled by batch/rows to count once in that mean. Its
+// machines compute with be.
+func newWorker(net *model.Network, c Config, lo, hi int, l2 []bool, be backend) (*worker, error) {
 	a, b := net.Arch, hi-lo
-	gr, err := model.NewGraph(net, b)
+	gr, err := newNetGraph(net, b)
 	if err != nil {
 		return nil, err
 	}
@@ -229,10 +233,11 @@ func newWorker(net *model.Network, c Config, lo, hi int, l2 []bool) (*worker, er
 		}
 	}
 	outputs := append(G.Nodes{l.Policy, l.Outcome, l.L2, l.Total}, grads...)
-	if wk.m, err = newMachine(gr.G, fastEngine{}, outputs...); err != nil {
+	ops := opIndex{}
+	if wk.m, err = newMachine(gr.G, be, ops, outputs...); err != nil {
 		return nil, err
 	}
-	if wk.mLoss, err = newMachine(gr.G, fastEngine{}, outputs[:4]...); err != nil {
+	if wk.mLoss, err = newMachine(gr.G, be, ops, outputs[:4]...); err != nil {
 		return nil, err
 	}
 	return wk, nil
@@ -333,7 +338,7 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 		model.Encode(v, a.Encoder, pos, s.Repetitions, wk.x[i*a.Inputs:(i+1)*a.Inputs])
 		mask := wk.mask[i*a.Actions : (i+1)*a.Actions]
 		for j := range mask {
-			mask[j] = model.MaskedLogit
+			mask[j] = maskedLogit
 		}
 		wk.legal = v.Legal(pos, wk.legal)
 		if len(wk.legal) == 0 {

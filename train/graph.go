@@ -1,34 +1,41 @@
-package model
+package train
 
 import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	// Gorgonia's dependency go4.org/unsafe/assume-no-moving-gc panics at
+	// start on Go 1.26 unless this newer version is linked in.
+	_ "go4.org/unsafe/assume-no-moving-gc"
+
+	"github.com/millzero/millzero/model"
 )
 
-// MaskedLogit is the mask value of an illegal action: added to its logit,
+// maskedLogit is the mask value of an illegal action: added to its logit,
 // it leaves the action no probability after the softmax (exp underflows to
 // exactly 0 in float32) while staying finite.
-const MaskedLogit float32 = -1e9
+const maskedLogit float32 = -1e9
 
-// Graph is the network as a Gorgonia expression graph for one batch size,
-// for training. Its weight nodes are backed by the Network's own slices:
-// writing Network.Params[i].Data changes what the graph computes, and
-// the graph never writes them.
-type Graph struct {
+// netGraph is the network as a Gorgonia expression graph for one batch
+// size, for training. Its weight nodes are backed by the Network's own
+// slices: writing Network.Params[i].Data changes what the graph computes,
+// and the graph never writes them.
+type netGraph struct {
 	G       *G.ExprGraph
 	Batch   int
 	X       *G.Node   // input: Batch × Inputs features
-	Mask    *G.Node   // input: Batch × Actions, 0 for a legal action, MaskedLogit otherwise
+	Mask    *G.Node   // input: Batch × Actions, 0 for a legal action, maskedLogit otherwise
 	Logits  *G.Node   // Batch × Actions policy logits, unmasked
 	Policy  *G.Node   // Batch × Actions masked policy logits: Logits + Mask
 	Outcome *G.Node   // Batch × Outcomes outcome logits
 	Params  []*G.Node // the weights, in Network.Params order
 }
 
-// NewGraph builds the graph of n for batches of batch positions.
-func NewGraph(n *Network, batch int) (*Graph, error) {
+// newNetGraph builds the graph of n for batches of batch positions, layer
+// by layer as n.Arch lays them out (model.Arch.Trunk, model.Arch.Heads).
+func newNetGraph(n *model.Network, batch int) (*netGraph, error) {
 	a := n.Arch
 	if batch < 1 {
 		return nil, fmt.Errorf("graph of %v: batch %d: want 1 or more", a, batch)
@@ -37,7 +44,7 @@ func NewGraph(n *Network, batch int) (*Graph, error) {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
 	g := G.NewGraph()
-	gr := &Graph{G: g, Batch: batch}
+	gr := &netGraph{G: g, Batch: batch}
 	gr.X = G.NewMatrix(g, tensor.Float32, G.WithShape(batch, a.Inputs), G.WithName("x"))
 	gr.Mask = G.NewMatrix(g, tensor.Float32, G.WithShape(batch, a.Actions), G.WithName("mask"))
 	for _, p := range n.Params {
@@ -60,45 +67,47 @@ func NewGraph(n *Network, batch int) (*Graph, error) {
 		ones[i] = 1
 	}
 	one := G.NewConstant(tensor.New(tensor.WithShape(batch, 1), tensor.WithBacking(ones)), G.WithName("ones"))
-	aff := func(x *G.Node, l layer) (*G.Node, error) {
-		xw, err := G.Mul(x, gr.Params[l.w])
+	aff := func(x *G.Node, l model.Layer) (*G.Node, error) {
+		xw, err := G.Mul(x, gr.Params[l.W])
 		if err != nil {
-			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w].Name, err)
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.W].Name, err)
 		}
-		bias, err := G.Mul(one, gr.Params[l.w+1])
+		bias, err := G.Mul(one, gr.Params[l.W+1])
 		if err != nil {
-			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w+1].Name, err)
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.W+1].Name, err)
 		}
 		y, err := G.Add(xw, bias)
 		if err != nil {
-			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.w+1].Name, err)
+			return nil, fmt.Errorf("graph: %s: %w", n.Params[l.W+1].Name, err)
 		}
 		return y, nil
 	}
-	ls := a.layers()
 	h := gr.X
 	block := h // the input of the current residual block
 	var err error
-	for _, l := range ls[:len(ls)-2] {
-		if !l.residual {
+	for _, l := range a.Trunk() {
+		if !l.Residual {
 			block = h
 		}
 		if h, err = aff(h, l); err != nil {
 			return nil, err
 		}
-		if l.residual {
+		if l.Residual {
 			if h, err = G.Add(h, block); err != nil {
 				return nil, fmt.Errorf("graph: skip connection: %w", err)
 			}
 		}
-		if h, err = G.Rectify(h); err != nil {
-			return nil, fmt.Errorf("graph: relu: %w", err)
+		if l.ReLU {
+			if h, err = G.Rectify(h); err != nil {
+				return nil, fmt.Errorf("graph: relu: %w", err)
+			}
 		}
 	}
-	if gr.Logits, err = aff(h, ls[len(ls)-2]); err != nil {
+	policy, outcome := a.Heads()
+	if gr.Logits, err = aff(h, policy); err != nil {
 		return nil, err
 	}
-	if gr.Outcome, err = aff(h, ls[len(ls)-1]); err != nil {
+	if gr.Outcome, err = aff(h, outcome); err != nil {
 		return nil, err
 	}
 	if gr.Policy, err = G.Add(gr.Logits, gr.Mask); err != nil {

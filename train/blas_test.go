@@ -1,4 +1,4 @@
-package model
+package train
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 func TestSgemmMatchesGonum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	fast := NewBLAS()
+	fast := newKernelBLAS()
 	for _, c := range []struct {
 		tA, tB      blas.Transpose
 		m, n, k     int
