@@ -15,7 +15,7 @@ import (
 	"testing"
 )
 
-// The container contract (issue 11): where the binary is and who runs it.
+// The container contract: where the binary is and who runs it.
 const (
 	imageBinary  = "/usr/local/bin/millzero"
 	imageWorkdir = "/data"
