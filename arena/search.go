@@ -89,9 +89,10 @@ func ArenaSettings(simulations int) mcts.Settings {
 // two-player variant, the Gumbel root (sequential halving over 16
 // actions, deterministic at temperature 0, PUCT below). On nine at 400
 // visits it beat the PUCT root with the same network, head to head, by
-// 50, 68 and 61 Elo for three models of two runs (README, "The search of
-// a network player"). Rollout players and the oracles keep ArenaSettings,
-// and three or four seats the PUCT root: neither was measured.
+// 50, 68 and 61 Elo for three models of two runs
+// (docs/strength-benchmark.md, "The search of a network player"). Rollout
+// players and the oracles keep ArenaSettings, and three or four seats the
+// PUCT root: neither was measured.
 func ModelSettings(v *engine.Variant, simulations int) mcts.Settings {
 	s := ArenaSettings(simulations)
 	if v == nil || v.Players == 2 {

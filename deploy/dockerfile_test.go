@@ -17,7 +17,7 @@ import (
 	"github.com/millzero/millzero/internal/version"
 )
 
-// The container contract (issue 11): where the binary is and who runs it.
+// The container contract: where the binary is and who runs it.
 const (
 	imageBinary  = "/usr/local/bin/millzero"
 	imageWorkdir = "/data"

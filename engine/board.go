@@ -18,9 +18,9 @@ type BoardSpec struct {
 // Board is a set of points, the lines that make mills, the adjacency along
 // which pieces slide, and the board's symmetries, all as bitboards.
 //
-// Points are numbered ring-major (RULES.md §1): each ring of 8 points is one
-// byte of the bitboard, numbered clockwise from the top-left corner. On the
-// three-square board:
+// Points are numbered ring-major (docs/rules.md, "Point numbering"): each
+// ring of 8 points is one byte of the bitboard, numbered clockwise from the
+// top-left corner. On the three-square board:
 //
 //	a7 ----------- d7 ----------- g7      0 ----------- 1 ----------- 2
 //	|               |              |      |             |             |
@@ -208,7 +208,7 @@ func squareBoard(spec BoardSpec) (*Board, error) {
 
 func grid3Board(spec BoardSpec) (*Board, error) {
 	if spec.Diagonals && spec.Cross {
-		return nil, fmt.Errorf("board grid3: diagonals and cross together is not a board of seed 003")
+		return nil, fmt.Errorf("board grid3: diagonals and cross together is not one of the 3x3 boards")
 	}
 	b := &Board{Points: 9, Size: 3}
 	for k := 0; k < 8; k++ {

@@ -164,7 +164,7 @@ func TestVariants_BadFilesNameTheProblem(t *testing.T) {
 func TestVariants_EveryNamedVariantLoads(t *testing.T) {
 	names := Names()
 	if len(names) != 15 {
-		t.Fatalf("%d named variants, want the 15 of RULES.md §4: %v", len(names), names)
+		t.Fatalf("%d named variants, want the 15 of docs/rules.md, \"The named variants\": %v", len(names), names)
 	}
 	for _, n := range names {
 		if v, err := Load(n); err != nil || v.Name != n {

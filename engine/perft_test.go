@@ -14,7 +14,7 @@ func mustLoad(t testing.TB, name string) *Variant {
 	return v
 }
 
-// The counts of an independent C++ engine (issue 2).
+// The counts of an independent C++ engine.
 func TestPerft_NineStart(t *testing.T) {
 	v := mustLoad(t, "nine")
 	want := []uint64{24, 552, 12144, 255024, 5100480}

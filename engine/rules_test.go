@@ -389,7 +389,7 @@ func TestCoordinates_RulesExamples(t *testing.T) {
 	v := mustLoad(t, "nine")
 	for pt, name := range map[int]string{0: "a7", 1: "d7", 3: "g4", 16: "c5"} {
 		if got := v.Board.Name(pt); got != name {
-			t.Errorf("point %d is %s, want %s (RULES.md §1)", pt, got, name)
+			t.Errorf("point %d is %s, want %s (docs/rules.md, \"Point numbering\")", pt, got, name)
 		}
 	}
 	if got := mustLoad(t, "four-square").Board.Name(0); got != "a9" {
@@ -397,7 +397,7 @@ func TestCoordinates_RulesExamples(t *testing.T) {
 	}
 }
 
-// Moulin Rouge (RULES.md §5).
+// Moulin Rouge (docs/rules.md, "Moulin Rouge").
 
 func TestRotation_RingWithoutOwnPieceIsIllegal(t *testing.T) {
 	v := mustLoad(t, "moulin-rouge")

@@ -98,7 +98,7 @@ func (r Result) Class(players int) int {
 }
 
 // Score is what seat scores under the result: 1 for a win, 1/players for a
-// draw, 0 for a loss (RULES.md §6).
+// draw, 0 for a loss (docs/rules.md, "Outcomes and values").
 func (r Result) Score(seat, players int) float64 {
 	switch r {
 	case Ongoing:

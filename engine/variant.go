@@ -15,7 +15,8 @@ import (
 	"github.com/millzero/millzero/configs"
 )
 
-// Spec is a variant file: a board and the options of the rules (RULES.md).
+// Spec is a variant file: a board and the options of the rules
+// (docs/rules.md, "Variant files").
 // A file may name a base variant and set only what differs.
 type Spec struct {
 	Name                          string    `yaml:"name"`

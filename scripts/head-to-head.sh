@@ -3,7 +3,7 @@
 # alpha-beta yardsticks no longer tell them apart (from a few minutes in, a
 # default hour scores about 90% against depth 6 and 80% against depth 8 at
 # every quarter, while its newest model beats its 15-minute one by 40-60
-# Elo: README, "The default run").
+# Elo: docs/experiments.md, "The default run").
 #
 #   scripts/head-to-head.sh [-n 1] [-k 5] [-p 100] [-t TABLES] [-s SEARCH] A1 B1 [A2 B2 ...]
 #
@@ -19,7 +19,7 @@
 # scores (the two games of an opening are one sample), and the Elo of that.
 # The interval is the games' noise, not the runs': two seeds of one config
 # met this way differ by up to about 15 Elo pooled over five models, 40 in
-# one match (README), so give both arms two seeds and -n 5.
+# one match (docs/experiments.md), so give both arms two seeds and -n 5.
 # A run's arm is its name less a trailing -sSEED. Arena output is kept in
 # A/bench/h2h-*.txt, so a second call only prints.
 #

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# measure-hour.sh: the measurements of a `make train` hour that the README's
-# "The default run" reports, in one call, on a run of nine that has stopped.
+# measure-hour.sh: the measurements of a `make train` hour that
+# docs/experiments.md's "The default run" reports, in one call, on a run of
+# nine that has stopped.
 #
 #   scripts/measure-hour.sh [-t TABLES] [-q] RUN
 #

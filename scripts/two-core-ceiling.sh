@@ -14,7 +14,7 @@
 # two cores can give that work here (2.00 if the cores do not slow each
 # other). For the training steps it also runs the trainer on both cores
 # (-cpu 2: a graph per core, the batch split between them), whose rate over
-# the lone one is the speed-up issue 15 measures; when it sits at the
+# the lone one is the two-core speed-up of docs/benchmarks.md; when it sits at the
 # pair's ceiling, what the two-core step loses is the machine's, not the
 # trainer's hand-offs. Rounds interleave the three runs; medians.
 #

@@ -21,8 +21,8 @@ import (
 // the outcome, as in any other game; no table is consulted. Its first
 // search.temperature_plies moves are drawn with the temperature, as a
 // game's first moves are. Measured at 0.1 over one-core hours on two seeds
-// (README): level in strength, the endgame better on one seed only; off
-// in the default run.
+// (docs/experiments.md, "Endgame starts"): level in strength, the endgame
+// better on one seed only; off in the default run.
 //
 // The draw uses a random stream of its own, so a run without endgame starts
 // plays the same games as before they existed.

@@ -20,7 +20,8 @@ func solved(t *testing.T, name string) *Table {
 	return tab
 }
 
-// TestSolve_KnownValues are RULES.md §7's values of the 3x3 variants.
+// TestSolve_KnownValues are the values of the 3x3 variants in docs/rules.md,
+// "Known values".
 func TestSolve_KnownValues(t *testing.T) {
 	cases := []struct {
 		variant string

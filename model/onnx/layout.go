@@ -26,7 +26,7 @@ func featureSpans(v *engine.Variant, enc int) []span {
 		at += size
 	}
 	for r := 0; r < players; r++ {
-		add(n, "1 where point i (0..%d, ring-major numbering of RULES.md §1) holds a piece of relative seat %d%s", n-1, r, relSeatNote(r))
+		add(n, "1 where point i (0..%d, ring-major numbering of docs/rules.md, Point numbering) holds a piece of relative seat %d%s", n-1, r, relSeatNote(r))
 	}
 	add(n, "1 where point i is empty")
 	for r := 0; r < players; r++ {
@@ -82,7 +82,7 @@ func FeatureLayout(v *engine.Variant, enc int) string {
 func PolicyLayout(v *engine.Variant) string {
 	n := v.Board.Points
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d raw policy logits, one per action of the action space (engine.Variant.ActionAt), points numbered 0..%d ring-major (RULES.md §1):\n", v.NumActions(), n-1)
+	fmt.Fprintf(&b, "%d raw policy logits, one per action of the action space (engine.Variant.ActionAt), points numbered 0..%d ring-major (docs/rules.md, Point numbering):\n", v.NumActions(), n-1)
 	fmt.Fprintf(&b, "[0:%d] place on point i\n", n)
 	fmt.Fprintf(&b, "[%d:%d] move from point f to point t at %d + f*%d + t\n", n, n+n*n, n, n)
 	fmt.Fprintf(&b, "[%d:%d] remove the piece on point i at %d + i\n", n+n*n, 2*n+n*n, n+n*n)

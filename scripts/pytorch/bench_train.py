@@ -10,8 +10,8 @@ GFLOP/s (3 x 2 x multiply-adds per sample: forward and backward), and
 samples per second of CPU time on all threads (what the work costs,
 whatever else runs on the machine).
 
---mlp also times the plain 128-256-256-1 MLP with an MSE loss, the
-figure the project brief quotes for PyTorch on this machine.
+--mlp also times the plain 128-256-256-1 MLP with an MSE loss, a common
+reference figure for PyTorch.
 
 Needs Debian's python3-torch (apt-get install -y python3-torch), run by
 Debian's /usr/bin/python3 (a pyenv python3 on PATH does not see it).
