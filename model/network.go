@@ -228,6 +228,15 @@ func (n *Network) Clone() *Network {
 	return &c
 }
 
+// Reoriented is a copy of n, weights and all, that sees every position in
+// its canonical turn of the board (canonical) or in any turn (Arch.Canonical):
+// the same function on the boards it is given. n is not changed.
+func (n *Network) Reoriented(canonical bool) *Network {
+	c := n.Clone()
+	c.Arch.Canonical = canonical
+	return c
+}
+
 // CopyFrom copies the weights of src, which must have n's architecture.
 func (n *Network) CopyFrom(src *Network) error {
 	if src.Arch != n.Arch {

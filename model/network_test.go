@@ -60,3 +60,15 @@ func TestTrunkAndHeads_IndexEveryTensorInOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestReoriented_CopiesAndLeavesTheNetworkAsItWas(t *testing.T) {
+	n := randomNetwork(t, Arch{Inputs: 8, Width: 8, Blocks: 1, Actions: 5, Outcomes: 3}, 1)
+	r := n.Reoriented(true)
+	if n.Arch.Canonical || !r.Arch.Canonical {
+		t.Fatalf("Reoriented(true): the original canonical %v, the copy %v; want false, true", n.Arch.Canonical, r.Arch.Canonical)
+	}
+	r.Params[0].Data[0]++
+	if n.Params[0].Data[0] == r.Params[0].Data[0] {
+		t.Error("the copy shares its weights with the original")
+	}
+}

@@ -709,7 +709,9 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		// model.orientation changed in a run under way: the same weights,
 		// from this candidate on seeing each board in its canonical turn
 		// (or in any turn again).
-		from.Net.Arch.Canonical, net.Arch.Canonical = want, want
+		ck := *from
+		ck.Net = from.Net.Reoriented(want)
+		from, net = &ck, ck.Net.Clone()
 		l.prog.Done("generation %d: the network sees %s from now on (model.orientation %s)", g,
 			map[bool]string{true: "every board in its canonical turn", false: "the boards turned any way"}[want], trunk.Orientation)
 	}
