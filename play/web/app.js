@@ -2,7 +2,7 @@
 // (GET /api/state) and sends the person's clicks as actions in the game's
 // notation (POST /api/action). The server answers with the model's reply.
 // Each tab plays its own game: the id POST /api/new answers goes with
-// every request, and is kept in the tab's sessionStorage so that a reload
+// every request, and is kept in the storage of the tab alone, so that a reload
 // finds the game again.
 "use strict";
 
