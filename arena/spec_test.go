@@ -129,3 +129,16 @@ func TestModelSettings_GumbelRootWithTwoSeatsOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestParsePlayer_VisitsAreBoundedByMaxVisits(t *testing.T) {
+	v := loadVariant(t, "nine")
+	if p, err := ParsePlayer(fmt.Sprintf("rollout@%d", MaxVisits), v, DefaultSpecSettings()); err != nil || p.Name() != fmt.Sprintf("rollout@%d", MaxVisits) {
+		t.Errorf("rollout@%d: %v, want the player", MaxVisits, err)
+	}
+	for _, spec := range []string{fmt.Sprintf("rollout@%d", MaxVisits+1), "model:m.safetensors@999999999999", "rollout@99999999999999999999"} {
+		_, err := ParsePlayer(spec, v, DefaultSpecSettings())
+		if err == nil || !strings.Contains(err.Error(), spec) || !strings.Contains(err.Error(), fmt.Sprintf("1..%d", MaxVisits)) {
+			t.Errorf("%s: %v, want an error naming the spec and the most visits, %d", spec, err, MaxVisits)
+		}
+	}
+}

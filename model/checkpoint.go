@@ -8,8 +8,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/millzero/millzero/engine"
 )
@@ -143,16 +145,27 @@ func shapeSize(shape []int) int {
 // checkpoint file (as opposed to failing to read it).
 var ErrCheckpoint = errors.New("bad checkpoint")
 
+// ErrNotSafetensors is wrapped, with ErrCheckpoint, by the error of a file
+// that is not in the safetensors format at all: another format's model
+// (ONNX, which millzero export writes for other runtimes) or no model.
+var ErrNotSafetensors = errors.New("not a safetensors checkpoint")
+
 // LoadCheckpoint reads a checkpoint written by Save, checking that the file
 // is complete, that its metadata is ours and of the current feature
-// encoder, and that every tensor of the network is there with the shape
-// its architecture implies. Errors name the file and what is wrong.
+// encoder, that every tensor of the network is there with the shape its
+// architecture implies, and that every value is finite (no NaN or
+// infinity). Errors name the file and what is wrong; another format's
+// model, ONNX above all, is named as such (ErrNotSafetensors).
 func LoadCheckpoint(path string) (*Checkpoint, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint: %w", err)
 	}
 	c, err := parseCheckpoint(data)
+	if errors.Is(err, ErrNotSafetensors) && (looksONNX(data) || strings.EqualFold(filepath.Ext(path), ".onnx")) {
+		return nil, fmt.Errorf("load checkpoint %s: %w: %w: an ONNX model; millzero plays and trains from the .safetensors checkpoint (ONNX is for other runtimes: millzero export writes it from one)",
+			path, ErrCheckpoint, ErrNotSafetensors)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
@@ -216,20 +229,52 @@ func bad(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCheckpoint}, args...)...)
 }
 
+// notSafetensors is the error of a file whose start is no safetensors
+// header, saying why.
+func notSafetensors(format string, args ...any) error {
+	return fmt.Errorf("%w: %w ("+format+")", append([]any{ErrCheckpoint, ErrNotSafetensors}, args...)...)
+}
+
+// looksONNX reports whether data starts as an ONNX model does: its
+// ModelProto's ir_version (field 1, a small varint), then another field
+// of ModelProto (producer name or version, domain, model version, doc
+// string, graph, opset import, metadata).
+func looksONNX(data []byte) bool {
+	if len(data) < 3 || data[0] != 0x08 || data[1] == 0 || data[1] >= 0x80 {
+		return false
+	}
+	switch data[2] {
+	case 0x12, 0x1a, 0x22, 0x28, 0x32, 0x3a, 0x42, 0x72:
+		return true
+	}
+	return false
+}
+
+// firstNonFinite is the index of the first NaN or infinite value of x, or
+// -1 when every value is finite.
+func firstNonFinite(x []float32) int {
+	for i, f := range x {
+		if f-f != 0 { // NaN - NaN and Inf - Inf are NaN
+			return i
+		}
+	}
+	return -1
+}
+
 func parseCheckpoint(data []byte) (*Checkpoint, error) {
 	if len(data) < 8 {
 		return nil, bad("truncated: %d bytes, not even the 8-byte header length", len(data))
 	}
 	hlen := binary.LittleEndian.Uint64(data[:8])
 	if hlen > maxHeader {
-		return nil, bad("header length %d: over %d, not a safetensors file", hlen, maxHeader)
+		return nil, notSafetensors("its first 8 bytes give a header length of %d, over %d", hlen, maxHeader)
 	}
 	if uint64(len(data)-8) < hlen {
 		return nil, bad("truncated: header of %d bytes, file has %d after the length", hlen, len(data)-8)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data[8:8+hlen], &raw); err != nil {
-		return nil, bad("header: %v", err)
+		return nil, notSafetensors("header: %v", err)
 	}
 	body := data[8+hlen:]
 	var meta map[string]string
@@ -311,13 +356,16 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 		}
 		at = r[1]
 	}
-	read := func(name string, ti tensorInfo) Param {
+	read := func(name string, ti tensorInfo) (Param, error) {
 		p := Param{Name: name, Shape: ti.Shape, Data: make([]float32, shapeSize(ti.Shape))}
 		b := body[ti.Offsets[0]:ti.Offsets[1]]
 		for i := range p.Data {
 			p.Data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 		}
-		return p
+		if i := firstNonFinite(p.Data); i >= 0 {
+			return p, bad("tensor %s: value %d of %d is %v: the weights must be finite (did the training diverge?)", name, i, len(p.Data), p.Data[i])
+		}
+		return p, nil
 	}
 	if spec := meta["variant_spec"]; spec != "" {
 		v, err := engine.ParseSpec(spec, "variant_spec")
@@ -337,7 +385,9 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 		if !equalShape(ti.Shape, p.Shape) {
 			return nil, bad("tensor %s has shape %v, architecture %v wants %v", p.Name, ti.Shape, arch, p.Shape)
 		}
-		n.Params[i] = read(p.Name, ti)
+		if n.Params[i], err = read(p.Name, ti); err != nil {
+			return nil, err
+		}
 		delete(tensors, p.Name)
 	}
 	c.Net = n
@@ -347,7 +397,11 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		c.Extra = append(c.Extra, read(name, tensors[name]))
+		p, err := read(name, tensors[name])
+		if err != nil {
+			return nil, err
+		}
+		c.Extra = append(c.Extra, p)
 	}
 	return c, nil
 }

@@ -3,9 +3,11 @@ package model
 import (
 	"bytes"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,5 +178,67 @@ func TestCheckpoint_CanonicalOrientationTravelsAndAnUnknownOneIsRefused(t *testi
 	}
 	if err := (Config{Width: 8, Orientation: "sideways"}).Validate(); err == nil || !strings.Contains(err.Error(), "orientation") {
 		t.Errorf("config orientation sideways: %v", err)
+	}
+}
+
+func TestCheckpoint_NaNOrInfiniteWeightsAreRefusedNamingTheTensor(t *testing.T) {
+	v := mustVariant(t, "nine")
+	_, c := savedCheckpoint(t, v)
+	for _, tc := range []struct {
+		name   string
+		bend   func(c *Checkpoint)
+		tensor string
+	}{
+		{"NaN weight", func(c *Checkpoint) { c.Net.Params[2].Data[5] = float32(math.NaN()) }, c.Net.Params[2].Name},
+		{"infinite weight", func(c *Checkpoint) { c.Net.Params[0].Data[0] = float32(math.Inf(-1)) }, c.Net.Params[0].Name},
+		{"NaN optimizer moment", func(c *Checkpoint) { c.Extra[0].Data[1] = float32(math.NaN()) }, "optim.m.input.weight"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bent := &Checkpoint{Net: c.Net.Clone(), Generation: c.Generation, Steps: c.Steps, Meta: c.Meta,
+				Extra: []Param{{Name: c.Extra[0].Name, Shape: c.Extra[0].Shape, Data: slices.Clone(c.Extra[0].Data)}}}
+			tc.bend(bent)
+			path := filepath.Join(t.TempDir(), "diverged.safetensors")
+			if err := bent.Save(path); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadCheckpoint(path)
+			if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "tensor "+tc.tensor+":") ||
+				!strings.Contains(err.Error(), "finite") {
+				t.Errorf("loading %s: %v, want an error naming the file, tensor %s and the non-finite value", tc.name, err, tc.tensor)
+			}
+		})
+	}
+}
+
+func TestCheckpoint_AnotherFormatIsNamedAsNotSafetensors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// The start of an ONNX model: ir_version 7, then the producer's name.
+	onnxStart := append([]byte{0x08, 0x07, 0x12, 0x08}, "millzero and then a graph, 64 bytes or more of it"...)
+	for _, tc := range []struct {
+		name, path string
+		onnx       bool
+	}{
+		{"ONNX by content", write("model.bin", onnxStart), true},
+		{"ONNX by name", write("model.onnx", []byte("PK\x03\x04 not even ONNX, but named so")), true},
+		{"a zip archive", write("model.pt", []byte("PK\x03\x04 a zip archive, not a checkpoint")), false},
+		{"text", write("notes.txt", []byte("these are notes, not weights")), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadCheckpoint(tc.path)
+			if !errors.Is(err, ErrNotSafetensors) || !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), tc.path) ||
+				!strings.Contains(err.Error(), "not a safetensors checkpoint") {
+				t.Fatalf("%s: %v, want ErrNotSafetensors naming the file", tc.name, err)
+			}
+			if got := strings.Contains(err.Error(), "an ONNX model") && strings.Contains(err.Error(), "ONNX is for other runtimes"); got != tc.onnx {
+				t.Errorf("%s: %v: says it is ONNX: %v, want %v", tc.name, err, got, tc.onnx)
+			}
+		})
 	}
 }

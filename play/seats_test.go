@@ -40,31 +40,29 @@ func TestParseSeats_OneSeveralOrAll(t *testing.T) {
 
 func TestWeb_PeopleOnTwoSeatsTakeTurnsWithTheModel(t *testing.T) {
 	_, ts := webTestServer(t, "moulin-rouge-4", 8)
-	var st webState
-	if code := call(t, ts, "POST", "/api/new", `{"seat":"1,3"}`, &st); code != 200 {
-		t.Fatalf("new: %d", code)
-	}
+	st := newGame(t, ts, `{"seat":"1,3"}`)
+	id := st.Game
 	if !reflect.DeepEqual(st.Humans, []int{0, 2}) || st.Side != 0 || st.Human != 0 || !st.Seats[2].Human || st.Seats[1].Human {
 		t.Fatalf("seats 1 and 3: humans %v, side %d, human %d, seats %+v", st.Humans, st.Side, st.Human, st.Seats)
 	}
-	if code := call(t, ts, "POST", "/api/action", `{"action":"`+st.Legal[0].Text+`"}`, &st); code != 200 {
+	if code := gameCall(t, ts, id, "POST", "/api/action", `{"action":"`+st.Legal[0].Text+`"}`, &st); code != 200 {
 		t.Fatalf("seat 1's action: %d", code)
 	}
 	// The model played seat 2; seat 3 is a person's.
 	if st.Side != 2 || st.Human != 2 || len(st.History) < 2 || st.History[1].Seat != 1 {
 		t.Fatalf("after seat 1: side %d, human %d, history %+v; want seat 3 to act after the model's seat 2", st.Side, st.Human, st.History)
 	}
-	if code := call(t, ts, "POST", "/api/action", `{"action":"`+st.Legal[0].Text+`"}`, &st); code != 200 {
+	if code := gameCall(t, ts, id, "POST", "/api/action", `{"action":"`+st.Legal[0].Text+`"}`, &st); code != 200 {
 		t.Fatalf("seat 3's action: %d", code)
 	}
 	if st.Side != 0 || st.History[len(st.History)-1].Seat != 3 {
 		t.Fatalf("after seat 3: side %d, history %+v; want the model's seat 4, then seat 1", st.Side, st.History)
 	}
 	n := len(st.History)
-	if code := call(t, ts, "POST", "/api/undo", "", &st); code != 200 || st.Side != 2 || len(st.History) >= n {
+	if code := gameCall(t, ts, id, "POST", "/api/undo", "", &st); code != 200 || st.Side != 2 || len(st.History) >= n {
 		t.Errorf("undo: %d, side %d, history %+v; want seat 3's action and the model's reply taken back", code, st.Side, st.History)
 	}
-	if code := call(t, ts, "POST", "/api/new", `{"seat":"all"}`, &st); code != 200 || len(st.Humans) != 4 || len(st.History) != 0 {
+	if code := gameCall(t, ts, id, "POST", "/api/new", `{"seat":"all"}`, &st); code != 200 || len(st.Humans) != 4 || len(st.History) != 0 {
 		t.Errorf("everyone plays: %d, humans %v, history %d; want four people and no model action", code, st.Humans, len(st.History))
 	}
 }

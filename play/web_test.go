@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -62,11 +63,38 @@ func call(t *testing.T, ts *httptest.Server, method, path, body string, out any)
 	return res.StatusCode
 }
 
+// gameCall is call about game id: the id in the query of a GET, first in
+// the JSON object body of a POST.
+func gameCall(t *testing.T, ts *httptest.Server, id, method, path, body string, out any) int {
+	t.Helper()
+	switch {
+	case method == "GET":
+		path += "?game=" + url.QueryEscape(id)
+	case body == "":
+		body = `{"game":"` + id + `"}`
+	default:
+		body = `{"game":"` + id + `",` + strings.TrimPrefix(body, "{")
+	}
+	return call(t, ts, method, path, body, out)
+}
+
+// newGame starts a game with the fields of body (a JSON object, or "")
+// and returns its state.
+func newGame(t *testing.T, ts *httptest.Server, body string) webState {
+	t.Helper()
+	var st webState
+	if code := call(t, ts, "POST", "/api/new", body, &st); code != 200 || st.Game == "" {
+		t.Fatalf("new game %s: %d, id %q", body, code, st.Game)
+	}
+	return st
+}
+
 func TestWeb_StateDescribesTheBoardAndTheLegalActions(t *testing.T) {
 	_, ts := webTestServer(t, "nine", 16)
+	id := newGame(t, ts, "").Game
 	var st webState
-	if code := call(t, ts, "GET", "/api/state", "", &st); code != 200 {
-		t.Fatalf("state: %d", code)
+	if code := gameCall(t, ts, id, "GET", "/api/state", "", &st); code != 200 || st.Game != id {
+		t.Fatalf("state: %d, game %q, want %q", code, st.Game, id)
 	}
 	v, _ := engine.Load("nine")
 	if len(st.Board.Points) != 24 || st.Board.Size != 7 || len(st.Owner) != 24 {
@@ -91,8 +119,9 @@ func TestWeb_StateDescribesTheBoardAndTheLegalActions(t *testing.T) {
 
 func TestWeb_ActionGetsTheModelsReplyAndUndoTakesBothBack(t *testing.T) {
 	_, ts := webTestServer(t, "nine", 16)
+	id := newGame(t, ts, "").Game
 	var st webState
-	if code := call(t, ts, "POST", "/api/action", `{"action":"d6"}`, &st); code != 200 {
+	if code := gameCall(t, ts, id, "POST", "/api/action", `{"action":"d6"}`, &st); code != 200 {
 		t.Fatalf("action d6: %d", code)
 	}
 	if len(st.History) != 2 || st.History[0] != (webMove{0, "d6"}) || st.History[1].Seat != 1 || st.Side != 0 {
@@ -102,20 +131,20 @@ func TestWeb_ActionGetsTheModelsReplyAndUndoTakesBothBack(t *testing.T) {
 		t.Fatalf("the model's search: %+v", st.Last)
 	}
 	var info searchInfo
-	if code := call(t, ts, "GET", "/api/stats", "", &info); code != 200 || info.Action != st.Last.Action {
+	if code := gameCall(t, ts, id, "GET", "/api/stats", "", &info); code != 200 || info.Action != st.Last.Action {
 		t.Errorf("stats: %d %+v, want the last search", code, info)
 	}
-	if code := call(t, ts, "GET", "/api/hint", "", &info); code != 200 || info.Seat != 0 || info.Visits < 16 {
+	if code := gameCall(t, ts, id, "GET", "/api/hint", "", &info); code != 200 || info.Seat != 0 || info.Visits < 16 {
 		t.Errorf("hint: %d %+v", code, info)
 	}
 	var bad apiError
-	if code := call(t, ts, "POST", "/api/action", `{"action":"d6"}`, &bad); code != 400 || !strings.Contains(bad.Error, "occupied") || len(bad.Legal) != 22 {
+	if code := gameCall(t, ts, id, "POST", "/api/action", `{"action":"d6"}`, &bad); code != 400 || !strings.Contains(bad.Error, "occupied") || len(bad.Legal) != 22 {
 		t.Errorf("d6 again: %d %+v, want 400 saying it is occupied, with the 22 legal actions", code, bad)
 	}
-	if code := call(t, ts, "POST", "/api/action", `{"action":"zz"}`, &bad); code != 400 || !strings.Contains(bad.Error, `"zz"`) {
+	if code := gameCall(t, ts, id, "POST", "/api/action", `{"action":"zz"}`, &bad); code != 400 || !strings.Contains(bad.Error, `"zz"`) {
 		t.Errorf("zz: %d %+v", code, bad)
 	}
-	if code := call(t, ts, "POST", "/api/action", `{"move":"d6"}`, &bad); code != 400 || !strings.Contains(bad.Error, "move") {
+	if code := gameCall(t, ts, id, "POST", "/api/action", `{"move":"d6"}`, &bad); code != 400 || !strings.Contains(bad.Error, "move") {
 		t.Errorf("unknown field: %d %+v", code, bad)
 	}
 	if code := call(t, ts, "GET", "/api/action", "", &bad); code != http.StatusMethodNotAllowed || !strings.Contains(bad.Error, "use POST") {
@@ -125,25 +154,24 @@ func TestWeb_ActionGetsTheModelsReplyAndUndoTakesBothBack(t *testing.T) {
 		t.Errorf("GET /api/frobnicate: %d %+v, want 404 naming it", code, bad)
 	}
 	st = webState{}
-	if code := call(t, ts, "POST", "/api/undo", "", &st); code != 200 || len(st.History) != 0 || st.Side != 0 {
+	if code := gameCall(t, ts, id, "POST", "/api/undo", "", &st); code != 200 || len(st.History) != 0 || st.Side != 0 {
 		t.Errorf("undo: %d, history %+v: want the start", code, st.History)
 	}
-	if code := call(t, ts, "POST", "/api/undo", "", &bad); code != 409 {
+	if code := gameCall(t, ts, id, "POST", "/api/undo", "", &bad); code != 409 {
 		t.Errorf("undo at the start: %d %+v, want 409", code, bad)
 	}
 }
 
 func TestWeb_NewGameChangesVariantAndSeat(t *testing.T) {
 	_, ts := webTestServer(t, "nine", 8)
-	var st webState
-	if code := call(t, ts, "POST", "/api/new", `{"variant":"three","seat":"black"}`, &st); code != 200 {
-		t.Fatalf("new: %d", code)
-	}
+	st := newGame(t, ts, `{"variant":"three","seat":"black"}`)
 	if st.Variant != "three" || st.Human != 1 || len(st.History) != 1 || st.History[0].Seat != 0 || st.Side != 1 {
 		t.Errorf("new three as black: %+v: want the model's opening, black to move", st)
 	}
-	if code := call(t, ts, "POST", "/api/new", `{"variant":"moulin-rouge-4"}`, &st); code != 200 {
-		t.Fatalf("new moulin-rouge-4: %d", code)
+	// A new game in place of the game of three keeps its seat, black's (2).
+	three := st.Game
+	if code := gameCall(t, ts, three, "POST", "/api/new", `{"variant":"moulin-rouge-4"}`, &st); code != 200 || st.Game == three {
+		t.Fatalf("new moulin-rouge-4: %d, id %q: want a new id", code, st.Game)
 	}
 	if !st.Board.Rotating || st.Board.Rings != 3 || len(st.Seats) != 4 || st.Human != 1 || st.Seats[1].Name != "seat 2" {
 		t.Errorf("moulin-rouge-4: board %+v, seats %+v, human %d", st.Board, st.Seats, st.Human)
@@ -153,8 +181,11 @@ func TestWeb_NewGameChangesVariantAndSeat(t *testing.T) {
 		t.Errorf("moulin-rouge-4: side %d, history %+v", st.Side, st.History)
 	}
 	var bad apiError
+	if code := gameCall(t, ts, three, "GET", "/api/state", "", &bad); code != 404 || !bad.Gone {
+		t.Errorf("the replaced game: %d %+v, want 404, gone", code, bad)
+	}
 	for body, want := range map[string]string{
-		`{"variant":"ninety"}`:            `"ninety"`,
+		`{"variant":"ninety"}`:            `"ninety": unknown`,
 		`{"variant":"nine","seat":"red"}`: `seat "red"`,
 		`{"variant":`:                     "request body",
 	} {

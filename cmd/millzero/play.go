@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/play"
 )
 
@@ -17,19 +19,30 @@ func runPlay(args []string, out io.Writer) error {
 
 // playMain is the play command reading the person's input from in.
 func playMain(args []string, in io.Reader, out io.Writer) error {
-	fs := newFlags("play", "[--model FILE | --run DIR] [--variant V] [--seat S] [--sims N] [--web [--addr HOST:PORT]]",
+	fs := newFlags("play", "[--model FILE | --run DIR] [--variant V] [--seat S] [--sims N] [--web [--addr HOST:PORT] [--allow-host NAME]... [--max-games N]]",
 		[]string{
 			"millzero play --variant three",
 			"millzero play --run runs/nine --seat black --sims 800",
 			"millzero play --model runs/nine/models/gen-000012.safetensors",
 			"millzero play --variant moulin-rouge-3 --seat 2",
 			"millzero play --web --addr 127.0.0.1:8080",
+			"millzero play --web --addr 0.0.0.0:8080 --allow-host mybox.local --max-games 8",
 		}, out)
 	var pc playerConfig
 	addPlayerFlags(fs, &pc)
 	seatFlag := fs.String("seat", "white", "your seat: white or black, or 1..N with 3-4 players; several as 1,3 or all (people take turns; the model plays the others)")
-	web := fs.Bool("web", false, "play in the browser: serve the game page and print its URL")
-	addr := fs.String("addr", "127.0.0.1:0", "with --web: the address to listen on; port 0 picks a free one")
+	serve := fs.Bool("web", false, "play in the browser: serve the game page and print its URL")
+	web := webOptions{}
+	fs.StringVar(&web.Addr, "addr", "127.0.0.1:0", "with --web: the address to listen on; port 0 picks a free one")
+	fs.Func("allow-host", "with --web: a host name the page may be reached by, besides localhost, the --addr host and IP addresses (repeatable, or comma separated); requests naming other hosts are refused", func(s string) error {
+		for _, h := range strings.Split(s, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				web.AllowHosts = append(web.AllowHosts, h)
+			}
+		}
+		return nil
+	})
+	fs.IntVar(&web.MaxGames, "max-games", play.DefaultMaxGames, "with --web: the games held at once, one per browser tab; a new game past it closes the game idle longest")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -52,17 +65,20 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if pc.Views < 1 {
 		return fmt.Errorf("--orientations %d: want 1 or more (up to the variant's symmetries)", pc.Views)
 	}
-	if pc.Sims < 1 {
-		return fmt.Errorf("--sims %d: want 1 or more", pc.Sims)
+	if pc.Sims < 1 || pc.Sims > arena.MaxVisits {
+		return fmt.Errorf("--sims %d: want 1..%d", pc.Sims, arena.MaxVisits)
+	}
+	if web.MaxGames < 1 {
+		return fmt.Errorf("--max-games %d: want 1 or more", web.MaxGames)
 	}
 	prover, err := tablesFor(v, pc.Tables)
 	if err != nil {
 		return err
 	}
-	if *web {
+	if *serve {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return play.ServeWeb(ctx, webConfig(pc, src, v, seats, *addr, prover), out, nil)
+		return play.ServeWeb(ctx, webConfig(pc, src, v, seats, web, prover), out, nil)
 	}
 	bot, err := newBot(v, src, pc.Sims, pc.Views, pc.Seed, prover)
 	if err != nil {

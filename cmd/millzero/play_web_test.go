@@ -18,8 +18,9 @@ import (
 )
 
 // TestWeb_BrowserPlacesAPieceAndSeesTheReply drives the page in Debian's
-// headless chromium with playwright-core (make setup installs both). It
-// skips when they are absent, unless MILLZERO_EXTERNAL_TESTS=1.
+// headless chromium with playwright-core (make setup installs both): a
+// game by clicks, then three tabs on a server holding two games. It skips
+// when they are absent, unless MILLZERO_EXTERNAL_TESTS=1.
 func TestWeb_BrowserPlacesAPieceAndSeesTheReply(t *testing.T) {
 	const chromium = "/usr/bin/chromium"
 	dir, err := filepath.Abs("testdata/browser")
@@ -50,7 +51,7 @@ func TestWeb_BrowserPlacesAPieceAndSeesTheReply(t *testing.T) {
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- play.ServeWeb(ctx, webConfig(playerConfig{Sims: 64, Seed: 1}, modelSource{desc: "random-rollout search (browser test)"}, v, 0, "127.0.0.1:0", nil),
+		done <- play.ServeWeb(ctx, webConfig(playerConfig{Sims: 64, Seed: 1}, modelSource{desc: "random-rollout search (browser test)"}, v, 0, webOptions{Addr: "127.0.0.1:0", MaxGames: 2}, nil),
 			io.Discard, func(u string) { urls <- u })
 	}()
 	var url string
@@ -79,12 +80,19 @@ func TestWeb_BrowserPlacesAPieceAndSeesTheReply(t *testing.T) {
 		Message string         `json:"message"`
 		Clicks  map[string]int `json:"clicks"`
 		Played  []string       `json:"played"`
+		Tabs    struct {
+			Reloaded int    `json:"reloaded"`
+			Gone     string `json:"gone"`
+		} `json:"tabs"`
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &seen); err != nil {
 		t.Fatalf("test.mjs printed %q: %v", stdout.String(), err)
 	}
 	if seen.Points != 24 || len(seen.History) != 2 || seen.History[0] != "d6" {
 		t.Errorf("the page showed %+v: want 24 points and d6 with the model's reply", seen)
+	}
+	if seen.Tabs.Reloaded != len(seen.Played) || !strings.Contains(seen.Tabs.Gone, "no longer held") {
+		t.Errorf("the tabs: %+v: want the first tab's game found again on reload, and the closed game's tab told so", seen.Tabs)
 	}
 	if fi, err := os.Stat(shot); err != nil || fi.Size() < 5000 {
 		t.Fatalf("screenshot %s: %v", shot, err)

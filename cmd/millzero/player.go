@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
@@ -167,8 +168,8 @@ func searchPlayer(v *engine.Variant, src modelSource, sims, views int) (*arena.S
 // newBot is the model at the board for a person's game: src's player
 // searching sims visits a move.
 func newBot(v *engine.Variant, src modelSource, sims, views int, seed uint64, prover mcts.Prover) (*play.Bot, error) {
-	if sims < 1 {
-		return nil, fmt.Errorf("sims %d: want 1 or more", sims)
+	if sims < 1 || sims > arena.MaxVisits {
+		return nil, fmt.Errorf("--sims %d: want 1..%d", sims, arena.MaxVisits)
 	}
 	p, err := searchPlayer(v, src, sims, views)
 	if err != nil {
@@ -178,18 +179,36 @@ func newBot(v *engine.Variant, src modelSource, sims, views int, seed uint64, pr
 	return play.NewBot(v, p, p.Name(), seed)
 }
 
+// webOptions are play --web's own flags.
+type webOptions struct {
+	Addr       string   // listen address
+	AllowHosts []string // host names, besides localhost and the listen address's, that requests may give
+	MaxGames   int      // games held at once (browser tabs); 0 is play.DefaultMaxGames
+}
+
 // webConfig is what play --web serves: src's model, or rollouts in any
-// variant.
-func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seats play.Seats, addr string, prover mcts.Prover) play.WebConfig {
-	c := play.WebConfig{Addr: addr, Variant: v, Seat: seats.First(), Humans: seats, Variants: engine.Names(), VariantFor: src.variantFor,
+// variant. A request names a variant, never a file: the variants served
+// are the named ones (the model's alone when there is a model) and v, the
+// command line's, under its name even when it came from a file.
+func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seats play.Seats, web webOptions, prover mcts.Prover) play.WebConfig {
+	c := play.WebConfig{Addr: web.Addr, AllowHosts: web.AllowHosts, MaxGames: web.MaxGames,
+		Variant: v, Seat: seats.First(), Humans: seats, Variants: engine.Names(),
+		VariantFor: func(name string) (*engine.Variant, error) {
+			if name == v.Name {
+				return v, nil
+			}
+			return engine.Load(name) // a name: engine.Load reads no file
+		},
 		NewBot: func(w *engine.Variant) (*play.Bot, error) {
-			if w.Name != v.Name {
+			if w != v {
 				return newBot(w, src, pc.Sims, pc.Views, pc.Seed, nil) // the tables are v's
 			}
 			return newBot(w, src, pc.Sims, pc.Views, pc.Seed, prover)
 		}}
 	if src.ck != nil {
 		c.Variants = []string{v.Name}
+	} else if !slices.Contains(c.Variants, v.Name) {
+		c.Variants = append(c.Variants, v.Name)
 	}
 	return c
 }

@@ -142,7 +142,10 @@ func runTablebaseProbe(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return set.WriteProbe(out, &p)
+	if err := set.WriteProbe(out, &p); err != nil {
+		return fmt.Errorf("position %q: %w", rest[0], err)
+	}
+	return nil
 }
 
 func runTablebaseStats(args []string, out io.Writer) error {

@@ -28,9 +28,16 @@ func TestTablebase_BuildProbeStats(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "white to move: win in 1\n") || !strings.Contains(out, "* ") {
 		t.Errorf("probe: exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, _ = runCmd("tablebase", "probe", "--dir", dir, "********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1")
-	if code != 0 || !strings.Contains(out, "not in the tables") {
-		t.Errorf("probe of the start: exit %d\n%s", code, out)
+	// Outside the tables: an error, exit 1, saying why and what they hold.
+	for pos, why := range map[string]string{
+		"********/********/******** w p p 0 9 0 9 0 0 0 0 0 0 0 0 1":  "still in hand",
+		"O*O*****/***@***@/*@*O**@* w m s 3 0 4 0 0 0 0 0 0 0 0 0 30": "material is not built",
+	} {
+		code, out, errOut = runCmd("tablebase", "probe", "--dir", dir, pos)
+		if code == 0 || out != "" || !strings.Contains(errOut, "not in the tables of "+dir) || !strings.Contains(errOut, why) ||
+			!strings.Contains(errOut, "they hold 3v3") || !strings.Contains(errOut, pos) {
+			t.Errorf("probe of %s: exit %d, out %q, error %q: want exit 1, nothing printed, and an error saying it is not in the tables (%s)", pos, code, out, errOut, why)
+		}
 	}
 	code, out, errOut = runCmd("tablebase", "stats", "--variant", "nine", dir)
 	if code != 0 || !strings.Contains(out, "3v3") || !strings.Contains(out, "20") {

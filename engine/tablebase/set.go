@@ -414,8 +414,9 @@ func (s *Set) WriteStats(w io.Writer) {
 }
 
 // WriteProbe prints p's value for the side to move and every legal move
-// with the value it leads to, the table's choices starred; for a position
-// outside the tables, that it is not in them and what they hold.
+// with the value it leads to, the table's choices starred. A position
+// outside the tables is an error wrapping ErrNotInTables that says why
+// and what the tables hold; nothing is printed.
 func (s *Set) WriteProbe(w io.Writer, p *engine.Position) error {
 	val, err := s.Probe(p)
 	if errors.Is(err, ErrNotInTables) {
@@ -423,8 +424,11 @@ func (s *Set) WriteProbe(w io.Writer, p *engine.Position) error {
 		for _, m := range s.Materials() {
 			held = append(held, m.String())
 		}
-		fmt.Fprintf(w, "not in the tables of %s (they hold %s)\n", s.dir, strings.Join(held, " "))
-		return nil
+		why := "its material is not built"
+		if p.Hand[0]|p.Hand[1] != 0 {
+			why = "pieces are still in hand; the tables hold positions with every piece on the board"
+		}
+		return fmt.Errorf("%w of %s: %s (they hold %s)", ErrNotInTables, s.dir, why, strings.Join(held, " "))
 	}
 	if err != nil {
 		return err

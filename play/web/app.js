@@ -1,30 +1,49 @@
 // The page of `millzero play --web`: draws the board the server describes
 // (GET /api/state) and sends the person's clicks as actions in the game's
 // notation (POST /api/action). The server answers with the model's reply.
+// Each tab plays its own game: the id POST /api/new answers goes with
+// every request, and is kept in the storage of the tab alone, so that a reload
+// finds the game again.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
 const CELL = 100, MARGIN = 95;
+const GAME_KEY = "millzero-game";
 
 let st = null;       // the last state from the server
 let selected = -1;   // the point of the piece picked up to move, or -1
 let busy = false;    // a request is under way (the model is thinking)
 let showStats = false;
+let gone = false;     // the server no longer holds this tab's game
+let gameId = sessionStorage.getItem(GAME_KEY);
 
 const $ = (id) => document.getElementById(id);
 
+// api calls the server about this tab's game: its id goes in the query
+// of a GET and in the body of a POST. An answer with a game id makes it
+// this tab's game; one saying the game is gone marks it so.
 async function api(method, path, body) {
   const init = { method, headers: {} };
-  if (body !== undefined) {
+  if (method === "GET") {
+    path += "?game=" + encodeURIComponent(gameId || "");
+  } else {
     init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
+    init.body = JSON.stringify({ game: gameId || "", ...body });
   }
   const res = await fetch(path, init);
   const data = await res.json();
   if (!res.ok) {
+    if (data.gone) gone = true;
     let msg = data.error || res.statusText;
     if (data.legal) msg += ". Legal: " + data.legal.join(" ");
-    throw new Error(msg);
+    const err = new Error(msg);
+    err.gone = !!data.gone;
+    throw err;
+  }
+  if (data.game) {
+    gameId = data.game;
+    gone = false;
+    sessionStorage.setItem(GAME_KEY, gameId);
   }
   return data;
 }
@@ -41,7 +60,7 @@ function xy(p) {
 }
 
 function myTurn() {
-  return st && !st.over && st.side === st.human && !busy;
+  return st && !st.over && !gone && st.side === st.human && !busy;
 }
 
 // The points the last action touched, by name.
@@ -181,6 +200,7 @@ function drawPanel() {
   const status = $("status");
   status.classList.toggle("thinking", busy);
   if (busy) status.textContent = "The model is thinking";
+  else if (gone) status.textContent = "This game is closed: start a new game";
   else if (st.over) status.textContent = "Game over: " + st.result;
   else if (st.side === st.human) {
     const who = st.humans.length > 1 ? seatName(st.side) + ": your" : "Your";
@@ -229,7 +249,7 @@ function drawPanel() {
     hist.appendChild(li);
   }
 
-  $("undo").disabled = busy || !st.history.some((m) => st.humans.includes(m.seat));
+  $("undo").disabled = busy || gone || !st.history.some((m) => st.humans.includes(m.seat));
   $("hint-btn").disabled = !myTurn();
   $("stats-btn").textContent = showStats ? "Hide stats" : "Show stats";
   $("stats-btn").setAttribute("aria-pressed", String(showStats));
@@ -331,4 +351,16 @@ $("new-form").addEventListener("submit", (e) => {
   run("new game", () => api("POST", "/api/new", { variant: $("new-variant").value, seat: $("new-seat").value }));
 });
 
-run("loading", () => api("GET", "/api/state"));
+// The tab's game, found again after a reload; else (or when the server
+// no longer holds it) a new game as the command line set it up.
+run("loading", async () => {
+  if (gameId) {
+    try {
+      return await api("GET", "/api/state");
+    } catch (e) {
+      if (!e.gone) throw e;
+      gameId = null;
+    }
+  }
+  return api("POST", "/api/new", {});
+});

@@ -2,8 +2,12 @@
 // node test.mjs URL SCREENSHOT_PATH
 // It waits for the board of nine, clicks d6 (a placement), waits for the
 // model's reply, opens the search statistics, checks what the page shows,
-// and saves a screenshot. It prints one JSON line of what it saw, and
-// exits 1 with the reason on stderr when the page is wrong.
+// and saves a screenshot. Then it plays on by clicks, and checks that each
+// tab plays its own game (the server holds two at most): a second tab
+// starts afresh, a reload finds the tab's game again, and a third tab
+// closes the game idle longest, whose tab says so and starts another. It
+// prints one JSON line of what it saw, and exits 1 with the reason on
+// stderr when the page is wrong.
 import { chromium } from "playwright-core";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -102,7 +106,43 @@ try {
   }
   const played = await page.locator("#history li").allTextContents();
   if (errors.length) throw new Error(errors.join("; "));
-  console.log(JSON.stringify({ points, history, message: msg, screenshot: shot, clicks: kinds, played }));
+
+  // A second tab plays a game of its own.
+  const actions = (p) => p.getAttribute("#board", "data-actions");
+  const idle = (p, n) => p.waitForFunction((n) => document.getElementById("board").dataset.actions === n &&
+    !document.getElementById("status").classList.contains("thinking"), n);
+  const before2 = await actions(page);
+  const second = await context.newPage();
+  second.on("pageerror", (e) => errors.push("second tab: page error: " + e.message));
+  await second.goto(url);
+  await second.waitForSelector('#board g[data-point="d6"]');
+  await idle(second, "0");
+  await second.locator('#board g[data-point="d6"] circle.hit').click();
+  await idle(second, "2");
+  await page.reload();
+  await page.waitForSelector('#board g[data-point="d6"]');
+  await idle(page, before2);
+  const reloaded = await page.locator("#history li").allTextContents();
+  if (JSON.stringify(reloaded) !== JSON.stringify(played)) {
+    throw new Error(`the first tab, reloaded after the second tab played, shows ${reloaded.join(" ")}, want its own game ${played.join(" ")}`);
+  }
+
+  // A third tab: the server closes the second tab's game (idle longest).
+  const third = await context.newPage();
+  third.on("pageerror", (e) => errors.push("third tab: page error: " + e.message));
+  await third.goto(url);
+  await idle(third, "0");
+  await second.locator("#board g.target circle.hit").first().click();
+  await second.waitForFunction(() => /closed/.test(document.getElementById("status").textContent));
+  const goneMessage = await second.textContent("#message");
+  if (!/no longer held/.test(goneMessage)) throw new Error(`the second tab, its game closed, says ${JSON.stringify(goneMessage)}`);
+  if (await second.locator("#board g.target").count()) throw new Error("the closed game's board still offers actions");
+  await second.click("#new-form button[type=submit]");
+  await idle(second, "0");
+  await second.waitForFunction(() => /Your turn/.test(document.getElementById("status").textContent));
+  if (errors.length) throw new Error(errors.join("; "));
+  const tabs = { reloaded: reloaded.length, second: "d6", gone: goneMessage };
+  console.log(JSON.stringify({ points, history, message: msg, screenshot: shot, clicks: kinds, played, tabs }));
 } catch (e) {
   failed = e;
 } finally {
