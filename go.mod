@@ -9,13 +9,13 @@ require (
 	github.com/chewxy/math32 v1.10.1
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/viterin/vek v0.4.3
+	go.yaml.in/yaml/v3 v3.0.6
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6
 	gocloud.dev v0.47.0
 	golang.org/x/sys v0.48.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.12
-	gopkg.in/yaml.v3 v3.0.1
 	gorgonia.org/gorgonia v0.9.18
 	gorgonia.org/tensor v0.9.24
 	k8s.io/api v0.37.2

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Canonical is the spec as a self-contained variant file: every field

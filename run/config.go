@@ -16,7 +16,7 @@ import (
 	"os"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/configs"
