@@ -13,8 +13,8 @@ import (
 	"github.com/millzero/millzero/engine"
 )
 
-// scriptReader feeds a session one line at a time, asking next for each
-// line only when the session reads (so next may look at the game as it
+// scriptReader feeds a game one line at a time, asking next for each
+// line only when the game reads (so next may look at the game as it
 // stands at the prompt).
 type scriptReader struct {
 	next    func() (string, bool)

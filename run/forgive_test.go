@@ -202,7 +202,7 @@ func TestMatchGames_AResumedMatchKeepsPairNumbersUnique(t *testing.T) {
 
 // A generation resumed after a kill between its ratings and its commit
 // (the generations.csv row) writes each metrics row once, and the self-play
-// figures of the killed session (no longer NaN rows): every generation row
+// figures of the killed process (no longer NaN rows): every generation row
 // holds the seconds of its phases and the search's KL.
 func TestRun_AResumedGenerationWritesItsMetricsOnce(t *testing.T) {
 	dir := t.TempDir()

@@ -36,7 +36,7 @@ type Loop struct {
 	loss   *series // training and validation losses
 	elo    *series // the best model's rating after each generation
 	str    *series // the strength benchmark of the best, now and then (strength.every_hours)
-	phases *series // the seconds (and self-play's figures) of each phase run, by every session: summed per generation
+	phases *series // the seconds (and self-play's figures) of each phase run, by every process: summed per generation
 	start  time.Time
 	base   float64                // run hours before this invocation
 	tables mcts.Prover            // the endgame tables of cfg.Tablebase; nil without
@@ -596,7 +596,7 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	start := time.Now()
 	st, err := selfplay.Run(ctx, job)
 	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
-		err = perr // the finished shards, also of an interrupted session
+		err = perr // the finished shards, also of an interrupted process
 	}
 	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws, st.EntropyMicro); err == nil {
 		err = rerr

@@ -15,12 +15,12 @@ var genColumns = []string{"generation", "hours", "games", "moves_per_s", "train_
 	"target_entropy"}
 
 // phaseColumns are the columns of metrics/phases.csv: one row each time a
-// session ran a phase of a generation (self-play, train, gate or ladder),
+// process ran a phase of a generation (self-play, train, gate or ladder),
 // with its wall seconds and, for self-play, the moves played, the
 // positions recorded and their summed KL divergence of the visit target
 // from the prior, in micro-nats, the games finished, their plies and how
 // many were drawn, and the recorded targets' summed entropy in micro-nats.
-// A generation resumed after a stop sums the rows of every session.
+// A generation resumed after a stop sums the rows of every process.
 var phaseColumns = []string{"generation", "phase", "seconds", "moves", "positions", "kl_micro", "games", "plies", "draws",
 	"entropy_micro"}
 
@@ -38,12 +38,12 @@ func (l *Loop) timed(g int, phase string, f func() error) error {
 	return err
 }
 
-// phaseTotal is what every session spent in each phase of one generation.
+// phaseTotal is what every process spent in each phase of one generation.
 type phaseTotal struct {
 	seconds             map[string]float64
 	moves, positions    float64
 	klMicro             float64
-	games, plies, draws float64 // NaN when a session's row has none (a file older than these columns)
+	games, plies, draws float64 // NaN when a process's row has none (a file older than these columns)
 	entropyMicro        float64 // NaN as games
 }
 
@@ -68,7 +68,7 @@ func (l *Loop) phaseTotals(g int) (phaseTotal, error) {
 		if !math.IsNaN(moves[i] + pos[i] + kl[i]) {
 			t.moves, t.positions, t.klMicro = t.moves+moves[i], t.positions+pos[i], t.klMicro+kl[i]
 		}
-		// A NaN (an older session's row) makes the sums unknown.
+		// A NaN (an older process's row) makes the sums unknown.
 		t.games, t.plies, t.draws = t.games+games[i], t.plies+plies[i], t.draws+draws[i]
 		t.entropyMicro += ent[i]
 	}
@@ -94,7 +94,7 @@ func (t phaseTotal) meanPlies() float64 {
 	return t.plies / t.games
 }
 
-// movesPerSecond is self-play's speed over the generation's sessions; NaN
+// movesPerSecond is self-play's speed over the generation's processes; NaN
 // (an empty cell) when this trainer played none of its games.
 func (t phaseTotal) movesPerSecond() float64 {
 	if t.moves == 0 || t.seconds["selfplay"] <= 0 {
@@ -105,7 +105,7 @@ func (t phaseTotal) movesPerSecond() float64 {
 
 // meanKL is the mean KL divergence, in nats, of the recorded policy
 // targets from the priors of this trainer's self-play (selfplay.Stats.MeanPolicyKL
-// over every session); NaN when it recorded none.
+// over every process); NaN when it recorded none.
 func (t phaseTotal) meanKL() float64 {
 	if t.positions == 0 {
 		return math.NaN()
@@ -115,7 +115,7 @@ func (t phaseTotal) meanKL() float64 {
 
 // meanEntropy is the mean entropy, in nats, of the recorded policy
 // targets of this trainer's self-play (selfplay.Stats.MeanTargetEntropy
-// over every session); NaN when it recorded none, or a session's row does
+// over every process); NaN when it recorded none, or a process's row does
 // not say.
 func (t phaseTotal) meanEntropy() float64 {
 	if t.positions == 0 {

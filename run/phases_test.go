@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// TestPhaseTotals_SumEverySessionOfAGeneration: a generation's self-play
-// ran in two sessions (a stop between them); its totals are the sums of
+// TestPhaseTotals_SumEveryProcessOfAGeneration: a generation's self-play
+// ran in two processes (a stop between them); its totals are the sums of
 // both rows, and its draw share and mean length are over the games of
-// both, not the mean of two sessions' shares. Another generation's rows
+// both, not the mean of two processes' shares. Another generation's rows
 // and the other phases' rows add nothing to them.
-func TestPhaseTotals_SumEverySessionOfAGeneration(t *testing.T) {
+func TestPhaseTotals_SumEveryProcessOfAGeneration(t *testing.T) {
 	s, err := openSeries(filepath.Join(t.TempDir(), "phases.csv"), phaseColumns...)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestPhaseTotals_AnOlderFileSaysNothingOfDraws(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !math.IsNaN(tot.drawShare()) || !math.IsNaN(tot.meanPlies()) || !math.IsNaN(tot.meanEntropy()) {
-		t.Errorf("draw share %v, mean plies %v, target entropy %v: want unknown (NaN) with an older session's row",
+		t.Errorf("draw share %v, mean plies %v, target entropy %v: want unknown (NaN) with an older process's row",
 			tot.drawShare(), tot.meanPlies(), tot.meanEntropy())
 	}
 	if got := tot.movesPerSecond(); got != 2000 {

@@ -16,7 +16,7 @@ import (
 	"github.com/millzero/millzero/mcts"
 )
 
-// Job is one self-play session: who plays, how many games, and where the
+// Job is one self-play run: who plays, how many games, and where the
 // shards go.
 type Job struct {
 	Variant    *engine.Variant
@@ -46,7 +46,7 @@ type Job struct {
 	ProgressEvery time.Duration
 }
 
-// Stats are the totals of a self-play session.
+// Stats are the totals of one self-play job.
 type Stats struct {
 	Games        int64                  // games finished and written
 	Positions    int64                  // positions recorded (full searches)

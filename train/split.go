@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 )
 
-// splitter runs the blocks of rows of a matrix product on helper
+// splitter runs the blocks of rows of a matrix product on assisting
 // goroutines started once, for a trainer of one graph on several cores.
 // The trainer's BLAS (kernelBLAS) multiplies on the calling goroutine:
 // splitting a product there would start goroutines for every product,
@@ -43,7 +43,7 @@ func (j gemmJob) run() {
 	j.blas.Sgemm(j.tA, j.tB, j.m, j.n, j.k, 1, j.a, j.lda, j.b, j.ldb, 0, j.c, j.n)
 }
 
-// newSplitter starts procs-1 helper goroutines; close ends them.
+// newSplitter starts procs-1 assisting goroutines; close ends them.
 func newSplitter(procs int) *splitter {
 	s := &splitter{procs: procs, jobs: make(chan gemmJob, procs)}
 	for range procs - 1 {
@@ -61,7 +61,7 @@ func (s *splitter) help() {
 
 func (s *splitter) close() { close(s.jobs) }
 
-// gemm runs j, split over the helpers if s is not nil and j is large
+// gemm runs j, split over the assisting goroutines if s is not nil and j is large
 // enough, and returns when it is done.
 func (s *splitter) gemm(j gemmJob) {
 	if s == nil || s.procs < 2 || j.m < 12 || j.m*j.n*j.k < splitMACs {

@@ -48,7 +48,7 @@ func (s Stats) String() string {
 // the batch's rows on its own goroutine, all sharing the network's weight
 // slices. Their gradients (Gorgonia's symbolic ones) are averaged, weighted
 // by rows, and the optimizer step is split over the workers too (in Fit,
-// the helpers take it while the next batch is read). It updates
+// the assisting goroutines take it while the next batch is read). It updates
 // the network's weights in place. It is not safe for concurrent use;
 // evaluate with a copy (Network().Clone()) in other goroutines.
 type Trainer struct {
@@ -64,16 +64,16 @@ type Trainer struct {
 	gbuf     [][]float32      // the batch's gradients, per step: worker 0's own with one worker, else their average
 	batch    []dataset.Sample // the batch read and trained on
 
-	// The helper goroutines, one per worker after the first, wait on
+	// The assisting goroutines, one per worker after the first, wait on
 	// their own channel for a phase to run and report on done.
 	jobs  []chan phase
 	done  chan struct{}
 	work  []dataset.Sample // the batch of the phase being run
 	alive bool
-	// behind is true while the helpers take an optimizer step that Fit
+	// behind is true while the assisting goroutines take an optimizer step that Fit
 	// handed them (phaseUpdateBehind); settle waits for it.
 	behind bool
-	split  *splitter // with one worker on several cores: its products' helpers
+	split  *splitter // with one worker on several cores: its products' assisting goroutines
 }
 
 // phase is a part of a step that every worker runs on its own share.
@@ -83,8 +83,8 @@ const (
 	phaseForward      phase = iota // fill the inputs, run the graph: losses and gradients
 	phaseLoss                      // fill the inputs, run the graph's losses only
 	phaseUpdate                    // average the gradients, take the optimizer step
-	phaseUpdateBehind              // the same on the helpers alone, while Fit reads the next batch
-	phaseStop                      // end the helper goroutine
+	phaseUpdateBehind              // the same on the assisting goroutines alone, while Fit reads the next batch
+	phaseStop                      // end the assisting goroutine
 )
 
 // worker is one graph of the trainer and the rows of the batch it takes.
@@ -279,7 +279,7 @@ func (t *Trainer) runPhase(p phase, w int) {
 	}
 }
 
-// Close ends the helper goroutines. Step, Loss, Fit and Validate fail
+// Close ends the assisting goroutines. Step, Loss, Fit and Validate fail
 // after it.
 func (t *Trainer) Close() error {
 	if !t.alive {
@@ -538,8 +538,8 @@ func (t *Trainer) Step(batch []dataset.Sample) (Stats, error) {
 	return t.step(batch, false)
 }
 
-// step is Step. With behind and helper goroutines, it hands the optimizer
-// step to the helpers and returns without waiting (Fit reads the next
+// step is Step. With behind and assisting goroutines, it hands the optimizer
+// step to the assisting goroutines and returns without waiting (Fit reads the next
 // batch meanwhile); the next forward pass, settle or Close waits for it.
 func (t *Trainer) step(batch []dataset.Sample, behind bool) (Stats, error) {
 	s, err := t.forward(batch, true)
@@ -570,7 +570,7 @@ func (t *Trainer) step(batch []dataset.Sample, behind bool) (Stats, error) {
 	return s, nil
 }
 
-// settle waits for the optimizer step handed to the helpers, if any.
+// settle waits for the optimizer step handed to the assisting goroutines, if any.
 func (t *Trainer) settle() {
 	if !t.behind {
 		return
@@ -610,7 +610,7 @@ func readBatch(src Source, batch []dataset.Sample) error {
 // early when src ends (io.EOF is not an error) or ctx is done. After every
 // reportEvery steps (and the last) it calls report, if not nil, with the
 // mean statistics since the previous report. It returns the steps taken.
-// With more than one worker, the helper goroutines take each optimizer
+// With more than one worker, the assisting goroutines take each optimizer
 // step while this one reads the next batch, and the next step's graphs
 // wait for it; the weights are those of stepping batch by batch. (Reading
 // the next batch on a goroutine of its own during a whole step was

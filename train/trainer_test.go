@@ -256,7 +256,7 @@ func TestFitStopsAtTheEndOfTheSource(t *testing.T) {
 }
 
 // Fit's steps are those of stepping batch by batch in src's order, bit for
-// bit, on one worker and on several (where the helpers take each optimizer
+// bit, on one worker and on several (where the assisting goroutines take each optimizer
 // step while Fit reads the next batch), a Fit that ends at its step count
 // reads no further, and a done context stops it before a step.
 func TestFitTakesTheStepsOfReadingOneBatchAtATime(t *testing.T) {

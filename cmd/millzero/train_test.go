@@ -112,7 +112,7 @@ func checkRun(t *testing.T, dir string, gens int) {
 		t.Fatalf("generations.csv has %d rows, want %d generations:\n%v", len(rows)-1, gens, rows)
 	}
 	// Self-play's draw share and game length: a generation whose games a
-	// killed session played leaves them unknown (an empty cell), never a
+	// killed process played leaves them unknown (an empty cell), never a
 	// wrong figure; the others have them.
 	share, plies := slices.Index(rows[0], "draw_share"), slices.Index(rows[0], "game_plies")
 	if share < 0 || plies < 0 {
