@@ -76,7 +76,7 @@ func (l *Loop) phaseTotals(g int) (phaseTotal, error) {
 }
 
 // drawShare is the share of this trainer's self-play games of the
-// generation that were drawn; NaN when it finished none, or a session's
+// generation that were drawn; NaN when it finished none, or a process's
 // row does not say.
 func (t phaseTotal) drawShare() float64 {
 	if !(t.games > 0) {
