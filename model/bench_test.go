@@ -12,7 +12,7 @@ import (
 // morris at the batch sizes of BenchBatches.
 func BenchmarkForward(b *testing.B) {
 	v := mustVariant(b, "nine")
-	a := NewArch(v, DefaultConfig())
+	a := NewArch(v, Config{Width: 256, Blocks: 3})
 	n, err := New(v.Name, a, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		b.Fatal(err)
@@ -45,7 +45,7 @@ func BenchmarkForward(b *testing.B) {
 func BenchmarkEvaluate(b *testing.B) {
 	v := mustVariant(b, "nine")
 	batch := positionsBatch(b, v, 64, 1)
-	for _, c := range []Config{DefaultConfig(), {Width: 128, Blocks: 2}} {
+	for _, c := range []Config{{Width: 256, Blocks: 3}, {Width: 128, Blocks: 2}} {
 		for _, enc := range []int{EncoderBoard, EncoderMill, EncoderTactics} {
 			c.Features = enc
 			b.Run(fmt.Sprintf("net=%dx%d/features=%d", c.Width, c.Blocks, enc), func(b *testing.B) {

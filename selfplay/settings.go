@@ -51,15 +51,21 @@ const (
 	TablesOff        = "off"        // self-play ignores the Prover (a run's tables then only measure: the oracle)
 )
 
-// DefaultSettings are sized for a two-core machine.
+// DefaultSettings are the self-play of configs/runs/nine.yaml (a test keeps
+// the two equal): its search differs from mcts.DefaultSettings, the search
+// of play, in its budget, root, temperature, contempt and batch.
 func DefaultSettings() Settings {
 	s := mcts.DefaultSettings()
-	s.Simulations = 100
+	s.Simulations = 96
+	s.Root = mcts.RootGumbel
+	s.TemperaturePlies = 16
+	s.Contempt = 0.1
+	s.BatchSize = 4
 	return Settings{
 		Workers:         0,
 		GamesInFlight:   32,
 		FullFraction:    0.25,
-		FastSimulations: 20,
+		FastSimulations: 24,
 		GamesPerShard:   32,
 		RolloutPlayouts: 1,
 		RolloutPlies:    200,
@@ -69,7 +75,7 @@ func DefaultSettings() Settings {
 		ResignPlies:     3,
 		ResignPlayout:   0.1,
 		EndgamePieces:   8,
-		Tables:          TablesAdjudicate,
+		Tables:          TablesOff,
 	}
 }
 

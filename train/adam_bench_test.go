@@ -24,7 +24,7 @@ func BenchmarkAdamUpdate(b *testing.B) {
 			continue
 		}
 		b.Run(map[bool]string{true: "kernel", false: "go"}[kernel], func(b *testing.B) {
-			o := newOptimizer(DefaultConfig(), p, kernel)
+			o := newOptimizer(plainConfig(), p, kernel)
 			for b.Loop() {
 				step(o, p, g, 1e-3)
 			}

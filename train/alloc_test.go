@@ -30,7 +30,7 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("threads=%d/cores=%d/net=%dx2/%s", tc.threads, tc.procs, tc.width, tc.optimizer), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
-			c := DefaultConfig()
+			c := plainConfig()
 			c.BatchSize = tc.batch
 			c.Threads = tc.threads
 			c.Optimizer = tc.optimizer
@@ -72,7 +72,7 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 // put back.
 func TestCheckDropsAKernelThatDiffersFromTheOp(t *testing.T) {
 	v := mustVariant(t, "nine")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 6
 	c.Threads = 1
 	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 1}, 3), c)

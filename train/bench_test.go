@@ -55,11 +55,11 @@ func BenchmarkTrainStepWeightEMA(b *testing.B) {
 
 // benchNets are the networks of the benchmarks: the run config's and the
 // default.
-var benchNets = []model.Config{{Width: 128, Blocks: 2}, model.DefaultConfig()}
+var benchNets = []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}}
 
 func benchStep(b *testing.B, nc model.Config, batchSize, threads int, ema float64) {
 	v := mustVariant(b, "nine")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = batchSize
 	c.Threads = threads
 	c.WeightEMA = ema
@@ -100,8 +100,8 @@ func benchStep(b *testing.B, nc model.Config, batchSize, threads int, ema float6
 // measured against.
 func BenchmarkTrainStepGonumBLAS(b *testing.B) {
 	v := mustVariant(b, "nine")
-	c := DefaultConfig()
-	net := newNet(b, v, model.DefaultConfig(), 1)
+	c := plainConfig()
+	net := newNet(b, v, model.Config{Width: 256, Blocks: 3}, 1)
 	c.Threads = 1
 	tr := newTrainerWith(b, v, net, c, backend{blas: gonum.Implementation{}, simd: haveAVX2()})
 	batch := randomSamples(b, v, c.BatchSize, 1)
@@ -148,7 +148,7 @@ func BenchmarkFitFromWindow(b *testing.B) {
 // samples kept in memory after its first pass (as the loop's are) or read
 // from Parquet every pass.
 func fitFromWindow(b *testing.B, v *engine.Variant, dir string, net model.Config, keep bool) {
-	c := DefaultConfig()
+	c := plainConfig()
 	tr := newTrainer(b, v, newNet(b, v, net, 1), c)
 	src, err := dataset.OpenWindow(dir, dataset.WindowOptions{Shuffle: 4096, Augment: true, Repeat: true, Seed: 1, FullOnly: true, Variant: v, Keep: keep})
 	if err != nil {

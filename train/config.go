@@ -83,11 +83,13 @@ func (c Config) Workers() int {
 	return max(1, min(n, c.BatchSize))
 }
 
-// DefaultConfig suits the default network on two cores.
+// DefaultConfig is the training of configs/runs/nine.yaml (a test keeps the
+// two equal).
 func DefaultConfig() Config {
-	return Config{BatchSize: 256, Optimizer: "adam", LR: 1e-3, Schedule: "cosine",
-		WarmupSteps: 200, DecaySteps: 20000, MinLR: 1e-5, Gamma: 0.1, Momentum: 0.9,
-		Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: 1e-4, ValueWeight: 1}
+	return Config{BatchSize: 256, Optimizer: "adam", LR: 1e-3, Schedule: "constant",
+		WarmupSteps: 100, DecaySteps: 20000, MinLR: 1e-5, Gamma: 0.1, Momentum: 0.9,
+		Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: 1e-4, ValueWeight: 1,
+		ValueMix: 0.5, WeightEMA: 0.999}
 }
 
 // Validate reports what is wrong with the configuration.

@@ -14,7 +14,7 @@ import (
 // on from them, as one that never averaged.
 func TestWeightEMA_TheCheckpointPlaysTheAverageAndTrainingGoesOnFromTheWeights(t *testing.T) {
 	v := mustVariant(t, "nine")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 16
 	plain := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 5), c)
 	c.WeightEMA = 0.9

@@ -15,7 +15,7 @@ func TestGrowCheckpoint_TrainingGoesOnFromTheSameFunction(t *testing.T) {
 	v := mustVariant(t, "nine")
 	for _, opt := range []string{"adam", "sgd"} {
 		t.Run(opt, func(t *testing.T) {
-			c := DefaultConfig()
+			c := plainConfig()
 			c.BatchSize = 16
 			c.Optimizer = opt
 			c.WeightEMA = 0.9
@@ -105,7 +105,7 @@ func TestGrowCheckpoint_TrainingGoesOnFromTheSameFunction(t *testing.T) {
 
 func TestGrowCheckpoint_RefusesStateItCannotGrow(t *testing.T) {
 	v := mustVariant(t, "three")
-	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 1}, 1), DefaultConfig())
+	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 1}, 1), plainConfig())
 	ck := tr.Checkpoint(1)
 	ck.Extra = append(ck.Extra, model.Param{Name: "mystery", Shape: []int{1}, Data: []float32{1}})
 	if _, err := GrowCheckpoint(ck, model.Config{Width: 16, Blocks: 1}, 1); err == nil {

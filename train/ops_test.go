@@ -49,7 +49,7 @@ func TestOpTable_NamesEveryOpOfTheTrainingGraph(t *testing.T) {
 		{"one graph, gonum's BLAS", 1, backend{blas: gonum.Implementation{}, simd: haveAVX2()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := DefaultConfig()
+			c := plainConfig()
 			c.BatchSize = 48
 			c.Threads = tc.threads
 			tr := newTrainerWith(t, v, newNet(t, v, model.Config{Width: 64, Blocks: 2}, 3), c, tc.b)

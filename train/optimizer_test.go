@@ -12,7 +12,7 @@ import (
 // arithmetic is many times slower.
 func TestOptimizer_NeverLeavesSubnormals(t *testing.T) {
 	for _, name := range []string{"adam", "sgd"} {
-		c := DefaultConfig()
+		c := plainConfig()
 		c.Optimizer = name
 		params := []model.Param{{Name: "w", Shape: []int{2, 2}, Data: []float32{1e-29, -1e-29, 1, math.Float32frombits(3)}}}
 		opt := newOptimizer(c, params, haveAVX2())

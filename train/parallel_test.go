@@ -19,7 +19,7 @@ func TestParallelStepMatchesSerialStep(t *testing.T) {
 	samples := randomSamples(t, v, 4*29, 21)
 	for _, threads := range []int{2, 3} {
 		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
-			c := DefaultConfig()
+			c := plainConfig()
 			c.BatchSize = 29 // uneven shares: 14+15, 9+10+10
 			c.WarmupSteps = 0
 			c.Threads = 1
@@ -75,7 +75,7 @@ func TestParallelStepMatchesSerialStep(t *testing.T) {
 // of the loss's inner products it returns NaN gradients.)
 func TestMachineReusingBuffersMatchesAFreshOne(t *testing.T) {
 	v := mustVariant(t, "nine")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 12
 	c.Threads = 1
 	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 2), c)

@@ -41,7 +41,7 @@ func TestSplitsFromAGamesDirectoryAreDisjointByGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 32
 	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 1), c)
 	seenTrain := &recordingSource{Source: trainSrc, games: map[string]bool{}}

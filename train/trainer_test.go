@@ -61,7 +61,7 @@ func TestLossIsCrossEntropyOfMaskedPolicyAndOutcomePlusL2(t *testing.T) {
 	for _, name := range []string{"three", "nine", "moulin-rouge-3"} {
 		t.Run(name, func(t *testing.T) {
 			v := mustVariant(t, name)
-			c := DefaultConfig()
+			c := plainConfig()
 			c.BatchSize = 8
 			c.WeightDecay = 1e-3
 			n := newNet(t, v, model.Config{Width: 32, Blocks: 1}, 2)
@@ -90,7 +90,7 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	for _, threads := range []int{1, 2, 4, 6} { // 6: a row each, and one graph without an L2 term
 		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
 			v := mustVariant(t, "three")
-			c := DefaultConfig()
+			c := plainConfig()
 			c.BatchSize = 6
 			c.WeightDecay = 1e-2
 			c.Threads = threads
@@ -133,7 +133,7 @@ func TestTrainingFitsABatch(t *testing.T) {
 	for _, opt := range []string{"adam", "sgd"} {
 		t.Run(opt, func(t *testing.T) {
 			v := mustVariant(t, "nine")
-			c := DefaultConfig()
+			c := plainConfig()
 			c.BatchSize = 32
 			c.Optimizer = opt
 			c.Schedule = "constant"
@@ -162,7 +162,7 @@ func TestTrainingFitsABatch(t *testing.T) {
 
 func TestCheckpointResumesTrainingExactly(t *testing.T) {
 	v := mustVariant(t, "three")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 16
 	batches := randomSamples(t, v, 64, 11)
 	a := newTrainer(t, v, newNet(t, v, model.Config{Width: 16, Blocks: 1}, 4), c)
@@ -209,7 +209,7 @@ func TestCheckpointResumesTrainingExactly(t *testing.T) {
 
 func TestBadSamplesAreRefusedByName(t *testing.T) {
 	v := mustVariant(t, "three")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 4
 	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 0}, 1), c)
 	for _, tc := range []struct {
@@ -238,7 +238,7 @@ func TestBadSamplesAreRefusedByName(t *testing.T) {
 
 func TestFitStopsAtTheEndOfTheSource(t *testing.T) {
 	v := mustVariant(t, "three")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 10
 	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 1}, 1), c)
 	var reports []Stats
@@ -263,7 +263,7 @@ func TestFitTakesTheStepsOfReadingOneBatchAtATime(t *testing.T) {
 	v := mustVariant(t, "nine")
 	samples := randomSamples(t, v, 200, 4)
 	for _, threads := range []int{1, 2, 3} {
-		c := DefaultConfig()
+		c := plainConfig()
 		c.BatchSize = 16
 		c.Threads = threads
 		c.WeightEMA = 0.9
@@ -328,7 +328,7 @@ func TestConfigRejectsNonsense(t *testing.T) {
 		func(c *Config) { c.DecaySteps = 0 }, func(c *Config) { c.MinLR = 1 },
 		func(c *Config) { c.Beta2 = 1 }, func(c *Config) { c.WeightDecay = -1 },
 	} {
-		c := DefaultConfig()
+		c := plainConfig()
 		spoil(&c)
 		if c.Validate() == nil {
 			t.Errorf("%+v: no error", c)
@@ -338,7 +338,7 @@ func TestConfigRejectsNonsense(t *testing.T) {
 
 func TestRowsWithoutAPolicyTargetAddNoPolicyLoss(t *testing.T) {
 	v := mustVariant(t, "nine")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 8
 	n := newNet(t, v, model.Config{Width: 16, Blocks: 1}, 6)
 	tr := newTrainer(t, v, n, c)
@@ -361,7 +361,7 @@ func TestRowsWithoutAPolicyTargetAddNoPolicyLoss(t *testing.T) {
 
 func TestFit_ANonFiniteLossStopsTrainingNamingTheStep(t *testing.T) {
 	v := mustVariant(t, "three")
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize = 10
 	tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 8, Blocks: 1}, 1), c)
 	src := &sliceSource{s: randomSamples(t, v, 100, 2)}
@@ -389,7 +389,7 @@ func TestCanonicalNetworkLossIsTheSameForEveryTurnOfTheBoard(t *testing.T) {
 	for _, name := range []string{"nine", "moulin-rouge-3"} {
 		t.Run(name, func(t *testing.T) {
 			v := mustVariant(t, name)
-			c := DefaultConfig()
+			c := plainConfig()
 			c.BatchSize = 8
 			// Positions that some turn of the board leaves as they are (the
 			// start, for one) have more than one canonical turn of their
@@ -449,4 +449,13 @@ func TestCanonicalNetworkLossIsTheSameForEveryTurnOfTheBoard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// plainConfig is training without the default's value mix and weight
+// average, on a cosine schedule: the setting the gradient and fitting tests
+// pin, whatever the run default becomes.
+func plainConfig() Config {
+	c := DefaultConfig()
+	c.Schedule, c.WarmupSteps, c.ValueMix, c.WeightEMA = "cosine", 200, 0, 0
+	return c
 }

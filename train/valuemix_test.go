@@ -16,7 +16,7 @@ import (
 func TestValueMix_TheOutcomeTargetMixesResultAndRootValue(t *testing.T) {
 	v := mustVariant(t, "nine")
 	net := newNet(t, v, model.Config{Width: 16, Blocks: 1}, 1)
-	c := DefaultConfig()
+	c := plainConfig()
 	c.BatchSize, c.ValueMix, c.Threads = 8, 0.4, 1
 	batch := randomSamples(t, v, c.BatchSize, 2)
 	for i := range batch {

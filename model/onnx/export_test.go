@@ -149,7 +149,7 @@ func TestEncode_GraphComputesTheForwardPass(t *testing.T) {
 			}
 			d := decode(t, b)
 			const batch = 5
-			x := positionFeatures(t, v, batch, uint64(i))
+			x := positionFeatures(t, v, n.Arch.Encoder, batch, uint64(i))
 			vals, err := d.run(x, batch, n.Arch.Inputs)
 			if err != nil {
 				t.Fatal(err)

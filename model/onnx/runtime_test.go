@@ -59,7 +59,7 @@ func TestONNXRuntime_ComputesTheGoForwardPass(t *testing.T) {
 				t.Fatal(err)
 			}
 			const batch = 7
-			x := positionFeatures(t, v, batch, uint64(100+i))
+			x := positionFeatures(t, v, n.Arch.Encoder, batch, uint64(100+i))
 			in, err := json.Marshal(map[string]ortTensor{InputFeatures: {Dims: []int{batch, n.Arch.Inputs}, Data: x}})
 			if err != nil {
 				t.Fatal(err)

@@ -45,17 +45,17 @@ func randomNetOf(t testing.TB, name string, c model.Config, seed uint64) (*engin
 }
 
 // positionFeatures encodes batch positions of v met in random play from
-// the start (a new game whenever one ends), rows of model.FeatureSize(v,
-// model.EncoderBoard): the encoder of randomNet's networks.
-func positionFeatures(t testing.TB, v *engine.Variant, batch int, seed uint64) []float32 {
+// the start (a new game whenever one ends) with the encoder enc, rows of
+// model.FeatureSize(v, enc).
+func positionFeatures(t testing.TB, v *engine.Variant, enc, batch int, seed uint64) []float32 {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 11))
-	f := model.FeatureSize(v, model.EncoderBoard)
+	f := model.FeatureSize(v, enc)
 	x := make([]float32, batch*f)
 	buf := make([]engine.Action, 0, engine.MaxActions)
 	p := v.Start()
 	for i := 0; i < batch; i++ {
-		model.Encode(v, model.EncoderBoard, &p, i%3, x[i*f:(i+1)*f])
+		model.Encode(v, enc, &p, i%3, x[i*f:(i+1)*f])
 		for k := 0; k < 1+rng.IntN(4); k++ {
 			legal := v.Legal(&p, buf)
 			if len(legal) == 0 {
