@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -84,12 +85,7 @@ func Openings(v *engine.Variant, n, plies int, seed uint64) ([][]engine.Action, 
 
 // gameSeed derives the seed of one player in one game from the match seed.
 func gameSeed(seed uint64, pair, game, seat int) uint64 {
-	x := seed ^ uint64(pair)<<20 ^ uint64(game)<<8 ^ uint64(seat)
-	// splitmix64
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
+	return seedpkg.Derive(seed, "game", uint64(pair), uint64(game), uint64(seat))
 }
 
 func (m *Match) check() error {

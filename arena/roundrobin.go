@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"fmt"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 
 	"github.com/millzero/millzero/engine"
 )
@@ -130,4 +131,28 @@ func (rr *RoundRobin) complete(recs []Record, a, b string) []Record {
 		}
 	}
 	return nil
+}
+
+// Pairing is one match of a schedule: A against B.
+type Pairing struct{ A, B Player }
+
+// Schedule is the matches among players: every two of them once, A the
+// earlier in the list; with gauntlet, the first against each of the others.
+func Schedule(players []Player, gauntlet bool) []Pairing {
+	var out []Pairing
+	for i := range players {
+		if gauntlet && i > 0 {
+			break
+		}
+		for j := i + 1; j < len(players); j++ {
+			out = append(out, Pairing{players[i], players[j]})
+		}
+	}
+	return out
+}
+
+// MatchSeed is the seed of the k-th match (from 0) of a schedule played
+// under seed: each match its own openings and searches.
+func MatchSeed(seed uint64, k int) uint64 {
+	return seedpkg.Derive(seed, "match", uint64(k))
 }

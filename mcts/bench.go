@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"fmt"
+	"github.com/millzero/millzero/internal/seed"
 	"runtime"
 	"time"
 
@@ -52,7 +53,7 @@ func Bench(cfg BenchConfig) (BenchReport, error) {
 	searches := make([]*Search, cfg.Trees)
 	games := make([]*engine.Game, cfg.Trees)
 	for i := range searches {
-		s, err := NewSearch(v, cfg.Settings, cfg.Seed+uint64(i))
+		s, err := NewSearch(v, cfg.Settings, seed.Derive(cfg.Seed, "bench tree", uint64(i)))
 		if err != nil {
 			return rep, fmt.Errorf("mcts bench: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/millzero/millzero/internal/seed"
 	"math"
 	"os"
 	"path/filepath"
@@ -131,7 +132,7 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		}
 		defer f.Close()
 		m.Pairs = (maxGames - len(recs) + l.v.Players - 1) / l.v.Players
-		m.Seed = l.cfg.Loop.Seed ^ hashString(id) ^ uint64(len(recs))<<32
+		m.Seed = seed.Derive(l.cfg.Loop.Seed, "match "+id, uint64(len(recs)))
 		var next int32 // the pairs of a resumed match follow the journal's: a pair is (match, pair)
 		for _, r := range recs {
 			next = max(next, r.Pair+1)
@@ -200,14 +201,6 @@ func readJournal(path string) ([]arena.Record, error) {
 		recs = append(recs, r)
 	}
 	return recs, sc.Err()
-}
-
-func hashString(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * 1099511628211
-	}
-	return h
 }
 
 // eloGenerations is how many of the newest generations' arena games the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -584,7 +585,7 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	if l.noLocal {
 		return l.timed(g, "selfplay", func() error { return l.awaitGames(ctx, g, best) })
 	}
-	job, err := l.selfplayJob(g, best, need, l.cfg.Loop.Seed^uint64(g)<<20^uint64(have))
+	job, err := l.selfplayJob(g, best, need, seedpkg.Derive(l.cfg.Loop.Seed, "selfplay", uint64(g), uint64(have)))
 	if err != nil {
 		return err
 	}
@@ -657,7 +658,7 @@ func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
 		}
 		maxBatch := set.GamesInFlight * set.Search.BatchSize
 		job.NewEvaluator = func(i int) (mcts.Evaluator, error) {
-			ev, err := model.NewEvaluator(l.v, net, maxBatch, true, seed+uint64(i))
+			ev, err := model.NewEvaluator(l.v, net, maxBatch, true, seedpkg.Derive(seed, "evaluator", uint64(i)))
 			if err == nil && set.Orientations > 1 {
 				err = ev.SetOrientations(set.Orientations)
 			}
@@ -698,7 +699,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	} else if a := from.Net.Arch; trunk.Width > a.Width || trunk.Blocks > a.Blocks {
 		// loop.grow: a network only grows.
 		to := model.Config{Width: max(trunk.Width, a.Width), Blocks: max(trunk.Blocks, a.Blocks)}
-		grown, err := train.GrowCheckpoint(from, to, l.cfg.Loop.Seed^uint64(g))
+		grown, err := train.GrowCheckpoint(from, to, seedpkg.Derive(l.cfg.Loop.Seed, "grow", uint64(g)))
 		if err != nil {
 			return 0, 0, fmt.Errorf("generation %d: %w", g, err)
 		}
@@ -738,7 +739,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		l.kept = dataset.NewShardCache()
 	}
 	src, vsrc, err := train.OpenSplits(l.dir.Games(), dataset.WindowOptions{Generations: window,
-		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: lc.Seed ^ uint64(g)*0x9e37, FullOnly: true, Logger: l.log, Variant: l.v,
+		Samples: lc.WindowSamples, Shuffle: lc.Shuffle, Seed: seedpkg.Derive(lc.Seed, "shuffle", uint64(g)), FullOnly: true, Logger: l.log, Variant: l.v,
 		Cache: l.kept}, lc.ValFraction)
 	if err != nil {
 		return 0, 0, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millzero/millzero/internal/seed"
 	"math"
 	mrand "math/rand/v2"
 	"strconv"
@@ -263,20 +264,20 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 	if job.NewEvaluator != nil {
 		eval, err = job.NewEvaluator(i)
 	} else {
-		eval, err = mcts.NewRolloutEvaluator(v, job.Settings.RolloutPlayouts, job.Settings.RolloutPlies, job.Seed+uint64(i)*7919)
+		eval, err = mcts.NewRolloutEvaluator(v, job.Settings.RolloutPlayouts, job.Settings.RolloutPlies, seed.Derive(job.Seed, "rollout", uint64(i)))
 	}
 	if err != nil {
 		return fmt.Errorf("selfplay worker %d: evaluator: %w", i, err)
 	}
-	w := &worker{job: job, c: c, rng: mrand.New(mrand.NewPCG(job.Seed, uint64(i))),
-		resRng: mrand.New(mrand.NewPCG(job.Seed^0x72657369676e, uint64(i))),
-		egRng:  mrand.New(mrand.NewPCG(job.Seed^0x656e6467616d65, uint64(i))),
+	w := &worker{job: job, c: c, rng: mrand.New(mrand.NewPCG(seed.Derive(job.Seed, "worker", uint64(i)), 0)),
+		resRng: mrand.New(mrand.NewPCG(seed.Derive(job.Seed, "resign", uint64(i)), 0)),
+		egRng:  mrand.New(mrand.NewPCG(seed.Derive(job.Seed, "endgame", uint64(i)), 0)),
 		egMats: endgameMaterials(v, job.Settings.EndgamePieces),
 		prefix: gameIDPrefix(job.Seed, i)}
 	pool := mcts.NewPool(v, &timedEvaluator{inner: eval, c: c})
 	var slots []*slot
 	for k := 0; k < job.Settings.GamesInFlight && w.claim(); k++ {
-		s, err := mcts.NewSearch(v, job.Settings.Search, job.Seed^uint64(i)<<32^uint64(k))
+		s, err := mcts.NewSearch(v, job.Settings.Search, seed.Derive(job.Seed, "search", uint64(i), uint64(k)))
 		if err != nil {
 			return err
 		}
@@ -362,11 +363,8 @@ func (w *worker) claim() bool {
 // and its process id), and a seeded run names its games alike every time:
 // the validation split, taken by game id, is then the same, and so is
 // the training.
-func gameIDPrefix(seed uint64, i int) string {
-	h := seed ^ uint64(i)*0x9e3779b97f4a7c15 // splitmix64
-	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
-	h = (h ^ h>>27) * 0x94d049bb133111eb
-	h ^= h >> 31
+func gameIDPrefix(base uint64, i int) string {
+	h := seed.Derive(base, "game id", uint64(i))
 	return fmt.Sprintf("%012x-%d-", h>>16, i)
 }
 

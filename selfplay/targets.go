@@ -2,6 +2,7 @@ package selfplay
 
 import (
 	"fmt"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 	"math"
 
 	"github.com/millzero/millzero/dataset"
@@ -73,7 +74,7 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 			s = prior
 		}
 		var err error
-		if all[k], err = mcts.NewSearch(v, s, seed^uint64(k+1)*0x9e3779b97f4a7c15); err != nil {
+		if all[k], err = mcts.NewSearch(v, s, seedpkg.Derive(seed, "target spread", uint64(k))); err != nil {
 			return Spread{}, fmt.Errorf("target spread: %w", err)
 		}
 	}

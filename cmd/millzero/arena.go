@@ -113,25 +113,16 @@ func runArena(args []string, out io.Writer) (err error) {
 		players[i] = p
 	}
 
-	type pairing struct{ a, b arena.Player }
-	var matches []pairing
-	for i := range players {
-		for j := i + 1; j < len(players); j++ {
-			if *gauntlet && i > 0 {
-				break
-			}
-			matches = append(matches, pairing{players[i], players[j]})
-		}
-	}
+	matches := arena.Schedule(players, *gauntlet)
 
 	total := len(matches) * v.Players * *pairs
 	done := 0
 	var recs []arena.Record
 	start := time.Now()
 	for k, mp := range matches {
-		m := arena.Match{Variant: v, A: mp.a, B: mp.b, Pairs: *pairs, OpeningPlies: *openings,
-			Seed: *seed + uint64(k)*0x9e3779b97f4a7c15, Workers: *workers, Dir: dir}
-		fmt.Fprintf(out, "match %d/%d: %s vs %s, %d pair(s) of %s\n", k+1, len(matches), mp.a.Name(), mp.b.Name(), *pairs, v.Name)
+		m := arena.Match{Variant: v, A: mp.A, B: mp.B, Pairs: *pairs, OpeningPlies: *openings,
+			Seed: arena.MatchSeed(*seed, k), Workers: *workers, Dir: dir}
+		fmt.Fprintf(out, "match %d/%d: %s vs %s, %d pair(s) of %s\n", k+1, len(matches), mp.A.Name(), mp.B.Name(), *pairs, v.Name)
 		got, err := m.Run(ctx, func(r *arena.Record) error {
 			done++
 			fmt.Fprintf(out, "  [%d/%d] pair %d game %d: %s  %-7s  %s, %d plies\n",
@@ -165,7 +156,7 @@ func runArena(args []string, out io.Writer) (err error) {
 	if v.Players == 2 {
 		var rows [][2]string
 		for _, mp := range matches {
-			rows = append(rows, [2]string{mp.a.Name(), mp.b.Name()})
+			rows = append(rows, [2]string{mp.A.Name(), mp.B.Name()})
 		}
 		printPairs(out, recs, rows)
 	}
