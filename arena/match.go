@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	seedpkg "github.com/millzero/millzero/internal/seed"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/engine"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 )
 
 // Match is a series of paired games between two players: each opening (a

@@ -3,9 +3,9 @@ package arena
 import (
 	"context"
 	"fmt"
-	seedpkg "github.com/millzero/millzero/internal/seed"
 
 	"github.com/millzero/millzero/engine"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 )
 
 // RoundRobin plays a Match between every two of its Players, all from the

@@ -2,11 +2,11 @@ package mcts
 
 import (
 	"fmt"
-	"github.com/millzero/millzero/internal/seed"
 	"runtime"
 	"time"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/seed"
 )
 
 // BenchConfig is a measurement of the search's own cost: games played by

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/millzero/millzero/engine"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/mcts"
 )
 
@@ -219,5 +220,20 @@ func (e *Evaluator) answer(b *mcts.Batch, i, r int, outcome []float32, sym int) 
 	}
 	for k := range out {
 		out[k] /= sum
+	}
+}
+
+// WorkerEvaluators makes the evaluators of self-play's workers, all on
+// network n: worker i's batches up to maxBatch positions (its games in
+// flight times the search's batch), each position in a random symmetry
+// seeded from seed and i, averaged over orientations when more than one.
+// The loop and the self-play benchmark both build their workers with it.
+func WorkerEvaluators(v *engine.Variant, n *Network, maxBatch, orientations int, seed uint64) func(worker int) (mcts.Evaluator, error) {
+	return func(i int) (mcts.Evaluator, error) {
+		ev, err := NewEvaluator(v, n, maxBatch, true, seedpkg.Derive(seed, "evaluator", uint64(i)))
+		if err == nil && orientations > 1 {
+			err = ev.SetOrientations(orientations)
+		}
+		return ev, err
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/millzero/millzero/internal/seed"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/internal/seed"
 )
 
 // player is the arena player of model generation gen, searching with

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	seedpkg "github.com/millzero/millzero/internal/seed"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -17,6 +16,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
@@ -656,14 +656,7 @@ func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
 		if err != nil {
 			return job, err
 		}
-		maxBatch := set.GamesInFlight * set.Search.BatchSize
-		job.NewEvaluator = func(i int) (mcts.Evaluator, error) {
-			ev, err := model.NewEvaluator(l.v, net, maxBatch, true, seedpkg.Derive(seed, "evaluator", uint64(i)))
-			if err == nil && set.Orientations > 1 {
-				err = ev.SetOrientations(set.Orientations)
-			}
-			return ev, err
-		}
+		job.NewEvaluator = model.WorkerEvaluators(l.v, net, set.MaxBatch(), set.Orientations, seed)
 	}
 	return job, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/millzero/millzero/internal/seed"
 	"math"
 	mrand "math/rand/v2"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/mcts"
 )
 

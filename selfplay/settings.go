@@ -122,3 +122,7 @@ func (s *Settings) workers() int {
 	}
 	return runtime.NumCPU()
 }
+
+// MaxBatch is the most positions one worker asks its evaluator at once:
+// every game in flight with a full batch of its search.
+func (s *Settings) MaxBatch() int { return s.GamesInFlight * s.Search.BatchSize }

@@ -2,11 +2,11 @@ package selfplay
 
 import (
 	"fmt"
-	seedpkg "github.com/millzero/millzero/internal/seed"
 	"math"
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	seedpkg "github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/mcts"
 )
 

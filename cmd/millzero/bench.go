@@ -156,7 +156,6 @@ func benchSelfplay(out io.Writer, v *engine.Variant, mc model.Config, sims int, 
 	if err != nil {
 		return err
 	}
-	maxBatch := set.GamesInFlight * set.Search.BatchSize
 	dir, err := os.MkdirTemp("", "millzero-bench-selfplay-")
 	if err != nil {
 		return err
@@ -168,9 +167,7 @@ func benchSelfplay(out io.Writer, v *engine.Variant, mc model.Config, sims int, 
 	fmt.Fprintf(out, "selfplay: %s, network %v, %d+%d simulations (full+fast, %.0f%% full), %d workers x %d games in flight, for %v\n",
 		v.Name, a, set.Search.Simulations, set.FastSimulations, 100*set.FullFraction, workers, set.GamesInFlight, dur)
 	st, err := selfplay.Run(ctx, selfplay.Job{Variant: v, Settings: set, GamesDir: dir, Seed: 1,
-		NewEvaluator: func(i int) (mcts.Evaluator, error) {
-			return model.NewEvaluator(v, net, maxBatch, true, uint64(i))
-		}})
+		NewEvaluator: model.WorkerEvaluators(v, net, set.MaxBatch(), set.Orientations, 1)})
 	if err != nil && err != context.DeadlineExceeded {
 		return err
 	}
