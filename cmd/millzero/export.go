@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
-	"sort"
-	"strconv"
 
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
@@ -53,8 +49,11 @@ func runExport(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if path, why, err = exportCheckpoint(dir, *gen); err != nil {
-			return err
+		if path, why, err = dir.ChooseCheckpoint(*gen); err != nil {
+			if *gen >= 0 {
+				return fmt.Errorf("--run %s --generation %d: %w", *runPath, *gen, err)
+			}
+			return fmt.Errorf("--run %s: %w", *runPath, err)
 		}
 	}
 	ck, err := model.LoadCheckpoint(path)
@@ -92,61 +91,6 @@ func wrapExportUsage(usage func(), out io.Writer) func() {
 			"index of the input and the outputs means.\n",
 			onnx.Opset, onnx.InputFeatures, onnx.OutputPolicy, onnx.OutputOutcome)
 	}
-}
-
-// checkpointName matches the file name of a generation's checkpoint.
-var checkpointName = regexp.MustCompile(`^gen-(\d{6,})\.safetensors$`)
-
-// exportCheckpoint is the checkpoint of run r to export and why that one:
-// generation gen if gen >= 0, else the best generation if it has a
-// checkpoint, else the newest checkpoint.
-func exportCheckpoint(r run.Dir, gen int) (path, why string, err error) {
-	if st, err := os.Stat(string(r)); err != nil {
-		return "", "", fmt.Errorf("--run %s: %w", r, err)
-	} else if !st.IsDir() {
-		return "", "", fmt.Errorf("--run %s: not a directory", r)
-	}
-	entries, err := os.ReadDir(r.Models())
-	if err != nil && !os.IsNotExist(err) {
-		return "", "", fmt.Errorf("--run %s: %w", r, err)
-	}
-	var gens []int
-	for _, e := range entries {
-		if m := checkpointName.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
-			g, err := strconv.Atoi(m[1])
-			if err == nil {
-				gens = append(gens, g)
-			}
-		}
-	}
-	sort.Ints(gens)
-	have := "none"
-	if len(gens) > 0 {
-		have = fmt.Sprint(gens)
-		if len(gens) > 8 {
-			have = fmt.Sprintf("%d of them, generations %d..%d", len(gens), gens[0], gens[len(gens)-1])
-		}
-	}
-	if gen >= 0 {
-		path = r.Model(gen)
-		if _, err := os.Stat(path); err != nil {
-			return "", "", fmt.Errorf("--run %s --generation %d: no checkpoint %s (checkpoints: %s)", r, gen, path, have)
-		}
-		return path, "--generation", nil
-	}
-	best, err := r.Best()
-	switch {
-	case err == nil:
-		if _, err := os.Stat(r.Model(best)); err == nil {
-			return r.Model(best), "the run's best", nil
-		}
-	case !errors.Is(err, run.ErrNoModel):
-		return "", "", fmt.Errorf("--run %s: %w", r, err)
-	}
-	if len(gens) == 0 {
-		return "", "", fmt.Errorf("--run %s: no checkpoint in %s to export (generation 0 plays without a model)", r, r.Models())
-	}
-	return r.Model(gens[len(gens)-1]), "the run's newest checkpoint; its best generation has none", nil
 }
 
 // buildVersion is the build's module version and VCS revision, for the
