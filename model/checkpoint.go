@@ -174,6 +174,23 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 	return c, nil
 }
 
+// ParseCheckpoint is LoadCheckpoint of a checkpoint's bytes, held in
+// memory (an embedded model); name says where they come from in errors.
+func ParseCheckpoint(name string, data []byte) (*Checkpoint, error) {
+	c, err := parseCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint %s: %w", name, err)
+	}
+	c.Net.FlushTiny()
+	return c, nil
+}
+
+// PlayOnly is c with only what play needs: the network, its generation
+// and steps; no optimizer state and no other metadata.
+func (c *Checkpoint) PlayOnly() *Checkpoint {
+	return &Checkpoint{Net: c.Net, Generation: c.Generation, Steps: c.Steps}
+}
+
 // LoadCheckpointFor is LoadCheckpoint followed by CheckVariant.
 func LoadCheckpointFor(path string, v *engine.Variant) (*Checkpoint, error) {
 	c, err := LoadCheckpoint(path)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
@@ -14,16 +15,17 @@ import (
 )
 
 func runExport(args []string, out io.Writer) error {
-	fs := newFlags("export", "(--run DIR [--generation N] | --model FILE.safetensors) --out FILE.onnx",
+	fs := newFlags("export", "(--run DIR [--generation N] | --model FILE.safetensors) --out FILE.onnx|FILE.safetensors",
 		[]string{
 			"millzero export --run runs/nine --out nine.onnx",
+			"millzero export --run runs/nine --out nine.safetensors   # play-only checkpoint (no optimizer state)",
 			"millzero export --run runs/nine --generation 12 --out nine-12.onnx",
 			"millzero export --model runs/nine/models/gen-000012.safetensors --out nine-12.onnx",
 		}, out)
 	runPath := fs.String("run", "", "run directory: export its best generation (models/best), else its newest checkpoint")
 	gen := fs.Int("generation", -1, "with --run: export generation N's checkpoint (-1: the best, else the newest)")
 	modelPath := fs.String("model", "", "checkpoint file to export (instead of --run)")
-	outPath := fs.String("out", "", "the ONNX file to write (replaced atomically)")
+	outPath := fs.String("out", "", "the file to write (replaced atomically): FILE.onnx for other runtimes, or FILE.safetensors, a checkpoint with only what play needs (what millzero play --model and the built-in model take)")
 	fs.Usage = wrapExportUsage(fs.Usage, out)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -33,7 +35,7 @@ func runExport(args []string, out io.Writer) error {
 	case len(rest) != 0:
 		return fmt.Errorf("unexpected argument %q: every input is a flag", rest[0])
 	case *outPath == "":
-		return fmt.Errorf("--out FILE.onnx is required")
+		return fmt.Errorf("--out FILE.onnx or --out FILE.safetensors is required")
 	case *runPath != "" && *modelPath != "":
 		return fmt.Errorf("give --run or --model, not both")
 	case *runPath == "" && *modelPath == "":
@@ -63,6 +65,18 @@ func runExport(args []string, out io.Writer) error {
 	v, err := ck.Variant() // from the spec the checkpoint carries
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	if strings.EqualFold(filepath.Ext(*outPath), ".safetensors") {
+		if err := ck.PlayOnly().Save(*outPath); err != nil {
+			return err
+		}
+		st, err := os.Stat(*outPath)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "wrote %s (%.2f MB): %s, %v, generation %d from %s (%s), the network only (no optimizer state)\n",
+			*outPath, float64(st.Size())/1e6, v.Name, ck.Net.Arch, ck.Generation, filepath.Clean(path), why)
+		return nil
 	}
 	info := onnx.Info{Generation: ck.Generation, Steps: ck.Steps, Producer: buildVersion()}
 	if err := onnx.WriteFile(*outPath, v, ck.Net, info); err != nil {

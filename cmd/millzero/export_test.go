@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,5 +175,38 @@ func TestExport_BadInputIsAClearError(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed export left %s behind", out)
+	}
+}
+
+// TestExport_SafetensorsOutIsAPlayOnlyCheckpoint: --out FILE.safetensors
+// writes the network alone (no optimizer tensors or metadata), which
+// loads and computes as the source does.
+func TestExport_SafetensorsOutIsAPlayOnlyCheckpoint(t *testing.T) {
+	dir := run.Dir(t.TempDir())
+	ck := saveGen(t, dir, "nine", 2)
+	ck.Extra = []model.Param{{Name: "adam.m.input.weight", Shape: []int{2}, Data: []float32{1, 2}}}
+	ck.Meta = map[string]string{"optimizer": "adam"}
+	if err := ck.Save(dir.Model(2)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "play.safetensors")
+	code, stdout, errOut := runCmd("export", "--model", dir.Model(2), "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got, err := model.LoadCheckpoint(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Extra) != 0 || len(got.Meta) != 0 || got.Generation != 2 {
+		t.Errorf("exported: %d extra tensors, meta %v, generation %d; want none, none, 2", len(got.Extra), got.Meta, got.Generation)
+	}
+	for i, p := range got.Net.Params {
+		if !slices.Equal(p.Data, ck.Net.Params[i].Data) {
+			t.Fatalf("parameter %s differs from the source", p.Name)
+		}
+	}
+	if !strings.Contains(stdout, "no optimizer state") {
+		t.Errorf("output does not say what it left out:\n%s", stdout)
 	}
 }
