@@ -15,6 +15,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/model/builtin"
 )
 
 // SpecSettings are what a player spec does not say itself.
@@ -42,6 +43,7 @@ model:PATH[@N][,K=V] search with the network of checkpoint PATH, N visits per mo
                      two seats, else PUCT); each ,K=V sets a search setting by its run-config name:
                      model:m.safetensors@400,root=puct,c_puct=1; ,orientations=N averages the network
                      over N distinct turns of the board a position (N times its work)
+model:default[@N]    the built-in nine model that comes with millzero (a file named default: ./default)
 engine:PATH [ARGS]   an external engine speaking the UCI-style protocol (Sanmill's); --option NAME=VALUE
                      (repeatable) is sent to it as setoption after the variant's options`
 
@@ -146,12 +148,12 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 		if eval.Orientations > 0 {
 			suffix += fmt.Sprintf(",orientations=%d", eval.Orientations)
 		}
-		ck, err := model.LoadCheckpointFor(path, v)
+		ck, name, err := loadModel(path, v)
 		if err != nil {
 			return nil, fmt.Errorf("player %q: %w", spec, err)
 		}
 		eval.Net = ck.Net
-		p := NewSearchPlayer("model:"+strings.TrimSuffix(filepath.Base(path), ".safetensors")+suffix, s, eval)
+		p := NewSearchPlayer("model:"+name+suffix, s, eval)
 		p.MoveTime = set.MoveTime
 		return p, nil
 	}
@@ -232,4 +234,25 @@ func settingKeys() []string {
 		}
 	}
 	return keys
+}
+
+// BuiltinModel is the model:PATH of the model that comes with millzero
+// (package builtin); a checkpoint file of that name is ./default.
+const BuiltinModel = "default"
+
+// loadModel loads the checkpoint of a model: player, the built-in model
+// for BuiltinModel, and its player name.
+func loadModel(path string, v *engine.Variant) (*model.Checkpoint, string, error) {
+	if path != BuiltinModel {
+		ck, err := model.LoadCheckpointFor(path, v)
+		return ck, strings.TrimSuffix(filepath.Base(path), ".safetensors"), err
+	}
+	ck, err := builtin.Nine()
+	if err == nil {
+		err = ck.CheckVariant(v)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("the built-in model: %w", err)
+	}
+	return ck, BuiltinModel, nil
 }

@@ -142,3 +142,19 @@ func TestParsePlayer_VisitsAreBoundedByMaxVisits(t *testing.T) {
 		}
 	}
 }
+
+// TestParsePlayer_ModelDefaultIsTheBuiltinModel: model:default plays the
+// network that comes with millzero on nine, and is refused on a variant
+// it does not fit.
+func TestParsePlayer_ModelDefaultIsTheBuiltinModel(t *testing.T) {
+	p, err := ParsePlayer("model:default@8", loadVariant(t, "nine"), DefaultSpecSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name() != "model:default@8" {
+		t.Errorf("name %q, want model:default@8", p.Name())
+	}
+	if _, err := ParsePlayer("model:default", loadVariant(t, "twelve"), DefaultSpecSettings()); err == nil || !strings.Contains(err.Error(), "built-in model") {
+		t.Errorf("on twelve: %v, want an error naming the built-in model", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/run"
 )
 
 func runEngine(args []string, out io.Writer) error {
@@ -57,9 +58,15 @@ func engineServer(pc *playerConfig) *arena.Server {
 			loaded.model, loaded.run, loaded.src = c.Model, c.Run, &src
 		}
 		src := *loaded.src
+		if named, err := run.LoadVariant(c.Variant); c.Variant != "" && err == nil {
+			src = src.withoutBuiltin(named)
+		}
 		v, err := src.variantFor(c.Variant)
 		if err == nil {
 			v, err = o.ApplyRules(v)
+		}
+		if err == nil {
+			src = src.withoutBuiltin(v)
 		}
 		if err == nil && src.ck != nil {
 			err = src.ck.CheckVariant(v)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -310,5 +311,25 @@ func TestEngine_HelpsPipeExampleAnswersAsPrinted(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "info depth ") {
 		t.Errorf("no info line during a 500 ms search: %q", out.String())
+	}
+}
+
+// TestEngine_WithoutAModelPlaysTheBuiltinModel: with no --model or --run
+// the engine plays nine with the model that comes with millzero and says
+// so; rules of another variant set by setoption give way to rollouts.
+func TestEngine_WithoutAModelPlaysTheBuiltinModel(t *testing.T) {
+	var out bytes.Buffer
+	in := "uci\nisready\nposition startpos\ngo nodes 8\nsetoption name Variant value three\nisready\nposition startpos\ngo nodes 8\nquit\n"
+	if err := engineMain(nil, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, w := range []string{"model: built-in nine model (generation", "random-rollout search (no model given, and the built-in model plays nine only)"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %q:\n%s", w, got)
+		}
+	}
+	if n := strings.Count(got, "bestmove "); n != 2 {
+		t.Errorf("%d bestmove lines, want 2:\n%s", n, got)
 	}
 }

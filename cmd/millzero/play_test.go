@@ -15,7 +15,7 @@ func TestPlay_CommandLineSaysWhoPlaysAndQuits(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, w := range []string{"You are black (@)", "random-rollout search (no --model or --run given), 16 visits per move",
+	for _, w := range []string{"You are black (@)", "random-rollout search (no --model or --run given, and the built-in model plays nine only), 16 visits per move",
 		"white plays ", "Not understood", "Legal actions: "} {
 		if !strings.Contains(got, w) {
 			t.Errorf("output lacks %q:\n%s", w, got)

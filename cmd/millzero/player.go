@@ -14,6 +14,7 @@ import (
 	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/model/builtin"
 	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
@@ -21,7 +22,7 @@ import (
 // playerConfig says which model plays and how hard it searches; the play,
 // play --web and engine commands share it.
 type playerConfig struct {
-	Model   string // checkpoint file; "" with Run "" plays with random rollouts
+	Model   string // checkpoint file; "" with Run "" plays the built-in model on nine, random rollouts elsewhere
 	Run     string // run directory: its best generation's checkpoint
 	Variant string // variant name; "" means the model's variant, or nine without a model
 	Sims    int    // search visits per move, in playouts
@@ -32,7 +33,7 @@ type playerConfig struct {
 
 // addPlayerFlags defines the flags of playerConfig on fs.
 func addPlayerFlags(fs *flag.FlagSet, c *playerConfig) {
-	fs.StringVar(&c.Model, "model", "", "checkpoint file of the model (default: random-rollout search)")
+	fs.StringVar(&c.Model, "model", "", "checkpoint file of the model (default: the built-in nine model; random-rollout search on other variants)")
 	fs.StringVar(&c.Run, "run", "", "run directory: play its best generation")
 	fs.StringVar(&c.Variant, "variant", "", "variant name or variant file (default: the model's, or nine)")
 	fs.IntVar(&c.Sims, "sims", arena.DefaultSpecSettings().Simulations, "search visits per model move")
@@ -76,6 +77,17 @@ type modelSource struct {
 	ck      *model.Checkpoint // nil: random rollouts
 	desc    string            // for people: "checkpoint runs/a/models/gen-000003.safetensors (generation 3)"
 	variant *engine.Variant   // the run's variant, from its run.yaml, when the run has no model yet
+	builtin bool              // the built-in model, chosen because no model was given
+}
+
+// withoutBuiltin is m, except that the built-in model, chosen because no
+// model was given, gives way to rollouts on a variant it does not fit
+// (the engine's rules set by setoption).
+func (m modelSource) withoutBuiltin(v *engine.Variant) modelSource {
+	if !m.builtin || m.ck.CheckVariant(v) == nil {
+		return m
+	}
+	return modelSource{desc: fmt.Sprintf("random-rollout search (no model given, and the built-in model plays %s only)", builtin.Variant)}
 }
 
 // loadSource resolves --model or --run to a checkpoint. A run without a
@@ -110,8 +122,14 @@ func loadSource(c playerConfig) (modelSource, error) {
 		if _, err := os.Stat(path); gen == 0 && os.IsNotExist(err) {
 			return modelSource{desc: fmt.Sprintf("random-rollout search (run %s is at generation 0, which has no model)", c.Run)}, nil
 		}
+	case c.Model == "" && (c.Variant == "" || c.Variant == builtin.Variant):
+		ck, err := builtin.Nine()
+		if err != nil {
+			return modelSource{}, err
+		}
+		return modelSource{ck: ck, desc: builtin.Describe(), builtin: true}, nil
 	case c.Model == "":
-		return modelSource{desc: "random-rollout search (no --model or --run given)"}, nil
+		return modelSource{desc: fmt.Sprintf("random-rollout search (no --model or --run given, and the built-in model plays %s only)", builtin.Variant)}, nil
 	}
 	ck, err := model.LoadCheckpoint(path)
 	if err != nil {
