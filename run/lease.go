@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // LeaseObject is the name of the trainer's lease in a run.
@@ -216,7 +218,7 @@ func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) err
 // contender killed in the middle of writing one leaves (List skips them).
 func cleanTakeOvers(ctx context.Context, store *Store) {
 	if dir, ok := store.Local(); ok {
-		tmps, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(leaseTakeoverDir), ".*.tmp"))
+		tmps, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(leaseTakeoverDir), "*"+atomicfile.TempSuffix))
 		for _, f := range tmps {
 			if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > takeOverKeep {
 				os.Remove(f)
