@@ -53,15 +53,15 @@ var ErrLeaseTaken = errors.New("taken over by another trainer")
 // Times are the holder's clock; holders' clocks must agree to well within
 // the lease's time to live.
 type LeaseInfo struct {
-	Holder   string    `json:"holder"`         // what the holder calls itself, e.g. "train"
-	Host     string    `json:"host"`           // its host name
-	PID      int       `json:"pid"`            // its process id on Host
-	Boot     string    `json:"boot,omitempty"` // Host's boot id (Linux), to tell two hosts of one name apart
+	Holder   string    `json:"holder"`          // what the holder calls itself, e.g. "train"
+	Host     string    `json:"host"`            // its host name
+	PID      int       `json:"pid"`             // its process id on Host
+	Boot     string    `json:"boot,omitempty"`  // Host's boot id (Linux), to tell two hosts of one name apart
 	PIDNS    string    `json:"pidns,omitempty"` // its PID namespace (Linux, "pid:[4026531836]"): PID means nothing outside it
-	Acquired time.Time `json:"acquired"`       // when it took the lease
-	Renewed  time.Time `json:"renewed"`        // when it last renewed it
-	Expires  time.Time `json:"expires"`        // when the lease lapses unless renewed
-	Token    string    `json:"token"`          // unique per acquisition
+	Acquired time.Time `json:"acquired"`        // when it took the lease
+	Renewed  time.Time `json:"renewed"`         // when it last renewed it
+	Expires  time.Time `json:"expires"`         // when the lease lapses unless renewed
+	Token    string    `json:"token"`           // unique per acquisition
 }
 
 // LeaseHeldError is AcquireLease's error when another trainer holds the

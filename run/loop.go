@@ -49,8 +49,9 @@ type Loop struct {
 	stale   bool      // a generation finished since
 	redraws int       // plots drawn by this invocation
 
-	noLocal bool   // play no games: wait for the workers'
-	lease   *Lease // the trainer's; nil for a worker
+	noLocal  bool          // play no games: wait for the workers'
+	lease    *Lease        // the trainer's; nil for a worker
+	patience time.Duration // Options.StorePatience
 }
 
 // Options are what a command gives the loop.
@@ -63,6 +64,26 @@ type Options struct {
 	// NoLocalSelfplay makes the trainer play no games itself: it waits
 	// for self-play workers' shards (millzero selfplay --follow).
 	NoLocalSelfplay bool
+
+	// StorePatience is how long a store operation is retried while the
+	// store does not answer (Store.SetPatience), saying every 30 s what it
+	// waits for: 0 keeps the store's few retries over about 12 s, a
+	// negative value retries until the process is stopped. The trainer
+	// whose lease lapsed while the store was away takes it back when the
+	// store answers again within the patience (and no other trainer took
+	// it meanwhile).
+	StorePatience time.Duration
+
+	// WaitForRun makes a process that only adds games (Existing) wait for
+	// a run that does not exist yet (its directory, its run.yaml) and for
+	// a store that cannot be reached at open, saying every 30 s what it
+	// waits for, instead of failing. Without it a missing run is an error
+	// and nothing is created.
+	WaitForRun bool
+
+	// BreakLease makes the trainer take the run's lease even from a live
+	// holder (BreakLease), saying whose lease it broke.
+	BreakLease bool
 
 	configPath string // Open's cfgPath: laid over an existing run's run.yaml
 	configErr  error  // cfgPath's error over the default config: a new run's
@@ -96,10 +117,20 @@ func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error)
 	if loc == "" {
 		loc = filepath.Join("runs", cfg.VariantSpec.Name) // the name, also of a variant file
 	}
-	st, err := OpenStore(ctx, loc)
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.Existing && !strings.Contains(loc, "://") {
+		// A reader never makes the directory (a mistyped path stays unmade).
+		if err := awaitRunDir(ctx, loc, opts); err != nil {
+			return nil, err
+		}
+	}
+	st, err := openStoreWaiting(ctx, loc, opts)
 	if err != nil {
 		return nil, err
 	}
+	st.SetPatience(opts.StorePatience, func(msg string) { opts.Log.Warn(msg) })
 	opts.configPath = cfgPath
 	l, err := openOn(ctx, st, loc, cfg, text, cfgPath != "", opts)
 	if err != nil {
@@ -127,6 +158,12 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 	if err != nil && !onlyLease(ctx, wd.store) {
 		return nil, err
 	}
+	if !exists && opts.Existing && opts.WaitForRun {
+		if err := awaitRun(ctx, wd.store, loc, opts); err != nil {
+			return nil, err
+		}
+		exists = true
+	}
 	// Only a lease and no run.yaml: a new run whose trainer is starting,
 	// or died before it wrote run.yaml.
 	var lease *Lease
@@ -136,7 +173,16 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 		if err := wd.store.CheckWriteOnce(ctx); err != nil {
 			return nil, err
 		}
-		if lease, err = AcquireLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
+		if opts.BreakLease {
+			var broken *LeaseInfo
+			if lease, broken, err = BreakLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
+				return nil, err
+			}
+			if broken != nil && opts.Progress != nil {
+				opts.Progress.Done("run %s: broke the lease of %q (pid %d on host %s, renewed %s ago): if that trainer is alive, it stops at its next renewal, within %v",
+					loc, broken.Holder, broken.PID, broken.Host, time.Since(broken.Renewed).Round(time.Second), DefaultLeaseTTL/3)
+			}
+		} else if lease, err = AcquireLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
 			return nil, err
 		}
 	}
@@ -216,7 +262,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
-		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}}
+		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}, patience: opts.StorePatience}
 	if l.prog == nil {
 		l.prog = quiet{}
 	}
@@ -323,11 +369,32 @@ func (l *Loop) Variant() *engine.Variant { return l.v }
 func (l *Loop) hours() float64 { return l.base + time.Since(l.start).Hours() }
 
 // Run plays generations until the budget is spent or ctx ends, and says
-// why it stopped.
+// why it stopped. When the lease lapses because the store did not answer
+// and the loop has a store patience, the lease is taken back once the store
+// answers (unless another trainer took it meanwhile) and the generation
+// resumes from what is saved.
 func (l *Loop) Run(ctx context.Context) (string, error) {
 	if l.lease == nil {
 		return "", fmt.Errorf("run %s: opened to add games (Options.Existing), not to train", l.loc)
 	}
+	runStart := time.Now()
+	for {
+		why, err := l.runLeased(ctx, runStart)
+		if err == nil || l.patience == 0 || ctx.Err() != nil || !errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrLeaseTaken) {
+			return why, err
+		}
+		l.prog.Done("run %s: the lease lapsed while the store did not answer (%v); taking it back once the store answers", l.loc, err)
+		lease, rerr := l.lease.Retake(ctx)
+		if rerr != nil {
+			return "", fmt.Errorf("%w; take the lease back: %w", err, rerr)
+		}
+		l.lease = lease
+		l.prog.Done("run %s: the lease is held again; resuming", l.loc)
+	}
+}
+
+// runLeased is Run under the lease held now; runStart is when Run began.
+func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error) {
 	// Stop, with the lease's cause, when the lease is lost.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -353,7 +420,7 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 	}
 	if l.cfg.Loop.Hours > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, hoursDuration(l.cfg.Loop.Hours))
+		ctx, cancel = context.WithDeadline(ctx, runStart.Add(hoursDuration(l.cfg.Loop.Hours)))
 		defer cancel()
 	}
 	grows := ""
@@ -377,7 +444,8 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 		case err == nil:
 			continue
 		case errors.Is(context.Cause(ctx), ErrLeaseLost):
-			err = context.Cause(ctx)
+			// No last error is written: the lease is no longer held.
+			return "", fmt.Errorf("generation %d: %w", g, context.Cause(ctx))
 		case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRunHours):
 			return runHoursSpent(l.cfg.Loop.RunHours, l.hours(), fmt.Sprintf(" in generation %d", g)), nil
 		case errors.Is(err, context.DeadlineExceeded):
@@ -386,9 +454,28 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 			return fmt.Sprintf("interrupted in generation %d; run the same command to resume", g), nil
 		}
 		err = fmt.Errorf("generation %d: %w", g, err)
-		l.recordError(context.WithoutCancel(ctx), err)
+		actx, acancel := afterStop(ctx)
+		l.recordError(actx, err)
+		acancel()
 		return "", err
 	}
+}
+
+// afterStopTimeout bounds what a stopped loop still sends to the store
+// (finished shards, plots, its last error): a store that does not answer
+// must not keep an interrupted process waiting out its patience.
+const afterStopTimeout = 30 * time.Second
+
+// afterStop is a context for store work that must go on when ctx ends
+// (the finished shards of an interrupted round): not cancelled with ctx,
+// but afterStopTimeout after ctx ends.
+func afterStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(afterStopTimeout, cancel)
+		context.AfterFunc(actx, func() { t.Stop() })
+	})
+	return actx, func() { stop(); cancel() }
 }
 
 // errRunHours is the cause of the deadline of loop.run_hours.
@@ -430,9 +517,11 @@ func (l *Loop) finalPlots(ctx context.Context) {
 		return
 	}
 	err := l.redraw()
+	actx, cancel := afterStop(ctx)
+	defer cancel()
 	for _, name := range plotFiles {
 		if err == nil {
-			err = l.wd.push(context.WithoutCancel(ctx), name)
+			err = l.wd.push(actx, name)
 		}
 	}
 	if err != nil {
@@ -595,7 +684,9 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	}
 	start := time.Now()
 	st, err := selfplay.Run(ctx, job)
-	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
+	pctx, pcancel := afterStop(ctx)
+	defer pcancel()
+	if perr := l.wd.pushAll(pctx, genPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted session
 	}
 	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws, st.EntropyMicro); err == nil {

@@ -43,6 +43,9 @@ type Store struct {
 	bucket *blob.Bucket // scoped to the run's prefix
 	dir    string       // the run directory when local, else ""
 	retry  retryPolicy
+
+	patience time.Duration    // SetPatience's: 0 is retry's attempts, < 0 forever
+	waiting  func(msg string) // told what a retried operation waits for
 }
 
 // ObjectInfo describes one object of a store.
