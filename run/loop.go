@@ -291,7 +291,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		return nil, err
 	}
 	if l.loss, err = openSeries(filepath.Join(dir.Metrics(), "losses.csv"),
-		"generation", "step", "split", "lr", "total", "policy", "outcome", "l2"); err != nil {
+		lossColumns...); err != nil {
 		return nil, err
 	}
 	if l.elo, err = openSeries(filepath.Join(dir.Metrics(), "elo.csv"),
@@ -304,6 +304,11 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	if l.phases, err = openSeries(filepath.Join(dir.Metrics(), "phases.csv"), phaseColumns...); err != nil {
 		return nil, err
 	}
+	if !opts.Existing {
+		if err := l.reconcileMetrics(ctx); err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+	}
 	gens, err := l.gens.load()
 	if err != nil {
 		return nil, err
@@ -315,14 +320,19 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 }
 
 // pullState brings the run's mutable state from the store into the cache:
-// the best pointer and the metrics tables, and for the trainer the
+// the best pointer and the metrics tables (the trainer merges its tables
+// with the store's instead: reconcileMetrics), and for the trainer the
 // arena's records and ratings, and the checkpoints of the best and the
 // newest generation.
 func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 	if l.wd.local {
 		return nil
 	}
-	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/strength.csv", "arena/ratings.csv"} {
+	names := []string{"models/best", "arena/ratings.csv"}
+	if !trainer {
+		names = append(names, "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/strength.csv")
+	}
+	for _, name := range names {
 		if err := l.wd.pull(ctx, name); err != nil {
 			return err
 		}
@@ -596,7 +606,8 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	}
 	if err := l.gens.add(g, l.hours(), games, t.movesPerSecond(), trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
 		res.Counts(), ModelName(best), eloBest,
-		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies(), t.meanEntropy()); err != nil {
+		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies(), t.meanEntropy(),
+		leaseTag(l.lease)); err != nil {
 		return err
 	}
 	l.prog.Done("generation %d: %s %s: %s, %s %s; best %s, Elo %.0f", g, ModelName(g+1), decision, l.cfg.Gate.Why(res), res.Unit(), res.Counts(), ModelName(best), eloBest)
@@ -840,7 +851,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	trainLoss := math.NaN()
 	every := max(1, lc.Steps/10)
 	_, err = tr.Fit(ctx, src, lc.Steps, every, func(step int64, s train.Stats) {
-		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2})
+		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2, leaseTag(l.lease)})
 		trainLoss = s.Total
 		l.prog.Update("generation %d training: step %d, %s", g, step, s)
 	})
@@ -851,7 +862,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	if lc.ValBatches > 0 && lc.ValFraction > 0 {
 		if s, err := tr.Validate(vsrc, lc.ValBatches); err == nil {
 			valLoss = s.Total
-			rows = append(rows, []any{g, tr.Steps(), "val", 0.0, s.Total, s.Policy, s.Outcome, s.L2})
+			rows = append(rows, []any{g, tr.Steps(), "val", 0.0, s.Total, s.Policy, s.Outcome, s.L2, leaseTag(l.lease)})
 		} else {
 			l.prog.Done("generation %d: no validation loss: %v", g, err)
 		}
@@ -877,7 +888,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 // replaceLossRows puts rows in place of generation g's loss rows.
 func (l *Loop) replaceLossRows(g int, rows [][]any) error {
 	if len(rows) == 0 {
-		rows = [][]any{{g, 0, "none", 0.0, math.NaN(), math.NaN(), math.NaN(), math.NaN()}}
+		rows = [][]any{{g, 0, "none", 0.0, math.NaN(), math.NaN(), math.NaN(), math.NaN(), leaseTag(l.lease)}}
 	}
 	return l.loss.replace(fmt.Sprint(g), rows...)
 }
