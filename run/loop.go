@@ -420,6 +420,9 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 			return "", fmt.Errorf("run %s: %w", l.loc, err)
 		}
 	}
+	if err := l.recoverBest(ctx); err != nil {
+		return "", fmt.Errorf("run %s: %w", l.loc, err)
+	}
 	if h := l.cfg.Loop.RunHours; h > 0 {
 		if l.hours() >= h {
 			return runHoursSpent(h, l.hours(), ""), nil

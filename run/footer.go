@@ -1,0 +1,87 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/selfplay"
+)
+
+// footerTail is how many bytes at a shard's end one ranged read brings:
+// the Parquet footer of a shard (its schema, row groups and key/value
+// metadata) is a few kilobytes.
+const footerTail = 64 << 10
+
+// ShardGames is the number of games of the shard object o, from its
+// Parquet footer: the file itself in a local run directory, a ranged read
+// of its last bytes in an object store (the shard is not downloaded).
+func (s *Store) ShardGames(ctx context.Context, o ObjectInfo) (int, error) {
+	if s.dir != "" {
+		return selfplay.ShardGames(s.Where(o.Name))
+	}
+	r := &objectReaderAt{ctx: ctx, s: s, name: o.Name, size: o.Size}
+	info, err := dataset.InspectAt(r, o.Size, s.Where(o.Name))
+	if err != nil {
+		return 0, err
+	}
+	return selfplay.GamesIn(info)
+}
+
+// objectReaderAt reads an object by ranged reads, the last footerTail
+// bytes once.
+type objectReaderAt struct {
+	ctx  context.Context
+	s    *Store
+	name string
+	size int64
+
+	tail    []byte
+	tailOff int64
+}
+
+func (r *objectReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > r.size {
+		return 0, fmt.Errorf("read %s at %d: outside its %d bytes", r.name, off, r.size)
+	}
+	if r.tail == nil {
+		r.tailOff = max(0, r.size-footerTail)
+		data, err := r.readRange(r.tailOff, r.size-r.tailOff)
+		if err != nil {
+			return 0, err
+		}
+		r.tail = data
+	}
+	end := min(off+int64(len(p)), r.size)
+	var n int
+	if off >= r.tailOff {
+		n = copy(p, r.tail[off-r.tailOff:end-r.tailOff])
+	} else {
+		data, err := r.readRange(off, end-off)
+		if err != nil {
+			return 0, err
+		}
+		n = copy(p, data)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// readRange reads n bytes of the object from off, retried as any store
+// operation.
+func (r *objectReaderAt) readRange(off, n int64) ([]byte, error) {
+	var data []byte
+	err := r.s.do(r.ctx, "read", r.name, func(int) error {
+		rd, err := r.s.bucket.NewRangeReader(r.ctx, r.name, off, n, nil)
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		data, err = io.ReadAll(rd)
+		return err
+	})
+	return data, err
+}
