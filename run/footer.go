@@ -4,10 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/selfplay"
 )
+
+// storeError marks an error of the store (or the file system of a local
+// run) rather than of the data read.
+type storeError struct{ err error }
+
+func (e storeError) Error() string { return e.err.Error() }
+func (e storeError) Unwrap() error { return e.err }
 
 // footerTail is how many bytes at a shard's end one ranged read brings:
 // the Parquet footer of a shard (its schema, row groups and key/value
@@ -16,13 +24,21 @@ const footerTail = 64 << 10
 
 // ShardGames is the number of games of the shard object o, from its
 // Parquet footer: the file itself in a local run directory, a ranged read
-// of its last bytes in an object store (the shard is not downloaded).
+// of its last bytes in an object store (the shard is not downloaded). An
+// error of the store is returned as such (a shard removed meanwhile
+// matches fs.ErrNotExist); any other error is the shard's.
 func (s *Store) ShardGames(ctx context.Context, o ObjectInfo) (int, error) {
 	if s.dir != "" {
+		if _, err := os.Stat(s.Where(o.Name)); err != nil {
+			return 0, storeError{err}
+		}
 		return selfplay.ShardGames(s.Where(o.Name))
 	}
 	r := &objectReaderAt{ctx: ctx, s: s, name: o.Name, size: o.Size}
 	info, err := dataset.InspectAt(r, o.Size, s.Where(o.Name))
+	if r.err != nil {
+		return 0, storeError{r.err} // the store's failure, not the shard's
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -39,6 +55,7 @@ type objectReaderAt struct {
 
 	tail    []byte
 	tailOff int64
+	err     error // the store's last error
 }
 
 func (r *objectReaderAt) ReadAt(p []byte, off int64) (int, error) {
@@ -83,5 +100,8 @@ func (r *objectReaderAt) readRange(off, n int64) ([]byte, error) {
 		data, err = io.ReadAll(rd)
 		return err
 	})
+	if err != nil {
+		r.err = err
+	}
 	return data, err
 }

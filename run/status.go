@@ -126,6 +126,12 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing
 		}
+		if ctx.Err() != nil {
+			return st, ctx.Err()
+		}
+		if err != nil && !isShardError(err) {
+			return st, err
+		}
 		if err != nil { // the trainer skips it too
 			l.log.Warn("skipping shard", "shard", l.wd.store.Where(o.Name), "err", err)
 			continue
@@ -160,6 +166,13 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	}
 	sort.Slice(st.Workers, func(i, j int) bool { return st.Workers[i].Worker < st.Workers[j].Worker })
 	return st, nil
+}
+
+// isShardError tells whether err, of Store.ShardGames, is the shard's (not
+// a shard, truncated, another format) rather than the store's.
+func isShardError(err error) bool {
+	var se storeError
+	return !errors.As(err, &se)
 }
 
 // leaseState tells what can be told of a lease's holder at now: "expired"
