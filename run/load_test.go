@@ -18,7 +18,7 @@ import (
 // list it.
 const (
 	loadFollowers  = 3
-	loadShardGames = 16
+	loadShardGames = 32
 	loadGens       = 2
 )
 
@@ -148,12 +148,24 @@ func TestLoad_TrainerAndFollowersOnADirectory(t *testing.T) {
 	runUnderLoad(t, t.TempDir()+"/run", nil)
 }
 
-func TestLoad_TrainerAndFollowersOnMinIO(t *testing.T) {
+func TestLoad_TrainerAndFollowersOnMinIO_RideOutAnOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two generations with three workers")
 	}
 	srv, _ := openMinIOStore(t, "load")
-	runUnderLoad(t, srv.URL("runs", "load"), nil)
+	// The store goes away for longer than the trainer's lease lives: the
+	// workers wait, the trainer's lease lapses, and the trainer takes it
+	// back when the store answers again.
+	defer func(ttl time.Duration) { trainerLeaseTTL = ttl }(trainerLeaseTTL)
+	trainerLeaseTTL = 3 * time.Second
+	runUnderLoad(t, srv.URL("runs", "load"), func() {
+		time.Sleep(4 * time.Second)
+		t.Logf("%s the store stops for 5 s", time.Now().Format("15:04:05.000"))
+		if err := srv.Outage(5 * time.Second); err != nil {
+			t.Errorf("restart MinIO: %v", err)
+		}
+		t.Logf("%s the store answers again", time.Now().Format("15:04:05.000"))
+	})
 }
 
 // testProgress logs the loop's lasting lines in the test's log.

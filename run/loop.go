@@ -175,14 +175,14 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 		}
 		if opts.BreakLease {
 			var broken *LeaseInfo
-			if lease, broken, err = BreakLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
+			if lease, broken, err = BreakLease(ctx, wd.store, "train", trainerLeaseTTL); err != nil {
 				return nil, err
 			}
 			if broken != nil && opts.Progress != nil {
 				opts.Progress.Done("run %s: broke the lease of %q (pid %d on host %s, renewed %s ago): if that trainer is alive, it stops at its next renewal, within %v",
-					loc, broken.Holder, broken.PID, broken.Host, time.Since(broken.Renewed).Round(time.Second), DefaultLeaseTTL/3)
+					loc, broken.Holder, broken.PID, broken.Host, time.Since(broken.Renewed).Round(time.Second), trainerLeaseTTL/3)
 			}
-		} else if lease, err = AcquireLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
+		} else if lease, err = AcquireLease(ctx, wd.store, "train", trainerLeaseTTL); err != nil {
 			return nil, err
 		}
 	}
@@ -473,6 +473,10 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 		return "", err
 	}
 }
+
+// trainerLeaseTTL is the time to live of the trainer's lease (a variable
+// so that the tests of outages longer than a lease take less time).
+var trainerLeaseTTL = DefaultLeaseTTL
 
 // afterStopTimeout bounds what a stopped loop still sends to the store
 // (finished shards, plots, its last error): a store that does not answer

@@ -134,7 +134,7 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 		t.Fatalf("%d generation rows, want 2", len(rows))
 	}
 	// Status reads the same from the store.
-	status, err := reader.Status(ctx)
+	status, err := reader.Status(context.Background()) // ctx ended with the workers
 	if err != nil {
 		t.Fatal(err)
 	}
