@@ -355,10 +355,23 @@ func bootID() string {
 	return strings.TrimSpace(string(b))
 }
 
-// processAlive tells whether a process with id pid exists on this host.
+// processAlive tells whether a process with id pid exists on this host
+// and has not exited (a killed process that its parent has not reaped yet,
+// a zombie, is gone).
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: kill's answer
+	}
+	// pid (comm) STATE ...: comm may hold spaces and parentheses.
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
 }
 
 // Retake takes the lease again after it was lost because the store could
