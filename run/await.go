@@ -56,7 +56,7 @@ func awaitRunDir(ctx context.Context, dir string, opts Options) error {
 		case !errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("run %s: %w", dir, err)
 		case !opts.WaitForRun:
-			return fmt.Errorf("run %s: no such directory: start the run with millzero train --run %s (or check the path)", dir, dir)
+			return fmt.Errorf("run %s: no such directory (a mistyped path?): start the run with millzero train first", dir)
 		}
 		if err := a.sleep(ctx, fmt.Sprintf("run %s to be made (millzero train --run %s)", dir, dir)); err != nil {
 			return err

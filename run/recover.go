@@ -83,4 +83,3 @@ func trimExt(name string) string {
 	}
 	return name
 }
-
