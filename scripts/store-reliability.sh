@@ -29,6 +29,7 @@ MINIO=$(command -v minio || echo "$(go env GOPATH)/bin/minio")
 work=$(mktemp -d)
 minio_pid=
 pids=()
+failed=0
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   [ -n "$minio_pid" ] && kill "$minio_pid" 2>/dev/null
@@ -91,7 +92,7 @@ if echo "$CASES" | grep -qw load; then
       for w in "${ws[@]}"; do wait "$w" 2>/dev/null; done
       if [ $kind = dir ]; then gf=$R/metrics/generations.csv; else gf=$work/gens-$r.csv; s3get "load-$r/metrics/generations.csv" >"$gf"; fi
       why=$(check_gens "$gf" "$GENS" 2>&1)
-      if [ $rc = 0 ] && [ $alive = "$FOLLOWERS" ] && [ -z "$why" ]; then ok=$((ok + 1)); verdict=ok; else verdict="FAILED (trainer rc $rc, $alive/$FOLLOWERS workers alive, $why)"; tail -3 "$work/train-$kind-$r.log"; fi
+      if [ $rc = 0 ] && [ $alive = "$FOLLOWERS" ] && [ -z "$why" ]; then ok=$((ok + 1)); verdict=ok; else failed=1; verdict="FAILED (trainer rc $rc, $alive/$FOLLOWERS workers alive, $why)"; tail -3 "$work/train-$kind-$r.log"; fi
       echo "load $kind run $r: $GENS generations, $FOLLOWERS workers, $(( $(date +%s) - t0 )) s: $verdict"
     done
     echo "load $kind: $ok of $RUNS runs completed $GENS generations with $FOLLOWERS workers alive"
@@ -112,6 +113,7 @@ if echo "$CASES" | grep -qw status; then
     "$B" status --run "$R" >"$work/status-$i.log" 2>&1 || { fails=$((fails + 1)); tail -1 "$work/status-$i.log"; }
   done
   echo "status: $fails of $STATUS_N calls failed under 4 workers"
+  [ $fails = 0 ] || failed=1
   for p in "${ws[@]}" "$trainer"; do kill -INT "$p" 2>/dev/null; done
   for p in "${ws[@]}" "$trainer"; do wait "$p" 2>/dev/null; done
 fi
@@ -145,6 +147,7 @@ if echo "$CASES" | grep -qw outage; then
   cmp -s "$work/og.csv" "$work/cache-outage/metrics/generations.csv" || same="no (generations.csv)"
   cmp -s "$work/ol.csv" "$work/cache-outage/metrics/losses.csv" || same="no (losses.csv)"
   lossgens=$(python3 -c "import csv,sys; print(sorted({int(r['generation']) for r in csv.DictReader(open(sys.argv[1]))}))" "$work/ol.csv")
+  [ $rc = 0 ] && [ $alive = 2 ] && [ -z "$why" ] && [ $same = yes ] || failed=1
   echo "outage: trainer rc $rc; $alive of 2 workers alive; generations.csv ${why:-has 0..$((OG - 1)) once}; losses of generations $lossgens; store copies equal the trainer's: $same"
   grep -c "waiting for run store\|answers again\|lease" "$work/train-outage.log" | sed 's/^/outage: trainer lines about the wait or the lease: /'
 fi
@@ -157,7 +160,7 @@ if echo "$CASES" | grep -qw lease; then
   sleep 3
   if unshare -p -f --mount-proc true 2>/dev/null; then
     if unshare -p -f --mount-proc "$B" train --run "$R" --generations 100 >"$work/second.log" 2>&1; then
-      echo "lease: FAILED: the trainer in another PID namespace started"
+      echo "lease: FAILED: the trainer in another PID namespace started"; failed=1
     else
       echo "lease: the trainer in another PID namespace was refused: $(grep -o 'held by [^;]*' "$work/second.log" | head -1)"
     fi
@@ -166,3 +169,4 @@ if echo "$CASES" | grep -qw lease; then
   fi
   kill -INT "$trainer"; wait "$trainer" 2>/dev/null
 fi
+exit $failed
