@@ -3,7 +3,9 @@ package run
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -99,6 +101,18 @@ func runUnderLoad(t *testing.T, loc string, outage func()) {
 	}
 	if got := strings.Join(mustLoad(t, trainer.gens).text("generation"), ","); got != "0,1" {
 		t.Errorf("generations.csv has generations %s; want 0,1 once each", got)
+	}
+	if got := strings.Join(slices.Compact(mustLoad(t, trainer.loss).text("generation")), ","); got != "0,1" {
+		t.Errorf("losses.csv has generations %s; want 0,1", got)
+	}
+	for _, name := range []string{"metrics/generations.csv", "metrics/losses.csv"} {
+		stored, err := trainer.wd.store.Get(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if own, err := os.ReadFile(trainer.wd.path(name)); err != nil || string(own) != string(stored) {
+			t.Errorf("the store's %s differs from the trainer's own (%v)", name, err)
+		}
 	}
 	// Every shard in the store, counted from its own footer, once.
 	st := trainer.wd.store

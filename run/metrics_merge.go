@@ -143,7 +143,8 @@ func keepCommittedLosses(rows [][]string, leaseAt int, genLease map[int]string) 
 // store's copy of each table is merged with the local one by generation
 // (mergeByGeneration; a run in a local directory has one copy), then
 // generations.csv is repaired (repairGenerations) and losses.csv keeps the
-// committed lease's rows; changed tables are written and uploaded.
+// committed lease's rows; a table is written where it changed and uploaded
+// where the store's copy differs.
 func (l *Loop) reconcileMetrics(ctx context.Context) error {
 	tables := []*series{l.gens, l.loss, l.elo, l.str, l.phases}
 	for _, s := range tables {
@@ -152,10 +153,9 @@ func (l *Loop) reconcileMetrics(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		rows := local.rows
+		rows, store := local.rows, local.rows
 		if !l.wd.local {
-			store, err := l.storeCopy(ctx, name, s.header)
-			if err != nil {
+			if store, err = l.storeCopy(ctx, name, s.header); err != nil {
 				return err
 			}
 			rows = mergeByGeneration(local.rows, store, slices.Index(s.header, leaseColumn))
@@ -180,14 +180,16 @@ func (l *Loop) reconcileMetrics(ctx context.Context) error {
 			}
 			rows = keepCommittedLosses(rows, slices.Index(s.header, leaseColumn), genLease)
 		}
-		if slices.EqualFunc(rows, local.rows, slices.Equal) {
-			continue
+		same := func(a, b [][]string) bool { return slices.EqualFunc(a, b, slices.Equal) }
+		if !same(rows, local.rows) {
+			if err := s.write(rows); err != nil {
+				return err
+			}
 		}
-		if err := s.write(rows); err != nil {
-			return err
-		}
-		if err := l.wd.push(ctx, name); err != nil {
-			return err
+		if !same(rows, store) {
+			if err := l.wd.push(ctx, name); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
