@@ -361,7 +361,11 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 // Close releases the trainer's lease and the run's store.
 func (l *Loop) Close() error {
 	if l.lease != nil {
-		if err := l.lease.Release(context.Background()); err != nil {
+		// Bounded: a store that does not answer must not hold the exit for
+		// its patience (the lease then lapses at its expiry).
+		ctx, cancel := context.WithTimeout(context.Background(), afterStopTimeout)
+		defer cancel()
+		if err := l.lease.Release(ctx); err != nil {
 			l.wd.store.Close()
 			return err
 		}
