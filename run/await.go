@@ -12,7 +12,7 @@ import (
 // awaitPoll is how often a process waiting for a run looks again.
 const awaitPoll = 2 * time.Second
 
-// awaiter says, after waitFirstReport and then every waitReportEvery, what
+// awaiter says, after waitFirst and then every waitEvery, what
 // a process waits for.
 type awaiter struct {
 	start, next time.Time
@@ -21,7 +21,7 @@ type awaiter struct {
 
 func newAwaiter(opts Options) *awaiter {
 	now := time.Now()
-	return &awaiter{start: now, next: now.Add(waitFirstReport), say: func(msg string) { opts.Log.Warn(msg) }}
+	return &awaiter{start: now, next: now.Add(waitFirst), say: func(msg string) { opts.Log.Warn(msg) }}
 }
 
 // sleep reports what (a phrase) when it is time, then waits awaitPoll or
@@ -29,7 +29,7 @@ func newAwaiter(opts Options) *awaiter {
 func (a *awaiter) sleep(ctx context.Context, what string) error {
 	if time.Now().After(a.next) {
 		a.say(fmt.Sprintf("waiting %v so far for %s", time.Since(a.start).Round(time.Second), what))
-		a.next = time.Now().Add(waitReportEvery)
+		a.next = time.Now().Add(waitEvery)
 	}
 	select {
 	case <-ctx.Done():

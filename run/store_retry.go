@@ -27,11 +27,12 @@ type retryPolicy struct {
 // the AWS SDK).
 var defaultRetry = retryPolicy{attempts: 8, first: 100 * time.Millisecond, max: 5 * time.Second}
 
-// waitFirstReport is how long an operation retries a store that does not
-// answer before it says so; waitReportEvery how often it says so again.
-const (
-	waitFirstReport = 10 * time.Second
-	waitReportEvery = 30 * time.Second
+// waitFirst is how long an operation retries a store that does not
+// answer before it says so; waitEvery how often it says so again.
+// (Variables, so that a test need not wait as long.)
+var (
+	waitFirst = 10 * time.Second
+	waitEvery = 30 * time.Second
 )
 
 // SetPatience makes the store retry an operation that fails for a
@@ -67,15 +68,15 @@ func permanent(err error) error {
 // With a patience (SetPatience) a transient error is retried until the
 // patience is spent (forever when it is negative) instead of a fixed number
 // of times, and the store's waiting function is told what the operation
-// waits for after waitFirstReport and then every waitReportEvery.
+// waits for after waitFirst and then every waitEvery.
 func (s *Store) do(ctx context.Context, opName, name string, op func(attempt int) error) error {
 	delay := s.retry.first
 	start := time.Now()
-	nextReport := start.Add(waitFirstReport)
+	nextReport := start.Add(waitFirst)
 	for attempt := 0; ; attempt++ {
 		err := op(attempt)
 		if err == nil {
-			if attempt > 0 && s.waiting != nil && time.Since(start) >= waitFirstReport {
+			if attempt > 0 && s.waiting != nil && time.Since(start) >= waitFirst {
 				s.waiting(fmt.Sprintf("run store %s answers again: %s %s went through after %v", s.loc, opName, name,
 					time.Since(start).Round(time.Second)))
 			}
@@ -101,7 +102,7 @@ func (s *Store) do(ctx context.Context, opName, name string, op func(attempt int
 			}
 			s.waiting(fmt.Sprintf("waiting for run store %s: %s %s has failed for %v (%v); retrying %s",
 				s.loc, opName, name, waited.Round(time.Second), err, until))
-			nextReport = time.Now().Add(waitReportEvery)
+			nextReport = time.Now().Add(waitEvery)
 		}
 		t := time.NewTimer(delay*3/4 + rand.N(delay/2+1)) // delay +-25%
 		select {
