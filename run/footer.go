@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/millzero/millzero/dataset"
@@ -104,4 +106,66 @@ func (r *objectReaderAt) readRange(off, n int64) ([]byte, error) {
 		r.err = err
 	}
 	return data, err
+}
+
+// gameCountsObject is the file in the cache of a run in an object store
+// that keeps the games of each shard status has read (shards are written
+// once, so a name and size read once need not be read again).
+const gameCountsObject = "status-games.json"
+
+// gameCounts is the games of the shards already read, by name and size;
+// nil for a local run (its footers are read from the files).
+type gameCounts struct {
+	path    string
+	counts  map[string]shardCount
+	changed bool
+}
+
+type shardCount struct {
+	Size  int64 `json:"size"`
+	Games int   `json:"games"`
+}
+
+// loadGameCounts reads the cache's counts (none, or unreadable: empty).
+func (l *Loop) loadGameCounts() *gameCounts {
+	if l.wd.local {
+		return nil
+	}
+	c := &gameCounts{path: l.wd.path(gameCountsObject), counts: map[string]shardCount{}}
+	if data, err := os.ReadFile(c.path); err == nil {
+		if json.Unmarshal(data, &c.counts) != nil {
+			c.counts = map[string]shardCount{}
+		}
+	}
+	return c
+}
+
+// games is the games of shard o: remembered, or read from its footer.
+func (c *gameCounts) games(ctx context.Context, s *Store, o ObjectInfo) (int, error) {
+	if c == nil {
+		return s.ShardGames(ctx, o)
+	}
+	if k, ok := c.counts[o.Name]; ok && k.Size == o.Size {
+		return k.Games, nil
+	}
+	n, err := s.ShardGames(ctx, o)
+	if err == nil {
+		c.counts[o.Name] = shardCount{Size: o.Size, Games: n}
+		c.changed = true
+	}
+	return n, err
+}
+
+// save writes the counts when they changed; a failure is only logged.
+func (c *gameCounts) save(log *slog.Logger) {
+	if c == nil || !c.changed {
+		return
+	}
+	data, err := json.Marshal(c.counts)
+	if err == nil {
+		err = saveFile(c.path, data)
+	}
+	if err != nil {
+		log.Warn("keep the shards' game counts", "err", err)
+	}
 }

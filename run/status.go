@@ -108,6 +108,8 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return st, err
 	}
+	counts := l.loadGameCounts()
+	defer counts.save(l.log)
 	gens := map[int]*GenerationStatus{}
 	workers := map[string]*WorkerStatus{}
 	window := st.Generations - l.cfg.Loop.WindowAt(st.Generations) + 1
@@ -122,7 +124,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			gs = &GenerationStatus{Generation: g}
 			gens[g] = gs
 		}
-		n, err := l.wd.store.ShardGames(ctx, o)
+		n, err := counts.games(ctx, l.wd.store, o)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing
 		}
