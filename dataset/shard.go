@@ -49,18 +49,50 @@ func openShard(path string) (sr *shardReader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	version, ok := pf.Lookup(FormatKey)
-	if !ok {
-		return nil, fmt.Errorf("%w: no %s key in the file metadata", ErrForeign, FormatKey)
-	}
-	if version != FormatVersion {
-		return nil, fmt.Errorf("%w: format version %q, this build reads %q", ErrForeign, version, FormatVersion)
-	}
-	if !parquet.EqualNodes(pf.Schema(), rowSchema) {
-		return nil, fmt.Errorf("%w: schema differs from version %s's", ErrForeign, FormatVersion)
+	if err := checkFooter(pf); err != nil {
+		return nil, err
 	}
 	rr := parquet.NewGenericReader[row](pf)
 	return &shardReader{path: path, file: f, pf: pf, rr: rr}, nil
+}
+
+// checkFooter checks that the parsed footer is of a shard this build reads:
+// the format version matches and the schema is ours.
+func checkFooter(pf *parquet.File) error {
+	version, ok := pf.Lookup(FormatKey)
+	if !ok {
+		return fmt.Errorf("%w: no %s key in the file metadata", ErrForeign, FormatKey)
+	}
+	if version != FormatVersion {
+		return fmt.Errorf("%w: format version %q, this build reads %q", ErrForeign, version, FormatVersion)
+	}
+	if !parquet.EqualNodes(pf.Schema(), rowSchema) {
+		return fmt.Errorf("%w: schema differs from version %s's", ErrForeign, FormatVersion)
+	}
+	return nil
+}
+
+// InspectAt is Inspect of a shard of size bytes read through r (an object
+// store's ranged reads, say), named name in messages: only the footer is
+// read.
+func InspectAt(r io.ReaderAt, size int64, name string) (info ShardInfo, err error) {
+	defer func() {
+		if p := recover(); p != nil { // parquet-go may panic on a malformed footer
+			err = fmt.Errorf("inspect shard %s: malformed parquet: %v", name, p)
+		}
+	}()
+	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err == nil {
+		err = checkFooter(pf)
+	}
+	if err != nil {
+		return ShardInfo{}, fmt.Errorf("inspect shard %s: %w", name, err)
+	}
+	info = ShardInfo{Rows: pf.NumRows(), Metadata: map[string]string{}}
+	for _, kv := range pf.Metadata().KeyValueMetadata {
+		info.Metadata[kv.Key] = kv.Value
+	}
+	return info, nil
 }
 
 // rows is the number of rows the footer declares.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -20,8 +22,9 @@ import (
 const ShardExt = ".parquet"
 
 // TempExt is appended to a shard's name while it is written; the file is
-// renamed to drop it once complete and synced.
-const TempExt = ".tmp"
+// renamed to drop it once complete and synced. It is the run's one rule
+// for writes in progress (atomicfile.TempSuffix), which every lister skips.
+const TempExt = atomicfile.TempSuffix
 
 // rowsPerGroup bounds the rows of a Parquet row group, so a reader holds at
 // most one group's pages of a shard in memory.
@@ -57,6 +60,9 @@ func ShardFiles(genDir string) ([]ShardFile, error) {
 			continue
 		}
 		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the directory was read
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list shards: %w", err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // Dir is a run's directory (DESIGN.md):
@@ -95,7 +96,7 @@ func (r Dir) removeTemp() error {
 			return err
 		}
 		for _, e := range entries {
-			if !e.IsDir() && strings.Contains(e.Name(), ".tmp") {
+			if !e.IsDir() && atomicfile.IsTemp(e.Name()) {
 				if err := os.Remove(filepath.Join(d, e.Name())); err != nil {
 					return err
 				}

@@ -15,15 +15,18 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // LeaseObject is the name of the trainer's lease in a run.
 const LeaseObject = "lease.json"
 
 // DefaultLeaseTTL is a lease's time to live unless the caller has reason
-// for another: renewed every 20 s, and a trainer that crashed on another
-// host blocks its successor for at most a minute (on the same host, not at
-// all: a lease whose process is gone is taken over at once).
+// for another: renewed every 20 s, and a trainer that crashed blocks its
+// successor for at most a minute (not at all when the successor runs on the
+// same host, boot and PID namespace and the holder's process is gone there;
+// train --break-lease takes a lease at once).
 const DefaultLeaseTTL = time.Minute
 
 // leaseTakeoverDir holds one write-once object per lease taken over after
@@ -40,18 +43,25 @@ var ErrLeaseHeld = errors.New("the run's lease is held by another trainer")
 // lease was taken over by another trainer or could not be renewed.
 var ErrLeaseLost = errors.New("lease lost")
 
+// ErrLeaseTaken is matched by the cause of a Lease's context, with
+// ErrLeaseLost, when another trainer took the lease over (it expired, or
+// was broken with --break-lease); a lease that only lapsed because the
+// store could not be reached does not match it.
+var ErrLeaseTaken = errors.New("taken over by another trainer")
+
 // LeaseInfo is the content of lease.json: who holds the run and until when.
 // Times are the holder's clock; holders' clocks must agree to well within
 // the lease's time to live.
 type LeaseInfo struct {
-	Holder   string    `json:"holder"`         // what the holder calls itself, e.g. "train"
-	Host     string    `json:"host"`           // its host name
-	PID      int       `json:"pid"`            // its process id on Host
-	Boot     string    `json:"boot,omitempty"` // Host's boot id (Linux), to tell two hosts of one name apart
-	Acquired time.Time `json:"acquired"`       // when it took the lease
-	Renewed  time.Time `json:"renewed"`        // when it last renewed it
-	Expires  time.Time `json:"expires"`        // when the lease lapses unless renewed
-	Token    string    `json:"token"`          // unique per acquisition
+	Holder   string    `json:"holder"`          // what the holder calls itself, e.g. "train"
+	Host     string    `json:"host"`            // its host name
+	PID      int       `json:"pid"`             // its process id on Host
+	Boot     string    `json:"boot,omitempty"`  // Host's boot id (Linux), to tell two hosts of one name apart
+	PIDNS    string    `json:"pidns,omitempty"` // its PID namespace (Linux, "pid:[4026531836]"): PID means nothing outside it
+	Acquired time.Time `json:"acquired"`        // when it took the lease
+	Renewed  time.Time `json:"renewed"`         // when it last renewed it
+	Expires  time.Time `json:"expires"`         // when the lease lapses unless renewed
+	Token    string    `json:"token"`           // unique per acquisition
 }
 
 // LeaseHeldError is AcquireLease's error when another trainer holds the
@@ -67,8 +77,8 @@ type LeaseHeldError struct {
 // to clear a stale lease.
 func (e *LeaseHeldError) Error() string {
 	return fmt.Sprintf("run %s is held by %q (pid %d on host %s) until %s (in %v, renewed %s); "+
-		"only one trainer may run. If that process is gone, the lease lapses at that time, "+
-		"or delete %s to clear it now",
+		"only one trainer may run. If that process is gone, the lease lapses at that time; "+
+		"to take it now, run train with --break-lease (or delete %s)",
 		e.Loc, e.Info.Holder, e.Info.PID, e.Info.Host,
 		e.Info.Expires.UTC().Format(time.RFC3339), e.Info.Expires.Sub(e.Now).Round(time.Second),
 		e.Info.Renewed.UTC().Format(time.RFC3339), e.Object)
@@ -104,14 +114,43 @@ type Lease struct {
 
 	mu   sync.Mutex
 	info LeaseInfo
+
+	broken *LeaseInfo // the live lease BreakLease took, if any
 }
 
 // AcquireLease takes the lease of the run in store for holder, with time to
 // live ttl, and starts renewing it; the lease's Context derives from ctx.
 // When another trainer holds a live lease it returns a *LeaseHeldError. A
-// lease that expired, or whose holder ran on this host with a process id
-// that no longer exists (a crashed trainer), is taken over.
+// lease that expired is taken over; so is one whose holder ran on this
+// host, boot and PID namespace with a process id that no longer exists
+// there (a crashed trainer). A holder in another PID namespace (another
+// container on this kernel) is alive until its lease expires: its process
+// id means nothing here.
 func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Duration) (*Lease, error) {
+	return acquireLease(ctx, store, holder, ttl, leaseTake{})
+}
+
+// BreakLease takes the lease of the run in store for holder at once, live
+// holder or not: the holder, when alive, finds its lease taken at its next
+// renewal (within a third of its time to live) and stops. The live lease
+// that was broken, if any, is returned too (nil when there was none or it
+// was stale anyway).
+func BreakLease(ctx context.Context, store *Store, holder string, ttl time.Duration) (*Lease, *LeaseInfo, error) {
+	take := leaseTake{force: true}
+	l, err := acquireLease(ctx, store, holder, ttl, take)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, l.broken, nil
+}
+
+// leaseTake is how acquireLease treats a lease it finds.
+type leaseTake struct {
+	force bool   // take it whoever holds it (BreakLease)
+	own   string // the token of this process's own lapsed lease (retaken after a store outage)
+}
+
+func acquireLease(ctx context.Context, store *Store, holder string, ttl time.Duration, take leaseTake) (*Lease, error) {
 	if ttl < time.Second {
 		return nil, fmt.Errorf("acquire lease on %s: time to live %v is under a second", store, ttl)
 	}
@@ -124,12 +163,13 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 		return nil, fmt.Errorf("acquire lease on %s: %w", store, err)
 	}
 	now := time.Now()
-	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Boot: bootID(), Acquired: now, Renewed: now,
+	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Boot: bootID(), PIDNS: pidNamespace(), Acquired: now, Renewed: now,
 		Expires: now.Add(ttl), Token: hex.EncodeToString(tok[:])}
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return nil, err
 	}
+	var broken *LeaseInfo
 	for try := 0; ; try++ {
 		err := store.Put(ctx, LeaseObject, bytes.NewReader(data))
 		if err == nil {
@@ -146,15 +186,19 @@ func AcquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 			return nil, fmt.Errorf("acquire lease: %w", err)
 		}
 		now := time.Now()
-		if !leaseStale(cur, now, host, info.Boot) {
+		stale := leaseStale(cur, now, host, info.Boot, info.PIDNS) || take.own != "" && cur.Token == take.own
+		if !stale && !take.force {
 			return nil, heldError(store, cur)
 		}
-		if err := takeOver(ctx, store, cur, data); err != nil {
+		if err := takeOver(ctx, store, cur, data, take.force); err != nil {
 			return nil, err
+		}
+		if !stale {
+			broken = &cur
 		}
 		break
 	}
-	l := &Lease{store: store, ttl: ttl, info: info, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Lease{store: store, ttl: ttl, info: info, stop: make(chan struct{}), done: make(chan struct{}), broken: broken}
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
 	go l.renewLoop()
 	return l, nil
@@ -171,7 +215,10 @@ const takeOverKeep = time.Hour
 // once the lease it holds would have (at once when its process is gone
 // from this host); then that lease's takeover object
 // decides, and so on.
-func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) error {
+//
+// With force (BreakLease) the lease need not be expired, and an unfinished
+// takeover of it is taken over too.
+func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte, force bool) error {
 	stale := cur
 	for range 8 {
 		marker := leaseTakeoverDir + stale.Token + ".json"
@@ -200,7 +247,7 @@ func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) err
 		// A contender that crashed between its two writes is stale by the
 		// lease's own rule: expired, or its process gone from this host.
 		host, _ := os.Hostname()
-		if !leaseStale(m, time.Now(), host, bootID()) {
+		if !force && !leaseStale(m, time.Now(), host, bootID(), pidNamespace()) {
 			return fmt.Errorf("acquire lease on %s: %q (pid %d on host %s) is taking over the expired lease of %q (pid %d on %s) right now",
 				store, m.Holder, m.PID, m.Host, cur.Holder, cur.PID, cur.Host)
 		}
@@ -216,7 +263,7 @@ func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte) err
 // contender killed in the middle of writing one leaves (List skips them).
 func cleanTakeOvers(ctx context.Context, store *Store) {
 	if dir, ok := store.Local(); ok {
-		tmps, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(leaseTakeoverDir), ".*.tmp"))
+		tmps, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(leaseTakeoverDir), "*"+atomicfile.TempSuffix))
 		for _, f := range tmps {
 			if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > takeOverKeep {
 				os.Remove(f)
@@ -257,16 +304,44 @@ func ReadLease(ctx context.Context, store *Store) (LeaseInfo, error) {
 }
 
 // leaseStale tells whether the lease cur may be taken over at now: it
-// expired, or its holder ran on this host (same name and, when both are
-// known, same boot) and its process is gone.
-func leaseStale(cur LeaseInfo, now time.Time, host, boot string) bool {
+// expired, or its holder's process is gone, which is judged only when the
+// holder ran where this process runs: the same host name, boot id and PID
+// namespace, each known. A process id read in another PID namespace (a
+// container sharing the host name and kernel) names another process or
+// none, so such a holder is alive until its lease expires.
+func leaseStale(cur LeaseInfo, now time.Time, host, boot, pidns string) bool {
 	if now.After(cur.Expires) {
 		return true
 	}
-	if cur.Host != host || (cur.Boot != "" && boot != "" && cur.Boot != boot) {
+	if !sameProcessSpace(cur, host, boot, pidns) {
 		return false
 	}
 	return cur.PID > 0 && cur.PID != os.Getpid() && !processAlive(cur.PID)
+}
+
+// sameProcessSpace tells whether the process ids of the lease cur can be
+// looked up here: it was taken on host, boot and pidns, all known.
+func sameProcessSpace(cur LeaseInfo, host, boot, pidns string) bool {
+	return cur.Host == host && cur.Boot != "" && cur.Boot == boot && cur.PIDNS != "" && cur.PIDNS == pidns
+}
+
+// pidNamespace returns this process's PID namespace ("pid:[4026531836]" on
+// Linux, "" where it cannot be read): process ids are only comparable
+// within one.
+func pidNamespace() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return ns
+}
+
+// HolderGone tells whether the process of the lease info is known to be
+// gone: it ran on this host, boot and PID namespace and no process has its
+// id. false means alive or unknown.
+func HolderGone(info LeaseInfo) bool {
+	host, _ := os.Hostname()
+	return sameProcessSpace(info, host, bootID(), pidNamespace()) && info.PID > 0 && info.PID != os.Getpid() && !processAlive(info.PID)
 }
 
 // bootID returns the Linux kernel's boot id ("" elsewhere): two machines
@@ -280,10 +355,35 @@ func bootID() string {
 	return strings.TrimSpace(string(b))
 }
 
-// processAlive tells whether a process with id pid exists on this host.
+// processAlive tells whether a process with id pid exists on this host
+// and has not exited (a killed process that its parent has not reaped yet,
+// a zombie, is gone).
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: kill's answer
+	}
+	// pid (comm) STATE ...: comm may hold spaces and parentheses.
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
+}
+
+// Retake takes the lease again after it was lost because the store could
+// not be reached to renew it: when lease.json still holds this lease (no
+// other trainer took it meanwhile) it is taken over through the same
+// write-once takeover object any contender would have to create, so a
+// trainer that found it expired meanwhile and this one cannot both win.
+// Another trainer's live lease is a *LeaseHeldError. The new Lease
+// replaces l, which must not be used any more.
+func (l *Lease) Retake(ctx context.Context) (*Lease, error) {
+	info := l.Info()
+	return acquireLease(ctx, l.store, info.Holder, l.ttl, leaseTake{own: info.Token})
 }
 
 // Context returns a context that is cancelled when the lease is lost or
@@ -331,8 +431,8 @@ func (l *Lease) renew() error {
 		return fmt.Errorf("renew lease: %w", err)
 	}
 	if cur.Token != info.Token {
-		return fmt.Errorf("renew lease on %s: taken over by %q (pid %d on host %s) at %s",
-			l.store, cur.Holder, cur.PID, cur.Host, cur.Acquired.UTC().Format(time.RFC3339))
+		return fmt.Errorf("renew lease on %s: %w: %q (pid %d on host %s) at %s",
+			l.store, ErrLeaseTaken, cur.Holder, cur.PID, cur.Host, cur.Acquired.UTC().Format(time.RFC3339))
 	}
 	now := time.Now()
 	info.Renewed, info.Expires = now, now.Add(l.ttl)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,7 +195,10 @@ func TestLease_HolderOnThisHostWhoseProcessIsGone_IsTakenOverAtOnce(t *testing.T
 	}
 	host, _ := os.Hostname()
 	now := time.Now()
-	putLease(t, s, LeaseInfo{Holder: "train", Host: host, PID: cmd.Process.Pid, Acquired: now, Renewed: now,
+	if bootID() == "" || pidNamespace() == "" {
+		t.Skip("no boot id or PID namespace to tell this host's processes by")
+	}
+	putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: bootID(), PIDNS: pidNamespace(), PID: cmd.Process.Pid, Acquired: now, Renewed: now,
 		Expires: now.Add(time.Hour), Token: "crashed"})
 	l, err := AcquireLease(ctx, s, "train", time.Minute)
 	if err != nil {
@@ -209,6 +213,17 @@ func TestLease_HolderOnThisHostWhoseProcessIsGone_IsTakenOverAtOnce(t *testing.T
 			Expires: now.Add(time.Hour), Token: "twin"})
 		if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
 			t.Fatalf("AcquireLease over a same-named host's lease = %v; want ErrLeaseHeld", err)
+		}
+	}
+
+	// A holder in another PID namespace of this kernel (another container
+	// of the same host name) keeps its lease: the pid is not ours to look
+	// up. So does a lease that does not say its namespace.
+	for _, ns := range []string{"pid:[1]", ""} {
+		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: bootID(), PIDNS: ns, PID: cmd.Process.Pid, Acquired: now, Renewed: now,
+			Expires: now.Add(time.Hour), Token: "container" + ns})
+		if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
+			t.Fatalf("AcquireLease over a lease of PID namespace %q = %v; want ErrLeaseHeld", ns, err)
 		}
 	}
 
@@ -397,5 +412,125 @@ func TestLease_TakeOver_DeletesOldTakeOverObjects(t *testing.T) {
 	}
 	if _, err := os.Stat(tmpNew); err != nil {
 		t.Errorf("a fresh temporary takeover file was deleted: %v", err)
+	}
+}
+
+func TestLease_BreakLease_TakesALiveLeaseAndItsHolderStops(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStores(t)["path"]
+	first, err := AcquireLease(ctx, s, "train", 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release(ctx)
+	second, broken, err := BreakLease(ctx, s, "train", 3*time.Second)
+	if err != nil {
+		t.Fatalf("BreakLease over a live lease = %v", err)
+	}
+	defer second.Release(ctx)
+	if broken == nil || broken.Token != first.Info().Token {
+		t.Fatalf("BreakLease broke %+v; want the first trainer's lease", broken)
+	}
+	select {
+	case <-first.Context().Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the broken holder did not stop at its next renewal")
+	}
+	if cause := context.Cause(first.Context()); !errors.Is(cause, ErrLeaseLost) || !errors.Is(cause, ErrLeaseTaken) {
+		t.Fatalf("the broken holder's cause = %v; want ErrLeaseLost and ErrLeaseTaken", cause)
+	}
+	if cur, err := ReadLease(ctx, s); err != nil || cur.Token != second.Info().Token {
+		t.Fatalf("lease.json = %+v, %v; want the breaker's", cur, err)
+	}
+}
+
+func TestLease_Retake_AfterALapseWhenNobodyTookIt_ButNotFromAnother(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStores(t)["path"]
+	l, err := AcquireLease(ctx, s, "train", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As after a store outage: the renewer gave up; lease.json still holds
+	// this lease, not yet expired.
+	close(l.stop)
+	<-l.done
+	l2, err := l.Retake(ctx)
+	if err != nil {
+		t.Fatalf("Retake of the own lapsed lease = %v", err)
+	}
+	if l2.Info().Token == l.Info().Token {
+		t.Fatal("Retake kept the old token")
+	}
+	// Another trainer broke in meanwhile: Retake is refused.
+	close(l2.stop)
+	<-l2.done
+	other, _, err := BreakLease(ctx, s, "train-2", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release(ctx)
+	if _, err := l2.Retake(ctx); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("Retake over another trainer's lease = %v; want ErrLeaseHeld", err)
+	}
+}
+
+// leaseHelperEnv names the run directory in which TestLeaseHelperProcess,
+// run as a child process, tries to take the lease.
+const leaseHelperEnv = "MILLZERO_LEASE_HELPER_RUN"
+
+// TestLeaseHelperProcess is not a test of its own: the namespace test runs
+// the test binary with it, in a new PID namespace, as a second trainer.
+func TestLeaseHelperProcess(t *testing.T) {
+	dir := os.Getenv(leaseHelperEnv)
+	if dir == "" {
+		t.Skip("runs only as the child of TestLease_HolderInAnotherPIDNamespace_IsNotTakenOver")
+	}
+	s, err := OpenStore(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := AcquireLease(context.Background(), s, "train-2", time.Minute)
+	if err == nil {
+		l.Release(context.Background())
+		fmt.Println("ACQUIRED")
+		return
+	}
+	fmt.Println("REFUSED:", err)
+}
+
+func TestLease_HolderInAnotherPIDNamespace_IsNotTakenOver(t *testing.T) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare command")
+	}
+	if out, err := exec.Command(unshare, "-p", "-f", "--mount-proc", "true").CombinedOutput(); err != nil {
+		t.Skipf("unshare -p is not permitted here: %v %s", err, out)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := OpenStore(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	l, err := AcquireLease(ctx, s, "train", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	// The second trainer runs on this host and boot, where this process's
+	// id is not visible: it must not read that as a dead holder.
+	cmd := exec.Command(unshare, "-p", "-f", "--mount-proc", os.Args[0], "-test.run=^TestLeaseHelperProcess$", "-test.v")
+	cmd.Env = append(os.Environ(), leaseHelperEnv+"="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the trainer in another PID namespace: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "REFUSED:") || !strings.Contains(string(out), "held by") {
+		t.Fatalf("a trainer in another PID namespace was not refused:\n%s", out)
+	}
+	if cur, err := ReadLease(ctx, s); err != nil || cur.Token != l.Info().Token {
+		t.Fatalf("lease.json = %+v, %v; want the first trainer's", cur, err)
 	}
 }

@@ -50,8 +50,9 @@ type Loop struct {
 	stale   bool      // a generation finished since
 	redraws int       // plots drawn by this invocation
 
-	noLocal bool   // play no games: wait for the workers'
-	lease   *Lease // the trainer's; nil for a worker
+	noLocal  bool          // play no games: wait for the workers'
+	lease    *Lease        // the trainer's; nil for a worker
+	patience time.Duration // Options.StorePatience
 }
 
 // Options are what a command gives the loop.
@@ -64,6 +65,26 @@ type Options struct {
 	// NoLocalSelfplay makes the trainer play no games itself: it waits
 	// for self-play workers' shards (millzero selfplay --follow).
 	NoLocalSelfplay bool
+
+	// StorePatience is how long a store operation is retried while the
+	// store does not answer (Store.SetPatience), saying every 30 s what it
+	// waits for: 0 keeps the store's few retries over about 12 s, a
+	// negative value retries until the process is stopped. The trainer
+	// whose lease lapsed while the store was away takes it back when the
+	// store answers again within the patience (and no other trainer took
+	// it meanwhile).
+	StorePatience time.Duration
+
+	// WaitForRun makes a process that only adds games (Existing) wait for
+	// a run that does not exist yet (its directory, its run.yaml) and for
+	// a store that cannot be reached at open, saying every 30 s what it
+	// waits for, instead of failing. Without it a missing run is an error
+	// and nothing is created.
+	WaitForRun bool
+
+	// BreakLease makes the trainer take the run's lease even from a live
+	// holder (BreakLease), saying whose lease it broke.
+	BreakLease bool
 
 	configPath string // Open's cfgPath: laid over an existing run's run.yaml
 	configErr  error  // cfgPath's error over the default config: a new run's
@@ -97,10 +118,20 @@ func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error)
 	if loc == "" {
 		loc = filepath.Join("runs", cfg.VariantSpec.Name) // the name, also of a variant file
 	}
-	st, err := OpenStore(ctx, loc)
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.Existing && !strings.Contains(loc, "://") {
+		// A reader never makes the directory (a mistyped path stays unmade).
+		if err := awaitRunDir(ctx, loc, opts); err != nil {
+			return nil, err
+		}
+	}
+	st, err := openStoreWaiting(ctx, loc, opts)
 	if err != nil {
 		return nil, err
 	}
+	st.SetPatience(opts.StorePatience, func(msg string) { opts.Log.Warn(msg) })
 	opts.configPath = cfgPath
 	l, err := openOn(ctx, st, loc, cfg, text, cfgPath != "", opts)
 	if err != nil {
@@ -128,6 +159,12 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 	if err != nil && !onlyLease(ctx, wd.store) {
 		return nil, err
 	}
+	if !exists && opts.Existing && opts.WaitForRun {
+		if err := awaitRun(ctx, wd.store, loc, opts); err != nil {
+			return nil, err
+		}
+		exists = true
+	}
 	// Only a lease and no run.yaml: a new run whose trainer is starting,
 	// or died before it wrote run.yaml.
 	var lease *Lease
@@ -137,7 +174,16 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 		if err := wd.store.CheckWriteOnce(ctx); err != nil {
 			return nil, err
 		}
-		if lease, err = AcquireLease(ctx, wd.store, "train", DefaultLeaseTTL); err != nil {
+		if opts.BreakLease {
+			var broken *LeaseInfo
+			if lease, broken, err = BreakLease(ctx, wd.store, "train", trainerLeaseTTL); err != nil {
+				return nil, err
+			}
+			if broken != nil && opts.Progress != nil {
+				opts.Progress.Done("run %s: broke the lease of %q (pid %d on host %s, renewed %s ago): if that trainer is alive, it stops at its next renewal, within %v",
+					loc, broken.Holder, broken.PID, broken.Host, time.Since(broken.Renewed).Round(time.Second), trainerLeaseTTL/3)
+			}
+		} else if lease, err = AcquireLease(ctx, wd.store, "train", trainerLeaseTTL); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +263,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
-		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}}
+		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}, patience: opts.StorePatience}
 	if l.prog == nil {
 		l.prog = quiet{}
 	}
@@ -246,7 +292,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		return nil, err
 	}
 	if l.loss, err = openSeries(filepath.Join(dir.Metrics(), "losses.csv"),
-		"generation", "step", "split", "lr", "total", "policy", "outcome", "l2"); err != nil {
+		lossColumns...); err != nil {
 		return nil, err
 	}
 	if l.elo, err = openSeries(filepath.Join(dir.Metrics(), "elo.csv"),
@@ -259,6 +305,11 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 	if l.phases, err = openSeries(filepath.Join(dir.Metrics(), "phases.csv"), phaseColumns...); err != nil {
 		return nil, err
 	}
+	if !opts.Existing {
+		if err := l.reconcileMetrics(ctx); err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+	}
 	gens, err := l.gens.load()
 	if err != nil {
 		return nil, err
@@ -270,14 +321,19 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 }
 
 // pullState brings the run's mutable state from the store into the cache:
-// the best pointer and the metrics tables, and for the trainer the
+// the best pointer and the metrics tables (the trainer merges its tables
+// with the store's instead: reconcileMetrics), and for the trainer the
 // arena's records and ratings, and the checkpoints of the best and the
 // newest generation.
 func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 	if l.wd.local {
 		return nil
 	}
-	for _, name := range []string{"models/best", "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/strength.csv", "arena/ratings.csv"} {
+	names := []string{"models/best", "arena/ratings.csv"}
+	if !trainer {
+		names = append(names, "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/strength.csv")
+	}
+	for _, name := range names {
 		if err := l.wd.pull(ctx, name); err != nil {
 			return err
 		}
@@ -306,7 +362,11 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 // Close releases the trainer's lease and the run's store.
 func (l *Loop) Close() error {
 	if l.lease != nil {
-		if err := l.lease.Release(context.Background()); err != nil {
+		// Bounded: a store that does not answer must not hold the exit for
+		// its patience (the lease then lapses at its expiry).
+		ctx, cancel := context.WithTimeout(context.Background(), afterStopTimeout)
+		defer cancel()
+		if err := l.lease.Release(ctx); err != nil {
 			l.wd.store.Close()
 			return err
 		}
@@ -324,11 +384,32 @@ func (l *Loop) Variant() *engine.Variant { return l.v }
 func (l *Loop) hours() float64 { return l.base + time.Since(l.start).Hours() }
 
 // Run plays generations until the budget is spent or ctx ends, and says
-// why it stopped.
+// why it stopped. When the lease lapses because the store did not answer
+// and the loop has a store patience, the lease is taken back once the store
+// answers (unless another trainer took it meanwhile) and the generation
+// resumes from what is saved.
 func (l *Loop) Run(ctx context.Context) (string, error) {
 	if l.lease == nil {
 		return "", fmt.Errorf("run %s: opened to add games (Options.Existing), not to train", l.loc)
 	}
+	runStart := time.Now()
+	for {
+		why, err := l.runLeased(ctx, runStart)
+		if err == nil || l.patience == 0 || ctx.Err() != nil || !errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrLeaseTaken) {
+			return why, err
+		}
+		l.prog.Done("run %s: the lease lapsed while the store did not answer (%v); taking it back once the store answers", l.loc, err)
+		lease, rerr := l.lease.Retake(ctx)
+		if rerr != nil {
+			return "", fmt.Errorf("%w; take the lease back: %w", err, rerr)
+		}
+		l.lease = lease
+		l.prog.Done("run %s: the lease is held again; resuming", l.loc)
+	}
+}
+
+// runLeased is Run under the lease held now; runStart is when Run began.
+func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error) {
 	// Stop, with the lease's cause, when the lease is lost.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -344,6 +425,9 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("run %s: %w", l.loc, err)
 		}
 	}
+	if err := l.recoverBest(ctx); err != nil {
+		return "", fmt.Errorf("run %s: %w", l.loc, err)
+	}
 	if h := l.cfg.Loop.RunHours; h > 0 {
 		if l.hours() >= h {
 			return runHoursSpent(h, l.hours(), ""), nil
@@ -354,7 +438,7 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 	}
 	if l.cfg.Loop.Hours > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, hoursDuration(l.cfg.Loop.Hours))
+		ctx, cancel = context.WithDeadline(ctx, runStart.Add(hoursDuration(l.cfg.Loop.Hours)))
 		defer cancel()
 	}
 	grows := ""
@@ -378,7 +462,8 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 		case err == nil:
 			continue
 		case errors.Is(context.Cause(ctx), ErrLeaseLost):
-			err = context.Cause(ctx)
+			// No last error is written: the lease is no longer held.
+			return "", fmt.Errorf("generation %d: %w", g, context.Cause(ctx))
 		case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRunHours):
 			return runHoursSpent(l.cfg.Loop.RunHours, l.hours(), fmt.Sprintf(" in generation %d", g)), nil
 		case errors.Is(err, context.DeadlineExceeded):
@@ -387,9 +472,32 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 			return fmt.Sprintf("interrupted in generation %d; run the same command to resume", g), nil
 		}
 		err = fmt.Errorf("generation %d: %w", g, err)
-		l.recordError(context.WithoutCancel(ctx), err)
+		actx, acancel := afterStop(ctx)
+		l.recordError(actx, err)
+		acancel()
 		return "", err
 	}
+}
+
+// trainerLeaseTTL is the time to live of the trainer's lease (a variable
+// so that the tests of outages longer than a lease take less time).
+var trainerLeaseTTL = DefaultLeaseTTL
+
+// afterStopTimeout bounds what a stopped loop still sends to the store
+// (finished shards, plots, its last error): a store that does not answer
+// must not keep an interrupted process waiting out its patience.
+const afterStopTimeout = 30 * time.Second
+
+// afterStop is a context for store work that must go on when ctx ends
+// (the finished shards of an interrupted round): not cancelled with ctx,
+// but afterStopTimeout after ctx ends.
+func afterStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(afterStopTimeout, cancel)
+		context.AfterFunc(actx, func() { t.Stop() })
+	})
+	return actx, func() { stop(); cancel() }
 }
 
 // errRunHours is the cause of the deadline of loop.run_hours.
@@ -431,9 +539,11 @@ func (l *Loop) finalPlots(ctx context.Context) {
 		return
 	}
 	err := l.redraw()
+	actx, cancel := afterStop(ctx)
+	defer cancel()
 	for _, name := range plotFiles {
 		if err == nil {
-			err = l.wd.push(context.WithoutCancel(ctx), name)
+			err = l.wd.push(actx, name)
 		}
 	}
 	if err != nil {
@@ -508,7 +618,8 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	}
 	if err := l.gens.add(g, l.hours(), games, t.movesPerSecond(), trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
 		res.Counts(), ModelName(best), eloBest,
-		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies(), t.meanEntropy()); err != nil {
+		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies(), t.meanEntropy(),
+		leaseTag(l.lease)); err != nil {
 		return err
 	}
 	l.prog.Done("generation %d: %s %s: %s, %s %s; best %s, Elo %.0f", g, ModelName(g+1), decision, l.cfg.Gate.Why(res), res.Unit(), res.Counts(), ModelName(best), eloBest)
@@ -596,7 +707,9 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	}
 	start := time.Now()
 	st, err := selfplay.Run(ctx, job)
-	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
+	pctx, pcancel := afterStop(ctx)
+	defer pcancel()
+	if perr := l.wd.pushAll(pctx, genPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted process
 	}
 	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws, st.EntropyMicro); err == nil {
@@ -743,7 +856,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	trainLoss := math.NaN()
 	every := max(1, lc.Steps/10)
 	_, err = tr.Fit(ctx, src, lc.Steps, every, func(step int64, s train.Stats) {
-		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2})
+		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2, leaseTag(l.lease)})
 		trainLoss = s.Total
 		l.prog.Update("generation %d training: step %d, %s", g, step, s)
 	})
@@ -754,7 +867,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	if lc.ValBatches > 0 && lc.ValFraction > 0 {
 		if s, err := tr.Validate(vsrc, lc.ValBatches); err == nil {
 			valLoss = s.Total
-			rows = append(rows, []any{g, tr.Steps(), "val", 0.0, s.Total, s.Policy, s.Outcome, s.L2})
+			rows = append(rows, []any{g, tr.Steps(), "val", 0.0, s.Total, s.Policy, s.Outcome, s.L2, leaseTag(l.lease)})
 		} else {
 			l.prog.Done("generation %d: no validation loss: %v", g, err)
 		}
@@ -780,7 +893,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 // replaceLossRows puts rows in place of generation g's loss rows.
 func (l *Loop) replaceLossRows(g int, rows [][]any) error {
 	if len(rows) == 0 {
-		rows = [][]any{{g, 0, "none", 0.0, math.NaN(), math.NaN(), math.NaN(), math.NaN()}}
+		rows = [][]any{{g, 0, "none", 0.0, math.NaN(), math.NaN(), math.NaN(), math.NaN(), leaseTag(l.lease)}}
 	}
 	return l.loss.replace(fmt.Sprint(g), rows...)
 }

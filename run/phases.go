@@ -12,7 +12,12 @@ import (
 // an older file migrates by name (openSeries).
 var genColumns = []string{"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision",
 	"llr", "pairs", "best", "best_elo", "selfplay_s", "train_s", "gate_s", "ladder_s", "search_kl", "draw_share", "game_plies",
-	"target_entropy"}
+	"target_entropy", leaseColumn}
+
+// lossColumns are the columns of metrics/losses.csv: a row per logged
+// training step and one for validation, of the generation trained, with
+// the trainer's lease (leaseTag) as generations.csv has.
+var lossColumns = []string{"generation", "step", "split", "lr", "total", "policy", "outcome", "l2", leaseColumn}
 
 // phaseColumns are the columns of metrics/phases.csv: one row each time a
 // process ran a phase of a generation (self-play, train, gate or ladder),

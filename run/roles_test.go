@@ -134,7 +134,7 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 		t.Fatalf("%d generation rows, want 2", len(rows))
 	}
 	// Status reads the same from the store.
-	status, err := reader.Status(ctx)
+	status, err := reader.Status(context.Background()) // ctx ended with the workers
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,8 +254,8 @@ func TestRoles_ATrainerKilledWhileTakingOverDoesNotBlockTheNext(t *testing.T) {
 	host, _ := os.Hostname()
 	lease := func(pid int, token string) string {
 		now := time.Now().UTC()
-		return fmt.Sprintf(`{"holder":"train","host":%q,"pid":%d,"boot":%q,"acquired":%q,"renewed":%q,"expires":%q,"token":%q}`,
-			host, pid, bootID(), now.Format(time.RFC3339), now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), token)
+		return fmt.Sprintf(`{"holder":"train","host":%q,"pid":%d,"boot":%q,"pidns":%q,"acquired":%q,"renewed":%q,"expires":%q,"token":%q}`,
+			host, pid, bootID(), pidNamespace(), now.Format(time.RFC3339), now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), token)
 	}
 	const gone1, gone2 = 1 << 30, 1<<30 + 1 // no such processes
 	if err := os.WriteFile(filepath.Join(dir, LeaseObject), []byte(lease(gone1, "first")), 0o644); err != nil {

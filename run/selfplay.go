@@ -122,7 +122,9 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 	l.prog.Done("%s", line(st))
 	// The finished shards go up even when the round was interrupted; a
 	// shard being written when it was is never finished, so never sent.
-	perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g))
+	pctx, pcancel := afterStop(ctx)
+	defer pcancel()
+	perr := l.wd.pushAll(pctx, genPrefix(g))
 	if perr == nil && !l.wd.local {
 		perr = dropOwnShards(dataset.GenerationDir(l.dir.Games(), g))
 	}

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -10,9 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/millzero/millzero/dataset"
-	"github.com/millzero/millzero/selfplay"
 )
 
 // Status is a run's state for people and programs (millzero status).
@@ -26,7 +27,9 @@ type Status struct {
 	Best        string             `json:"best,omitempty"`      // the model self-play uses; "" before the first
 	Strength    []StrengthStatus   `json:"strength,omitempty"`  // the newest strength measurement (metrics/strength.csv), a row per yardstick
 	Lease       *LeaseInfo         `json:"lease,omitempty"`
-	LastError   string             `json:"last_error,omitempty"` // the trainer's last failed generation
+	LeaseState  string             `json:"lease_state,omitempty"` // the holder as far as can be told: "live", "possibly dead", "dead" or "expired"
+	LeaseWhy    string             `json:"lease_why,omitempty"`   // how LeaseState is told, for people
+	LastError   string             `json:"last_error,omitempty"`  // the trainer's last failed generation
 	PerGen      []GenerationStatus `json:"per_generation"`
 	Workers     []WorkerStatus     `json:"workers"` // over the generations of the training window
 }
@@ -35,7 +38,7 @@ type Status struct {
 type GenerationStatus struct {
 	Generation int    `json:"generation"`
 	Shards     int    `json:"shards"`
-	Games      int    `json:"games"`              // counted from the shards in the window, else as the trainer recorded
+	Games      int    `json:"games"`              // counted from the shards' footers
 	Decision   string `json:"decision,omitempty"` // the gate's, once the generation is finished
 }
 
@@ -65,9 +68,10 @@ type WorkerStatus struct {
 	Games  int    `json:"games"`
 }
 
-// Status reads the run's state from its store: the shards of the
-// generations in the training window are brought into the cache to count
-// their games; older generations' counts are the trainer's records.
+// Status reads the run's state from its store: every generation's games
+// are counted from its shards' Parquet footers (in an object store by
+// ranged reads of their ends: no shard is downloaded), so they are the
+// games the store holds, also those added after the generation finished.
 func (l *Loop) Status(ctx context.Context) (Status, error) {
 	gt, err := l.gens.load()
 	if err != nil {
@@ -90,6 +94,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	}
 	if info, err := ReadLease(ctx, l.wd.store); err == nil {
 		st.Lease = &info
+		st.LeaseState, st.LeaseWhy = leaseState(info, time.Now())
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return st, err
 	}
@@ -103,6 +108,8 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return st, err
 	}
+	counts := l.loadGameCounts()
+	defer counts.save(l.log)
 	gens := map[int]*GenerationStatus{}
 	workers := map[string]*WorkerStatus{}
 	window := st.Generations - l.cfg.Loop.WindowAt(st.Generations) + 1
@@ -117,19 +124,25 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			gs = &GenerationStatus{Generation: g}
 			gens[g] = gs
 		}
+		n, err := counts.games(ctx, l.wd.store, o)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing
+		}
+		if ctx.Err() != nil {
+			return st, ctx.Err()
+		}
+		if err != nil && !isShardError(err) {
+			return st, err
+		}
+		if err != nil { // the trainer skips it too
+			l.log.Warn("skipping shard", "shard", l.wd.store.Where(o.Name), "err", err)
+			continue
+		}
 		gs.Shards++
+		gs.Games += n
 		if g < window {
 			continue
 		}
-		if err := l.wd.pull(ctx, o.Name); err != nil {
-			return st, err
-		}
-		n, err := selfplay.ShardGames(l.wd.path(o.Name))
-		if err != nil { // the trainer skips it too
-			l.log.Warn("skipping shard", "path", l.wd.path(o.Name), "err", err)
-			continue
-		}
-		gs.Games += n
 		w := shardWorker(file)
 		if workers[w] == nil {
 			workers[w] = &WorkerStatus{Worker: w}
@@ -137,7 +150,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 		workers[w].Shards++
 		workers[w].Games += n
 	}
-	games, decision := gt.column("games"), gt.text("decision")
+	decision := gt.text("decision")
 	for g := range st.Generations {
 		gs := gens[g]
 		if gs == nil {
@@ -145,9 +158,6 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			gens[g] = gs
 		}
 		gs.Decision = decision[g]
-		if g < window && games[g] == games[g] {
-			gs.Games = int(games[g])
-		}
 	}
 	for _, gs := range gens {
 		st.PerGen = append(st.PerGen, *gs)
@@ -158,6 +168,34 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	}
 	sort.Slice(st.Workers, func(i, j int) bool { return st.Workers[i].Worker < st.Workers[j].Worker })
 	return st, nil
+}
+
+// isShardError tells whether err, of Store.ShardGames, is the shard's (not
+// a shard, truncated, another format) rather than the store's.
+func isShardError(err error) bool {
+	var se storeError
+	return !errors.As(err, &se)
+}
+
+// leaseState tells what can be told of a lease's holder at now: "expired"
+// once the lease lapsed; "dead" when it ran on this host, boot and PID
+// namespace and its process is gone; "possibly dead" when it has not
+// renewed for two of its renewal intervals (a third of its time to live);
+// else "live". why says how, for people.
+func leaseState(info LeaseInfo, now time.Time) (state, why string) {
+	ttl := info.Expires.Sub(info.Renewed)
+	every := ttl / 3
+	age := now.Sub(info.Renewed).Round(time.Second)
+	switch {
+	case now.After(info.Expires):
+		return "expired", fmt.Sprintf("not renewed for %v, expired %v ago: the next trainer takes it", age, now.Sub(info.Expires).Round(time.Second))
+	case HolderGone(info):
+		return "dead", fmt.Sprintf("pid %d is gone from this host; the next trainer here takes the lease at once", info.PID)
+	case every > 0 && now.Sub(info.Renewed) > 2*every:
+		return "possibly dead", fmt.Sprintf("not renewed for %v though renewed every %v; it lapses in %v", age, every.Round(time.Second),
+			info.Expires.Sub(now).Round(time.Second))
+	}
+	return "live", fmt.Sprintf("renewed %v ago, every %v", age, every.Round(time.Second))
 }
 
 // newestStrength is the rows of metrics/strength.csv's newest

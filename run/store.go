@@ -25,6 +25,8 @@ import (
 	"gocloud.dev/blob/memblob"
 	_ "gocloud.dev/blob/s3blob" // s3:// runs (AWS, MinIO, Ceph, ...)
 	"gocloud.dev/gcerrors"
+
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // Store is where a run lives: a local directory or a bucket (with an
@@ -41,6 +43,9 @@ type Store struct {
 	bucket *blob.Bucket // scoped to the run's prefix
 	dir    string       // the run directory when local, else ""
 	retry  retryPolicy
+
+	patience time.Duration    // SetPatience's: 0 is retry's attempts, < 0 forever
+	waiting  func(msg string) // told what a retried operation waits for
 }
 
 // ObjectInfo describes one object of a store.
@@ -179,6 +184,22 @@ func newStore(loc string, b *blob.Bucket, dir, prefix string) *Store {
 // one attempt (the AWS SDK retries a few times inside it) bounded by
 // storeProbeTimeout: at open, waiting out a broken store helps nobody.
 func (s *Store) probe(ctx context.Context) error {
+	if s.dir != "" {
+		// A directory that can be read (fileblob's listing would stat every
+		// file, and fail on one a worker renames meanwhile).
+		f, err := os.Open(s.dir)
+		if err == nil {
+			_, err = f.Readdirnames(1)
+			f.Close()
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("open run store %s: %w", s.loc, err)
+		}
+		return nil
+	}
 	pctx, cancel := context.WithTimeout(ctx, storeProbeTimeout)
 	defer cancel()
 	_, _, err := s.bucket.ListPage(pctx, blob.FirstPageToken, 1, nil)
@@ -262,6 +283,13 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 	var found []string
 	err = s.do(ctx, "list", "", func(int) error {
 		found = found[:0]
+		if s.dir != "" {
+			objs, err := listLocal(s.dir, "")
+			for _, o := range objs[:min(3, len(objs))] {
+				found = append(found, o.Name)
+			}
+			return err
+		}
 		it := s.bucket.List(nil)
 		for len(found) < 3 {
 			obj, err := it.Next(ctx)
@@ -271,7 +299,7 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 			if err != nil {
 				return err
 			}
-			if !isTempName(obj.Key) {
+			if !atomicfile.IsTemp(obj.Key) {
 				found = append(found, obj.Key)
 			}
 		}
@@ -298,7 +326,7 @@ func (s *Store) CheckWriteOnce(ctx context.Context) error {
 	if _, err := rand.Read(tok[:]); err != nil {
 		return err
 	}
-	name := ".probe-" + hex.EncodeToString(tok[:]) + ".tmp" // hidden from List
+	name := ".probe-" + hex.EncodeToString(tok[:]) + atomicfile.TempSuffix // hidden from List
 	if err := s.Put(ctx, name, strings.NewReader("probe 1")); err != nil {
 		return fmt.Errorf("run store %s cannot be written: %w", s.loc, err)
 	}
@@ -500,12 +528,20 @@ func (s *Store) Stat(ctx context.Context, name string) (ObjectInfo, error) {
 }
 
 // List returns the objects whose names start with prefix (every level below
-// it, "" for the whole run), sorted by name. Temporary files of writes in
-// progress in a local directory are not listed.
+// it, "" for the whole run), sorted by name. Writes in progress (names
+// ending in atomicfile.TempSuffix) are not listed, and in a local directory
+// a file renamed or removed by another process while the directory is read
+// is left out rather than failing the listing: workers rename their shards
+// into place while the trainer and status list them.
 func (s *Store) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
 	var out []ObjectInfo
 	err := s.do(ctx, "list", prefix+"*", func(int) error {
 		out = out[:0]
+		if s.dir != "" {
+			var err error
+			out, err = listLocal(s.dir, prefix)
+			return err
+		}
 		it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
 		for {
 			obj, err := it.Next(ctx)
@@ -515,7 +551,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
 			if err != nil {
 				return err
 			}
-			if obj.IsDir || isTempName(obj.Key) {
+			if obj.IsDir || atomicfile.IsTemp(obj.Key) {
 				continue
 			}
 			out = append(out, ObjectInfo{Name: obj.Key, Size: obj.Size, ModTime: obj.ModTime})
@@ -589,13 +625,6 @@ func checkName(name string) error {
 		return fmt.Errorf("object name %q is not a clean path inside the run", name)
 	}
 	return nil
-}
-
-// isTempName tells whether name is a local write in progress: a hidden
-// file ending in .tmp (writeLocal's and model.WriteFileAtomic's pattern).
-func isTempName(name string) bool {
-	base := path.Base(name)
-	return strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".tmp")
 }
 
 // source is data that can be read again from the start.

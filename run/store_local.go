@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/model"
 )
 
@@ -17,7 +19,8 @@ import (
 // between processes, and which does not fsync). Instead:
 //
 //   - every write goes to a hidden temporary file in the target's directory
-//     (".NAME.*.tmp", skipped by List), which is fsynced and closed;
+//     (".NAME.*.tmp": atomicfile.IsTemp, skipped by List), which is fsynced
+//     and closed;
 //   - a write-once object is then hard-linked to its name: link(2) fails
 //     when the name exists, atomically, also between processes and over NFS;
 //     on a file system without hard links it falls back to a check and a
@@ -150,4 +153,67 @@ func syncDir(dir string) error {
 		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
+}
+
+// listLocal lists the files of the run directory dir whose slash-separated
+// names start with prefix, as fileblob would, but tolerating what other
+// processes do meanwhile: an entry removed or renamed between the reading
+// of its directory and its stat (a worker renaming its finished shard, a
+// cache dropping a generation) is left out, not an error, and writes in
+// progress (atomicfile.IsTemp) are skipped. The order is unspecified.
+func listLocal(dir, prefix string) ([]ObjectInfo, error) {
+	// Walk from the deepest directory that every match lies under.
+	start := ""
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		start = prefix[:i]
+	}
+	var out []ObjectInfo
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		entries, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil // removed meanwhile, or not a directory
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if rel != "" {
+				name = rel + "/" + name
+			}
+			if atomicfile.IsTemp(name) {
+				continue
+			}
+			// Only names that can still match the prefix.
+			if !strings.HasPrefix(name, prefix) && !strings.HasPrefix(prefix, name+"/") {
+				continue
+			}
+			if e.IsDir() {
+				if err := walk(name); err != nil {
+					return err
+				}
+				continue
+			}
+			if !strings.HasPrefix(name, prefix) {
+				continue
+			}
+			info, err := e.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // renamed or removed since the directory was read
+			}
+			if err != nil {
+				return err
+			}
+			if !info.Mode().IsRegular() {
+				continue
+			}
+			out = append(out, ObjectInfo{Name: name, Size: info.Size(), ModTime: info.ModTime()})
+		}
+		return nil
+	}
+	if err := walk(start); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

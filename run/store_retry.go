@@ -27,6 +27,25 @@ type retryPolicy struct {
 // the AWS SDK).
 var defaultRetry = retryPolicy{attempts: 8, first: 100 * time.Millisecond, max: 5 * time.Second}
 
+// waitFirst is how long an operation retries a store that does not
+// answer before it says so; waitEvery how often it says so again.
+// (Variables, so that a test need not wait as long.)
+var (
+	waitFirst = 10 * time.Second
+	waitEvery = 30 * time.Second
+)
+
+// SetPatience makes the store retry an operation that fails for a
+// transient reason (the store unreachable, overloaded, timing out) for up
+// to d, with capped exponential backoff, instead of a few times over about
+// 12 s: a negative d retries until the operation's context ends. While an
+// operation waits, waiting (when not nil) is told what it waits for, after
+// 10 s and then every 30 s. Errors that no retry fixes (a missing object,
+// refused credentials) are returned at once whatever d is.
+func (s *Store) SetPatience(d time.Duration, waiting func(msg string)) {
+	s.patience, s.waiting = d, waiting
+}
+
 // permanentError marks an error that no retry fixes.
 type permanentError struct{ err error }
 
@@ -45,21 +64,45 @@ func permanent(err error) error {
 // permanently, the attempts run out or ctx ends, and wraps the error with
 // the operation, the object name and the store. A missing object's error
 // matches fs.ErrNotExist.
+//
+// With a patience (SetPatience) a transient error is retried until the
+// patience is spent (forever when it is negative) instead of a fixed number
+// of times, and the store's waiting function is told what the operation
+// waits for after waitFirst and then every waitEvery.
 func (s *Store) do(ctx context.Context, opName, name string, op func(attempt int) error) error {
 	delay := s.retry.first
 	start := time.Now()
+	nextReport := start.Add(waitFirst)
 	for attempt := 0; ; attempt++ {
 		err := op(attempt)
 		if err == nil {
+			if attempt > 0 && s.waiting != nil && time.Since(start) >= waitFirst {
+				s.waiting(fmt.Sprintf("run store %s answers again: %s %s went through after %v", s.loc, opName, name,
+					time.Since(start).Round(time.Second)))
+			}
 			return nil
 		}
 		var pe permanentError
 		if errors.As(err, &pe) || ctx.Err() != nil || !isTransient(err) {
 			return s.opError(opName, name, err)
 		}
-		if attempt+1 >= s.retry.attempts {
-			return s.opError(opName, name, fmt.Errorf("gave up after %d attempts over %v: %w",
-				attempt+1, time.Since(start).Round(time.Millisecond), err))
+		waited := time.Since(start)
+		if s.patience == 0 && attempt+1 >= s.retry.attempts || s.patience > 0 && waited >= s.patience {
+			how := ""
+			if s.patience > 0 {
+				how = fmt.Sprintf(" (the store patience is %v)", s.patience)
+			}
+			return s.opError(opName, name, fmt.Errorf("gave up after %d attempts over %v%s: %w",
+				attempt+1, waited.Round(time.Millisecond), how, err))
+		}
+		if s.waiting != nil && time.Now().After(nextReport) {
+			until := "until it answers"
+			if s.patience > 0 {
+				until = fmt.Sprintf("for %v more", (s.patience - waited).Round(time.Second))
+			}
+			s.waiting(fmt.Sprintf("waiting for run store %s: %s %s has failed for %v (%v); retrying %s",
+				s.loc, opName, name, waited.Round(time.Second), err, until))
+			nextReport = time.Now().Add(waitEvery)
 		}
 		t := time.NewTimer(delay*3/4 + rand.N(delay/2+1)) // delay +-25%
 		select {

@@ -11,6 +11,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // workDir is a run's store and the local directory the loop works in: the
@@ -162,9 +164,12 @@ func (w *workDir) pushAll(ctx context.Context, prefix string) error {
 	root := w.path(prefix)
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if os.IsNotExist(err) {
-			return filepath.SkipDir
+			if p == root {
+				return filepath.SkipDir
+			}
+			return nil // removed meanwhile
 		}
-		if err != nil || d.IsDir() || strings.Contains(d.Name(), ".tmp") || strings.HasSuffix(d.Name(), ".jsonl") {
+		if err != nil || d.IsDir() || atomicfile.IsTemp(d.Name()) || strings.HasSuffix(d.Name(), ".jsonl") {
 			return err
 		}
 		rel, err := filepath.Rel(string(w.dir), p)
@@ -175,7 +180,14 @@ func (w *workDir) pushAll(ctx context.Context, prefix string) error {
 		if have[name] || mutable(name) {
 			return nil
 		}
-		return w.push(ctx, name)
+		err = w.push(ctx, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Another process sharing the cache uploaded and dropped it.
+			if _, serr := os.Stat(p); errors.Is(serr, fs.ErrNotExist) {
+				return nil
+			}
+		}
+		return err
 	})
 	return err
 }

@@ -41,6 +41,12 @@ func ShardGames(path string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return GamesIn(info)
+}
+
+// GamesIn is the number of games of a shard whose footer says info
+// (dataset.Inspect, dataset.InspectAt).
+func GamesIn(info dataset.ShardInfo) (int, error) {
 	s, ok := info.Metadata[GamesKey]
 	if !ok {
 		return 0, fmt.Errorf("no %q key in its metadata", GamesKey)

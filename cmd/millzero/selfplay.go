@@ -7,12 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/millzero/millzero/run"
 )
 
 func runSelfplay(args []string, out io.Writer) error {
-	fs := newFlags("selfplay", "--run DIR|URL [--games N | --follow] [--workers N] [--cache DIR]", []string{
+	fs := newFlags("selfplay", "--run DIR|URL [--games N | --follow] [--workers N] [--cache DIR] [--store-patience D]", []string{
 		"millzero selfplay --run runs/nine                # until Ctrl-C, with the run's best model",
 		"millzero selfplay --run runs/nine --games 500",
 		"millzero selfplay --run /shared/runs/nine --workers 8   # another machine adding games to a run",
@@ -20,9 +21,10 @@ func runSelfplay(args []string, out io.Writer) error {
 	}, out)
 	runPath := fs.String("run", "", "run directory or store URL (made by millzero train)")
 	games := fs.Int("games", 0, "games to play; 0 plays until interrupted")
-	follow := fs.Bool("follow", false, "a worker until stopped: a best model that cannot be loaded yet is retried, not an error")
+	follow := fs.Bool("follow", false, "a worker until stopped: waits for a run not started yet and for its store, and retries a best model that cannot be loaded yet")
 	workers := fs.Int("workers", 0, "worker goroutines (0: the run's selfplay.workers, 0 there = one per core)")
 	cache := cacheFlag(fs)
+	patience := storePatienceFlag(fs, 10*time.Minute, "forever with --follow, else 10m")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -41,6 +43,10 @@ func runSelfplay(args []string, out io.Writer) error {
 	defer stop()
 	opts := loopOptions(out, *cache)
 	opts.Existing = true
+	opts.StorePatience, opts.WaitForRun = patience.d, *follow
+	if *follow && !patience.set {
+		opts.StorePatience = -1 // forever
+	}
 	l, err := run.Open(ctx, *runPath, "", opts)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,5 +32,18 @@ func TestSelfplay_NeedsARun(t *testing.T) {
 	code, _, errOut := runCmd("selfplay", "--run", filepath.Join(t.TempDir(), "nope"))
 	if code == 0 || !strings.Contains(errOut, "millzero train first") {
 		t.Fatalf("exit %d, %q", code, errOut)
+	}
+}
+
+func TestSelfplay_NeedsARun_AndMakesNoDirectory(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "mistyped")
+	for _, cmd := range []string{"selfplay", "status"} {
+		code, _, errOut := runCmd(cmd, "--run", missing)
+		if code == 0 || !strings.Contains(errOut, "no such directory") {
+			t.Errorf("%s of a missing run: exit %d, %q", cmd, code, errOut)
+		}
+		if _, err := os.Stat(missing); !os.IsNotExist(err) {
+			t.Fatalf("%s made %s (%v)", cmd, missing, err)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"time"
 
 	"github.com/millzero/millzero/run"
@@ -15,7 +17,7 @@ import (
 const statusRows = 10
 
 func runStatus(args []string, out io.Writer) error {
-	fs := newFlags("status", "--run DIR|URL [--json] [--all] [--cache DIR]", []string{
+	fs := newFlags("status", "--run DIR|URL [--json] [--all] [--cache DIR] [--store-patience D]", []string{
 		"millzero status --run runs/nine",
 		"millzero status --run runs/nine --all      # a row for every generation, not only the last ten",
 		"millzero status --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --json",
@@ -24,6 +26,7 @@ func runStatus(args []string, out io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the status as JSON (every generation)")
 	all := fs.Bool("all", false, "list every generation (default: the last ten)")
 	cache := cacheFlag(fs)
+	patience := storePatienceFlag(fs, 30*time.Second, "30s")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -33,7 +36,8 @@ func runStatus(args []string, out io.Writer) error {
 		return fmt.Errorf("want --run DIR|URL")
 	}
 	ctx := context.Background()
-	opts := run.Options{Cache: *cache, Existing: true}
+	opts := run.Options{Cache: *cache, Existing: true, StorePatience: patience.d,
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	l, err := run.Open(ctx, *runPath, "", opts)
 	if err != nil {
 		return err
@@ -80,8 +84,8 @@ func writeStatus(out io.Writer, st run.Status, all bool) {
 	}
 	if st.Lease != nil {
 		left := time.Until(st.Lease.Expires).Round(time.Second)
-		fmt.Fprintf(out, "trainer: %q, pid %d on %s, lease renewed %s, expires in %s\n", st.Lease.Holder, st.Lease.PID, st.Lease.Host,
-			st.Lease.Renewed.Format(time.RFC3339), left)
+		fmt.Fprintf(out, "trainer: %q, pid %d on %s, %s (%s); lease renewed %s, expires in %s\n", st.Lease.Holder, st.Lease.PID, st.Lease.Host,
+			st.LeaseState, st.LeaseWhy, st.Lease.Renewed.Format(time.RFC3339), left)
 	} else {
 		fmt.Fprintln(out, "trainer: none (no lease)")
 	}

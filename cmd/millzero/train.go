@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/internal/atomicfile"
@@ -18,13 +19,15 @@ import (
 )
 
 func runTrain(args []string, out io.Writer) (err error) {
-	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--run-hours H] [--local-selfplay=false] [--cache DIR] [--cpuprofile FILE]", []string{
+	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--run-hours H] [--local-selfplay=false] [--cache DIR] [--store-patience D] [--break-lease] [--cpuprofile FILE]", []string{
 		"millzero train                                  # Nine Men's Morris, embedded config, run in runs/nine",
 		"millzero train --run runs/nine                  # the same command again resumes where it stopped",
 		"millzero train --config three-test --run runs/three --generations 5",
 		"millzero train --config my.yaml --run runs/mine --hours 8",
 		"millzero train --config nine-long --run runs/night --run-hours 8   # stop at 8 hours in all, however often it was resumed",
 		"millzero train --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --local-selfplay=false   # workers play",
+		"millzero train --run runs/nine --store-patience 1h   # ride out store outages of up to an hour",
+		"millzero train --run runs/nine --break-lease         # the trainer holding the run is gone for sure: take it now",
 		"millzero train --run runs/p --hours 0.05 --cpuprofile cpu.pprof && go tool pprof -top bin/millzero cpu.pprof",
 	}, out)
 	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one ("+strings.Join(configs.RunNames(), ", ")+"); default: the embedded nine config")
@@ -35,6 +38,8 @@ func runTrain(args []string, out io.Writer) (err error) {
 	hours := fs.Float64("hours", -1, "stop after this many hours of this invocation (overrides loop.hours; 0 = no limit; -1 keeps the config's)")
 	runHours := fs.Float64("run-hours", -1, "stop once the run has this many hours in all, every invocation's (overrides loop.run_hours; 0 = no limit; -1 keeps the config's)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to FILE (go tool pprof), on exit")
+	patience := storePatienceFlag(fs, 10*time.Minute, "10m")
+	breakLease := fs.Bool("break-lease", false, "take the run's lease even from a live trainer, which then stops at its next renewal (within 20 s); for a holder known to be gone")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -54,6 +59,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 	defer stop()
 	opts := loopOptions(out, *cache)
 	opts.NoLocalSelfplay = !*local
+	opts.StorePatience, opts.BreakLease = patience.d, *breakLease
 	l, err := run.Open(ctx, *runPath, *cfgPath, opts)
 	if err != nil {
 		return err

@@ -12,9 +12,25 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
+
+// TempSuffix ends the name of every file being written, in every writer of
+// a run (CreateTemp's ".BASE.RANDOM.tmp", a shard's NAME.parquet.tmp, an
+// arena record's NAME.tmp): the one rule by which every lister of a run
+// (a local store, an object store, the shards of a generation, status)
+// leaves out writes in progress. A file whose name ends so is never
+// complete data.
+const TempSuffix = ".tmp"
+
+// IsTemp tells whether name (a path, slash- or OS-separated, or a base
+// name) is a write in progress: its base name ends in TempSuffix.
+func IsTemp(name string) bool {
+	return strings.HasSuffix(path.Base(filepath.ToSlash(name)), TempSuffix)
+}
 
 // Write writes a file through a temporary file in the same
 // directory, synced and renamed when write has succeeded, so path holds the
@@ -50,7 +66,7 @@ func Write(path string, write func(io.Writer) error) error {
 func CreateTemp(path string) (*os.File, error) {
 	dir, base := filepath.Dir(path), "."+filepath.Base(path)+"."
 	for range 100 {
-		name := filepath.Join(dir, base+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		name := filepath.Join(dir, base+strconv.FormatUint(rand.Uint64(), 36)+TempSuffix)
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			continue

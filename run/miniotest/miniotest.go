@@ -188,6 +188,14 @@ func (s *Server) Restart() error {
 	return s.launch()
 }
 
+// Outage stops the server for d and starts it again on the same address
+// with the same data: a store outage of d.
+func (s *Server) Outage(d time.Duration) error {
+	s.Stop()
+	time.Sleep(d)
+	return s.launch()
+}
+
 // freePort returns a loopback TCP port that was free a moment ago.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,0 +1,171 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/selfplay"
+)
+
+// storeError marks an error of the store (or the file system of a local
+// run) rather than of the data read.
+type storeError struct{ err error }
+
+func (e storeError) Error() string { return e.err.Error() }
+func (e storeError) Unwrap() error { return e.err }
+
+// footerTail is how many bytes at a shard's end one ranged read brings:
+// the Parquet footer of a shard (its schema, row groups and key/value
+// metadata) is a few kilobytes.
+const footerTail = 64 << 10
+
+// ShardGames is the number of games of the shard object o, from its
+// Parquet footer: the file itself in a local run directory, a ranged read
+// of its last bytes in an object store (the shard is not downloaded). An
+// error of the store is returned as such (a shard removed meanwhile
+// matches fs.ErrNotExist); any other error is the shard's.
+func (s *Store) ShardGames(ctx context.Context, o ObjectInfo) (int, error) {
+	if s.dir != "" {
+		if _, err := os.Stat(s.Where(o.Name)); err != nil {
+			return 0, storeError{err}
+		}
+		return selfplay.ShardGames(s.Where(o.Name))
+	}
+	r := &objectReaderAt{ctx: ctx, s: s, name: o.Name, size: o.Size}
+	info, err := dataset.InspectAt(r, o.Size, s.Where(o.Name))
+	if r.err != nil {
+		return 0, storeError{r.err} // the store's failure, not the shard's
+	}
+	if err != nil {
+		return 0, err
+	}
+	return selfplay.GamesIn(info)
+}
+
+// objectReaderAt reads an object by ranged reads, the last footerTail
+// bytes once.
+type objectReaderAt struct {
+	ctx  context.Context
+	s    *Store
+	name string
+	size int64
+
+	tail    []byte
+	tailOff int64
+	err     error // the store's last error
+}
+
+func (r *objectReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > r.size {
+		return 0, fmt.Errorf("read %s at %d: outside its %d bytes", r.name, off, r.size)
+	}
+	if r.tail == nil {
+		r.tailOff = max(0, r.size-footerTail)
+		data, err := r.readRange(r.tailOff, r.size-r.tailOff)
+		if err != nil {
+			return 0, err
+		}
+		r.tail = data
+	}
+	end := min(off+int64(len(p)), r.size)
+	var n int
+	if off >= r.tailOff {
+		n = copy(p, r.tail[off-r.tailOff:end-r.tailOff])
+	} else {
+		data, err := r.readRange(off, end-off)
+		if err != nil {
+			return 0, err
+		}
+		n = copy(p, data)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// readRange reads n bytes of the object from off, retried as any store
+// operation.
+func (r *objectReaderAt) readRange(off, n int64) ([]byte, error) {
+	var data []byte
+	err := r.s.do(r.ctx, "read", r.name, func(int) error {
+		rd, err := r.s.bucket.NewRangeReader(r.ctx, r.name, off, n, nil)
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		data, err = io.ReadAll(rd)
+		return err
+	})
+	if err != nil {
+		r.err = err
+	}
+	return data, err
+}
+
+// gameCountsObject is the file in the cache of a run in an object store
+// that keeps the games of each shard status has read (shards are written
+// once, so a name and size read once need not be read again).
+const gameCountsObject = "status-games.json"
+
+// gameCounts is the games of the shards already read, by name and size;
+// nil for a local run (its footers are read from the files).
+type gameCounts struct {
+	path    string
+	counts  map[string]shardCount
+	changed bool
+}
+
+type shardCount struct {
+	Size  int64 `json:"size"`
+	Games int   `json:"games"`
+}
+
+// loadGameCounts reads the cache's counts (none, or unreadable: empty).
+func (l *Loop) loadGameCounts() *gameCounts {
+	if l.wd.local {
+		return nil
+	}
+	c := &gameCounts{path: l.wd.path(gameCountsObject), counts: map[string]shardCount{}}
+	if data, err := os.ReadFile(c.path); err == nil {
+		if json.Unmarshal(data, &c.counts) != nil {
+			c.counts = map[string]shardCount{}
+		}
+	}
+	return c
+}
+
+// games is the games of shard o: remembered, or read from its footer.
+func (c *gameCounts) games(ctx context.Context, s *Store, o ObjectInfo) (int, error) {
+	if c == nil {
+		return s.ShardGames(ctx, o)
+	}
+	if k, ok := c.counts[o.Name]; ok && k.Size == o.Size {
+		return k.Games, nil
+	}
+	n, err := s.ShardGames(ctx, o)
+	if err == nil {
+		c.counts[o.Name] = shardCount{Size: o.Size, Games: n}
+		c.changed = true
+	}
+	return n, err
+}
+
+// save writes the counts when they changed; a failure is only logged.
+func (c *gameCounts) save(log *slog.Logger) {
+	if c == nil || !c.changed {
+		return
+	}
+	data, err := json.Marshal(c.counts)
+	if err == nil {
+		err = saveFile(c.path, data)
+	}
+	if err != nil {
+		log.Warn("keep the shards' game counts", "err", err)
+	}
+}

@@ -1,0 +1,85 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+)
+
+// recoverBest makes models/best name a checkpoint there is. When the
+// generation it names has no checkpoint, in the store or the cache (it was
+// deleted), the best falls back to the newest earlier checkpoint there is
+// (none: the rollouts of generation 0 play), said to the user and
+// uploaded; the generations after it are played with that model, and the
+// next candidate trains from the newest checkpoint there is.
+func (l *Loop) recoverBest(ctx context.Context) error {
+	best, err := l.dir.Best()
+	if errors.Is(err, ErrNoModel) || err == nil && best == 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	have, err := l.checkpointAt(ctx, best)
+	if err != nil || have {
+		return err
+	}
+	objs, err := l.wd.store.List(ctx, "models/gen-")
+	if err != nil {
+		return err
+	}
+	fallback := 0
+	for _, o := range objs {
+		g, ok := genNumber(trimExt(path.Base(o.Name)))
+		if ok && g < best && g > fallback {
+			fallback = g
+		}
+	}
+	if fallback > 0 {
+		if err := l.wd.pull(ctx, "models/"+ModelName(fallback)+".safetensors"); err != nil {
+			return err
+		}
+		if err := l.dir.SetBest(fallback); err != nil {
+			return err
+		}
+		if err := l.wd.push(ctx, "models/best"); err != nil {
+			return err
+		}
+		l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone; falling back to %s, the newest earlier checkpoint",
+			l.loc, ModelName(best), l.wd.store.Where("models/"+ModelName(best)+".safetensors"), ModelName(fallback))
+		return nil
+	}
+	if err := os.Remove(l.dir.BestFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := l.wd.store.Delete(ctx, "models/best"); err != nil {
+		return err
+	}
+	l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone, and no earlier checkpoint is left; self-play goes on with rollouts until a candidate is accepted",
+		l.loc, ModelName(best), l.wd.store.Where("models/"+ModelName(best)+".safetensors"))
+	return nil
+}
+
+// checkpointAt tells whether generation gen's checkpoint exists, bringing
+// it into the cache when only the store has it.
+func (l *Loop) checkpointAt(ctx context.Context, gen int) (bool, error) {
+	name := "models/" + ModelName(gen) + ".safetensors"
+	if err := l.wd.pull(ctx, name); err != nil {
+		return false, err
+	}
+	_, err := os.Stat(l.wd.path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// trimExt is a checkpoint's file name without ".safetensors".
+func trimExt(name string) string {
+	if ext := path.Ext(name); ext != "" {
+		return name[:len(name)-len(ext)]
+	}
+	return name
+}
