@@ -475,14 +475,14 @@ func TestLease_Retake_AfterALapseWhenNobodyTookIt_ButNotFromAnother(t *testing.T
 	}
 }
 
-// leaseHelperEnv names the run directory in which TestLeaseHelperProcess,
+// leaseChildEnv names the run directory in which TestLeaseChildProcess,
 // run as a child process, tries to take the lease.
-const leaseHelperEnv = "MILLZERO_LEASE_HELPER_RUN"
+const leaseChildEnv = "MILLZERO_LEASE_CHILD_RUN"
 
-// TestLeaseHelperProcess is not a test of its own: the namespace test runs
+// TestLeaseChildProcess is not a test of its own: the namespace test runs
 // the test binary with it, in a new PID namespace, as a second trainer.
-func TestLeaseHelperProcess(t *testing.T) {
-	dir := os.Getenv(leaseHelperEnv)
+func TestLeaseChildProcess(t *testing.T) {
+	dir := os.Getenv(leaseChildEnv)
 	if dir == "" {
 		t.Skip("runs only as the child of TestLease_HolderInAnotherPIDNamespace_IsNotTakenOver")
 	}
@@ -521,8 +521,8 @@ func TestLease_HolderInAnotherPIDNamespace_IsNotTakenOver(t *testing.T) {
 	defer l.Release(ctx)
 	// The second trainer runs on this host and boot, where this process's
 	// id is not visible: it must not read that as a dead holder.
-	cmd := exec.Command(unshare, "-p", "-f", "--mount-proc", os.Args[0], "-test.run=^TestLeaseHelperProcess$", "-test.v")
-	cmd.Env = append(os.Environ(), leaseHelperEnv+"="+dir)
+	cmd := exec.Command(unshare, "-p", "-f", "--mount-proc", os.Args[0], "-test.run=^TestLeaseChildProcess$", "-test.v")
+	cmd.Env = append(os.Environ(), leaseChildEnv+"="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the trainer in another PID namespace: %v\n%s", err, out)
