@@ -59,8 +59,8 @@ func TestWDLPermille_SumsTo1000AndKeepsTheScore(t *testing.T) {
 	}{
 		{0.5, rootEval{ok: true, draw: 0.6}, false, 200, 600, 200},
 		{0.9, rootEval{ok: true, draw: 0.6}, false, 800, 200, 0}, // the draw share leaves room for the score
-		{0.7, rootEval{}, false, 700, 0, 300},                     // no evaluator answer: no draws
-		{0.5, rootEval{ok: true, draw: 0.1}, true, 0, 1000, 0},    // proven drawn
+		{0.7, rootEval{}, false, 700, 0, 300},                    // no evaluator answer: no draws
+		{0.5, rootEval{ok: true, draw: 0.1}, true, 0, 1000, 0},   // proven drawn
 		{1, rootEval{ok: true, draw: 0.3}, false, 1000, 0, 0},
 	}
 	for _, c := range cases {
