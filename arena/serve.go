@@ -124,22 +124,28 @@ func (r *running) ponderHit() {
 var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused, not run", MaxLineBytes)
 
 // Serve reads commands from in and answers on out until `quit` or the end
-// of in: uci, isready, setoption, ucinewgame, position startpos|fen FEN
-// [moves ...], go [movetime MS] [nodes N] [wtime/btime/winc/binc MS
-// [movestogo N]] [infinite], stop, d (the board) and quit.
+// of in: uci, debug on|off, isready, setoption, ucinewgame, position
+// startpos|fen FEN [moves ...], go [movetime MS] [nodes N] [depth N]
+// [wtime/btime/winc/binc MS [movestogo N]] [searchmoves M...] [ponder]
+// [infinite], stop, ponderhit, d (the board) and quit.
 //
 // A search (go) runs while the next commands are read: isready is answered
-// at once, stop ends the search with its best so far; any other command
-// (quit and the end of in too) waits for a bounded search's bestmove, and
-// stops an infinite one first. Every go is answered by exactly one
+// at once, debug takes effect at once, stop ends the search with its best
+// so far, ponderhit turns a ponder search into one under the go's other
+// limits (a time limit counted from then); any other command (quit and
+// the end of in too) waits for a bounded search's bestmove, and stops an
+// infinite or pondering one first. Every go is answered by exactly one
 // bestmove: `bestmove (none)` after an `info string error: ...` line when
 // it cannot search (no position, a bad limit, an engine that does not
-// load) and in a finished game. An infinite search answers only after
-// stop, even when its tree is full. A command it cannot follow is answered
-// with `info string error: ...` and changes nothing, except a position
-// command, which leaves no position until the next. Each ucinewgame, each
-// setoption and the first go start a fresh GamePlayer, seeded from the
-// Seed option and the game's number.
+// load) and in a finished game, which position already says is over. An
+// infinite search answers only after stop, a ponder search only after
+// ponderhit (and its limits) or stop, even when the tree is full. A
+// command it cannot follow is answered with `info string error: ...`
+// (what it echoes of the line is cut, see maxEchoBytes) and changes
+// nothing, except a position command, which leaves no position until the
+// next. Each ucinewgame, each setoption of the engine (not UCI_ShowWDL nor
+// Ponder) and the first go start a fresh GamePlayer, seeded from the Seed
+// option and the game's number.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	x := &session{s: s, ctx: ctx, out: bufio.NewWriter(out), opts: s.Options}
 	defer x.closeGame()
