@@ -100,6 +100,9 @@ func fitElo(recs []Record, set EloSettings) ([]Rating, int, error) {
 	games := map[pairKey][2]float64{} // for i < j: games, i's score
 	for k := range recs {
 		r := &recs[k]
+		if r.Unfinished != "" {
+			continue // no result to rate
+		}
 		n := r.Seats()
 		if n == 2 && r.Player0 == r.Player1 {
 			return nil, 0, fmt.Errorf("elo: game %s/%d/%d: %q plays itself", r.Match, r.Pair, r.Game, r.Player0)

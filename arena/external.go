@@ -63,6 +63,38 @@ func (e *External) grace() time.Duration {
 // did not answer.
 var ErrEngine = errors.New("external engine")
 
+// ErrUnfinished is wrapped by the errors of an engine that leave its game
+// unfinished rather than lost: a draw it claims under its own rules
+// (ErrDrawClaim), no move (ErrNoMove), no answer within the move time and
+// its grace (ErrTimeout). A match records such a game as unfinished
+// (Record.Unfinished), out of every score and rating: the engine's rules
+// or clock may differ from ours, which does not make its position lost.
+// An illegal move, a garbled answer and an engine that exits still
+// forfeit.
+var ErrUnfinished = errors.New("game unfinished")
+
+// The ways an engine leaves its game unfinished; each wraps ErrUnfinished
+// and names the kind Record.Unfinished holds.
+var (
+	ErrDrawClaim = fmt.Errorf("%w: %s", ErrUnfinished, UnfinishedDrawClaim)
+	ErrNoMove    = fmt.Errorf("%w: %s", ErrUnfinished, UnfinishedNoMove)
+	ErrTimeout   = fmt.Errorf("%w: %s", ErrUnfinished, UnfinishedTimeout)
+)
+
+// unfinishedKind is the kind of an error that leaves a game unfinished
+// (UnfinishedDrawClaim, UnfinishedNoMove, UnfinishedTimeout), or "".
+func unfinishedKind(err error) string {
+	switch {
+	case errors.Is(err, ErrDrawClaim):
+		return UnfinishedDrawClaim
+	case errors.Is(err, ErrNoMove):
+		return UnfinishedNoMove
+	case errors.Is(err, ErrTimeout):
+		return UnfinishedTimeout
+	}
+	return ""
+}
+
 // NewGame starts the engine's process and shakes hands with it (uci,
 // options, ucinewgame, isready). The seed is not used.
 func (e *External) NewGame(v *engine.Variant, _ uint64) (GamePlayer, error) {
@@ -197,7 +229,11 @@ func (x *externalGame) expect(ctx context.Context, word string, timeout time.Dur
 				return f[i:], nil
 			}
 		case <-timer.C:
-			return nil, fmt.Errorf("%s: %w: no %s within %s after %s", x.e.Name(), ErrEngine, word, timeout, after)
+			err := fmt.Errorf("%s: %w: no %s within %s after %s", x.e.Name(), ErrEngine, word, timeout, after)
+			if word == "bestmove" {
+				err = fmt.Errorf("%w (%w)", err, ErrTimeout)
+			}
+			return nil, err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -228,8 +264,10 @@ func (x *externalGame) handshake(timeout time.Duration) error {
 }
 
 // Act sends the position and `go movetime`, and reads `bestmove`. No
-// answer in time, no move, or a move that is not legal is an error (the
-// engine forfeits).
+// answer in time (ErrTimeout), `bestmove draw` (ErrDrawClaim) and
+// `bestmove none`, `(none)`, `-`, `0000` or nothing (ErrNoMove) leave the
+// game unfinished; a move that is not legal is an error (the engine
+// forfeits).
 func (x *externalGame) Act(ctx context.Context, g *engine.Game) (engine.Action, error) {
 	sb := &x.sb
 	sb.Reset()
@@ -261,9 +299,12 @@ func (x *externalGame) Act(ctx context.Context, g *engine.Game) (engine.Action, 
 	if err != nil {
 		return 0, err
 	}
-	line := strings.Join(f, " ")
+	line := clip(strings.Join(f, " "), maxEchoBytes)
+	if len(f) >= 2 && strings.EqualFold(f[1], "draw") {
+		return 0, fmt.Errorf("%s: %w answered %q: %w", x.e.Name(), ErrEngine, line, ErrDrawClaim)
+	}
 	if len(f) < 2 || f[1] == "-" || f[1] == "none" || f[1] == "0000" || f[1] == "(none)" {
-		return 0, fmt.Errorf("%s: %w answered %q: no move", x.e.Name(), ErrEngine, line)
+		return 0, fmt.Errorf("%s: %w answered %q: %w", x.e.Name(), ErrEngine, line, ErrNoMove)
 	}
 	a, err := x.v.ParseAction(&g.Pos, f[1])
 	if err != nil {

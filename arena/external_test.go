@@ -27,8 +27,9 @@ const (
 // has been sent the variant (its name and rule options) and the options fakeWantEnv names
 // (NAME=VALUE, comma separated), else `bestmove (none)`; garbled answers
 // something that is not an action; silent never answers go; illegal
-// answers an occupied point; crash exits when asked to move; alphabeta2
-// is Serve with the depth-2 alpha-beta player.
+// answers an occupied point; crash exits when asked to move; draw claims
+// a draw (bestmove draw); none answers bestmove none; alphabeta2 is Serve
+// with the depth-2 alpha-beta player.
 func fakeEngine(mode, variant string, in io.Reader, out io.Writer) int {
 	v, err := engine.Load(variant)
 	if err != nil {
@@ -109,6 +110,10 @@ func fakeEngine(mode, variant string, in io.Reader, out io.Writer) int {
 				fmt.Fprintln(os.Stderr, "fake engine: crashing as asked")
 				return 3
 			case "silent":
+			case "draw":
+				fmt.Fprintln(out, "bestmove draw")
+			case "none":
+				fmt.Fprintln(out, "info string nothing to play\nbestmove none")
 			}
 		case "quit":
 			return 0
@@ -184,7 +189,6 @@ func TestExternal_BadAnswersForfeitWithAClearReason(t *testing.T) {
 	tests := []struct{ mode, reason string }{
 		{"garbled", `answered "bestmove zz99"`},
 		{"illegal", "illegal action"},
-		{"silent", "no bestmove within"},
 		{"crash", "exited before answering"},
 	}
 	for _, tc := range tests {
@@ -286,5 +290,82 @@ func TestExternal_ServeAcrossTheProtocolPlaysLikeTheInProcessPlayer(t *testing.T
 					got[i].Pair, got[i].Game, got[i].Moves, got[i].Reason, want[i].Moves, want[i].Reason)
 			}
 		}
+	}
+}
+
+func TestExternal_DrawClaimsNoMoveAndTimeoutsAreUnfinishedAndUnscored(t *testing.T) {
+	// Before: each was a forfeit, a loss in the score and the Elo.
+	v := loadVariant(t, "nine")
+	tests := []struct{ mode, kind, reason string }{
+		{"draw", UnfinishedDrawClaim, `answered "bestmove draw"`},
+		{"none", UnfinishedNoMove, `answered "bestmove none"`},
+		{"silent", UnfinishedTimeout, "no bestmove within"},
+	}
+	var all []Record
+	for _, tc := range tests {
+		m := Match{Variant: v, A: fake(tc.mode), B: Random{}, Pairs: 1, OpeningPlies: 2, Seed: 6, Workers: 2}
+		recs, err := m.Run(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 2 {
+			t.Fatalf("%s: %d games, want 2", tc.mode, len(recs))
+		}
+		for _, r := range recs {
+			if r.Unfinished != tc.kind || r.Winner != -1 || r.Forfeit != -1 || r.ResultString() != "*" {
+				t.Errorf("%s game %d: unfinished %q winner %d forfeit %d result %s, want %q, no winner, no forfeit, *",
+					tc.mode, r.Game, r.Unfinished, r.Winner, r.Forfeit, r.ResultString(), tc.kind)
+			}
+			if !strings.Contains(r.Reason, tc.reason) || !strings.Contains(r.Reason, m.A.Name()) {
+				t.Errorf("%s game %d: reason %q, want it to name the engine and say %q", tc.mode, r.Game, r.Reason, tc.reason)
+			}
+		}
+		all = append(all, recs...)
+	}
+	u := CountUnfinished(all)
+	if u != (Unfinisheds{DrawClaims: 2, NoMoves: 2, Timeouts: 2}) || u.String() != "unfinished: 6 (draw claims 2, no move 2, timeouts 2)" {
+		t.Errorf("count %+v, %q", u, u)
+	}
+	// One finished pair beside them: the score and the Elo are that pair's alone.
+	won := []Record{
+		{Match: "m", Pair: 9, Game: 0, Player0: "fake-draw", Player1: RandomName, Winner: 0, Forfeit: -1},
+		{Match: "m", Pair: 9, Game: 1, Player0: RandomName, Player1: "fake-draw", Winner: -1, Forfeit: -1},
+	}
+	row := StrengthOf("fake-draw", RandomName, append(append([]Record(nil), all...), won...))
+	if row.Games != 2 || row.Unfinished != 2 || row.Wins != 1 || row.Draws != 1 || row.Losses != 0 || row.Penta.Pairs() != 1 {
+		t.Errorf("strength: %+v, want 2 games (a win, a draw, one pair) and 2 unfinished apart", row)
+	}
+	ratings, err := FitElo(append(append([]Record(nil), all...), won...), DefaultEloSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range ratings {
+		if r.Games != 2 && (r.Name == "fake-draw" || r.Name == RandomName) {
+			t.Errorf("elo: %s rated on %d games, want the 2 finished", r.Name, r.Games)
+		}
+		if r.Name == "fake-none" || r.Name == "fake-silent" {
+			t.Errorf("elo: %s rated, but it finished no game", r.Name)
+		}
+	}
+	tally := NewTally("fake-draw")
+	for i := range all[:2] {
+		if tally.Add(&all[i]) {
+			t.Error("tally: a pair of unfinished games completed a pair")
+		}
+	}
+	if tally.Penta.Pairs() != 0 {
+		t.Errorf("tally: %d pairs, want none", tally.Penta.Pairs())
+	}
+	dir := t.TempDir()
+	path, err := WriteRecords(dir, "unfinished", all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if CountUnfinished(back) != u {
+		t.Errorf("read back: %+v, want %+v", CountUnfinished(back), u)
 	}
 }

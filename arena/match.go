@@ -285,7 +285,7 @@ func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action,
 		gps[s] = gp
 	}
 	start := time.Now()
-	g, forfeit, why := PlayGameN(ctx, v, gps, opening)
+	g, forfeit, unfinished, why := playGame(ctx, v, gps, opening)
 	for s := range seats {
 		if err := gps[s].Close(); err != nil && forfeit < 0 && ctx.Err() == nil {
 			// A player that plays well but cannot shut down cleanly still
@@ -302,6 +302,10 @@ func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action,
 	}
 	rec.Moves = strings.Join(moves, " ")
 	rec.Reason = why
+	if unfinished != "" {
+		rec.Unfinished = unfinished // no winner, no forfeit: out of every score
+		return rec, nil
+	}
 	if forfeit >= 0 {
 		rec.Forfeit = int8(forfeit)
 	}
@@ -334,33 +338,47 @@ func PlayGame(ctx context.Context, v *engine.Variant, players [2]GamePlayer, ope
 // PlayGameN is PlayGame for any number of seats: players[s] on seat s, one
 // per seat of v. A forfeit ends the game, also with 3-4 seats (Places
 // ranks the forfeiting seat behind the seats still in).
+//
+// A player whose Act fails with ErrUnfinished (an external engine's draw
+// claim, no move, or timeout) does not forfeit: the game stops there,
+// forfeit -1, and why says it is unfinished.
 func PlayGameN(ctx context.Context, v *engine.Variant, players []GamePlayer, opening []engine.Action) (g *engine.Game, forfeit int, why string) {
+	g, forfeit, _, why = playGame(ctx, v, players, opening)
+	return g, forfeit, why
+}
+
+// playGame is PlayGameN, also saying the kind of an unfinished game
+// (Record.Unfinished), or "".
+func playGame(ctx context.Context, v *engine.Variant, players []GamePlayer, opening []engine.Action) (g *engine.Game, forfeit int, unfinished, why string) {
 	g = engine.NewGame(v)
 	if len(players) != v.Players {
-		return g, -1, fmt.Sprintf("bad seating: %d players for %d seats", len(players), v.Players)
+		return g, -1, "", fmt.Sprintf("bad seating: %d players for %d seats", len(players), v.Players)
 	}
 	for _, a := range opening {
 		if err := g.Play(a); err != nil {
-			return g, -1, fmt.Sprintf("bad opening: %v", err)
+			return g, -1, "", fmt.Sprintf("bad opening: %v", err)
 		}
 	}
 	for {
 		if r, reason := g.Outcome(); r != engine.Ongoing {
-			return g, -1, reason.String()
+			return g, -1, "", reason.String()
 		}
 		if err := ctx.Err(); err != nil {
-			return g, -1, "abandoned: " + err.Error()
+			return g, -1, "", "abandoned: " + err.Error()
 		}
 		seat := int(g.Pos.Side)
 		a, err := players[seat].Act(ctx, g)
 		if err != nil {
 			if ctx.Err() != nil {
-				return g, -1, "abandoned: " + ctx.Err().Error()
+				return g, -1, "", "abandoned: " + ctx.Err().Error()
 			}
-			return g, seat, "forfeit: " + err.Error()
+			if kind := unfinishedKind(err); kind != "" {
+				return g, -1, kind, "unfinished: " + err.Error()
+			}
+			return g, seat, "", "forfeit: " + err.Error()
 		}
 		if err := g.Play(a); err != nil {
-			return g, seat, "forfeit: " + err.Error()
+			return g, seat, "", "forfeit: " + err.Error()
 		}
 	}
 }

@@ -10,8 +10,9 @@ import (
 )
 
 // EngineOptions are the settings of a Server that `setoption` changes: our
-// own (Variant, Model, Run, Visits, Threads, Seed) and the variant's rules
-// by the option names of Sanmill's engine (see RuleOptionNames).
+// own (Variant, Model, Run, Visits, Threads, Seed), the protocol's
+// (UCI_ShowWDL, Ponder) and the variant's rules by the option names of
+// Sanmill's engine (see RuleOptionNames).
 type EngineOptions struct {
 	Variant string // the variant's name; "" the model's, or nine
 	Model   string // a checkpoint file; "" none
@@ -19,6 +20,8 @@ type EngineOptions struct {
 	Visits  int    // search visits of a go without limits
 	Threads int    // search threads, 1..MaxThreads: each its own tree of the position (root parallelism)
 	Seed    uint64 // seeds each game's player, with the game's number
+	ShowWDL bool   // UCI_ShowWDL: info lines carry wdl W D L (two players)
+	Ponder  bool   // Ponder: the client may ponder; bestmove names the expected reply (bestmove M ponder R)
 
 	// Rules are the rule options set, by their canonical names (as
 	// RuleOptionNames spells them), applied over the variant by ApplyRules.
@@ -124,8 +127,30 @@ func RuleOptionNames() []string {
 	return names
 }
 
-// ownOptions are our own options; sims and simulations also name Visits.
-const ownOptions = "Variant, Model, Run, Visits, Threads, Seed"
+// ownOptions are our own options and the protocol's; sims and
+// simulations also name Visits.
+const ownOptions = "Variant, Model, Run, Visits, Threads, Seed, UCI_ShowWDL, Ponder"
+
+// ProtocolOption reports whether the option name (any case) changes only
+// how the server answers (UCI_ShowWDL, Ponder), not the engine it plays.
+func ProtocolOption(name string) bool {
+	switch strings.ToLower(name) {
+	case "uci_showwdl", "ponder":
+		return true
+	}
+	return false
+}
+
+// parseCheck reads the value of a check option: true or false.
+func parseCheck(name, value string) (bool, error) {
+	switch strings.ToLower(value) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("setoption %s %q: want true or false", name, value)
+}
 
 // parseRule reads the value of rule option r: true or false for a check, a
 // whole number in min..max for a spin.
@@ -150,13 +175,6 @@ func (r ruleOption) parse(value string) (int, error) {
 // bad and changes nothing. Whether the options make an engine is Load's to
 // say (the variant and model exist, the rules fit the board).
 func (o *EngineOptions) Set(name, value string) error {
-	whole := func(min int) (int, error) {
-		n, err := strconv.Atoi(value)
-		if err != nil || n < min {
-			return 0, fmt.Errorf("setoption %s %q: want a whole number %d or more", name, value, min)
-		}
-		return n, nil
-	}
 	var err error
 	switch strings.ToLower(name) {
 	case "variant":
@@ -166,7 +184,15 @@ func (o *EngineOptions) Set(name, value string) error {
 	case "run":
 		o.Run = value
 	case "visits", "sims", "simulations":
-		o.Visits, err = whole(1)
+		n, perr := strconv.Atoi(value)
+		if perr != nil || n < 1 || n > MaxVisits {
+			return fmt.Errorf("setoption %s %q: want a whole number in 1..%d (the most visits a move may take)", name, value, MaxVisits)
+		}
+		o.Visits = n
+	case "uci_showwdl":
+		o.ShowWDL, err = parseCheck("UCI_ShowWDL", value)
+	case "ponder":
+		o.Ponder, err = parseCheck("Ponder", value)
 	case "threads":
 		n, perr := strconv.Atoi(value)
 		if perr != nil || n < 1 || n > MaxThreads {
@@ -269,9 +295,11 @@ func (o EngineOptions) uciOptions(v *engine.Variant) []string {
 		"name Variant type string default " + empty(o.Variant),
 		"name Model type string default " + empty(o.Model),
 		"name Run type string default " + empty(o.Run),
-		fmt.Sprintf("name Visits type spin default %d min 1 max 100000000", o.Visits),
+		fmt.Sprintf("name Visits type spin default %d min 1 max %d", o.Visits, MaxVisits),
 		fmt.Sprintf("name Threads type spin default %d min 1 max %d", max(o.Threads, 1), MaxThreads),
 		fmt.Sprintf("name Seed type spin default %d min 0 max 9223372036854775807", o.Seed),
+		fmt.Sprintf("name Ponder type check default %t", o.Ponder),
+		fmt.Sprintf("name UCI_ShowWDL type check default %t", o.ShowWDL),
 	}
 	if v == nil {
 		return lines

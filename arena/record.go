@@ -53,6 +53,51 @@ type Record struct {
 	Seed     uint64 `parquet:"seed"`          // the seed of seat 0's player in this game (seat 1's is derived from the match seed the same way)
 	Millis   int64  `parquet:"millis"`        // wall time of the game, in milliseconds
 	Finished int64  `parquet:"finished"`      // when the game ended, Unix milliseconds
+
+	// Unfinished, when not "", says the game did not finish: an external
+	// engine claimed a draw under its own rules (UnfinishedDrawClaim),
+	// answered no move (UnfinishedNoMove) or none in time
+	// (UnfinishedTimeout), and Reason says which engine. Winner and
+	// Forfeit are -1. Such a game counts in no score or rating (FitElo,
+	// StrengthOf, Tally skip it); CountUnfinished counts them.
+	Unfinished string `parquet:"unfinished,dict"`
+}
+
+// The kinds of an unfinished game (Record.Unfinished).
+const (
+	UnfinishedDrawClaim = "draw claim"
+	UnfinishedNoMove    = "no move"
+	UnfinishedTimeout   = "timeout"
+)
+
+// Unfinisheds counts the unfinished games of some records by kind.
+type Unfinisheds struct {
+	DrawClaims, NoMoves, Timeouts int
+}
+
+// CountUnfinished counts the unfinished games of recs by kind.
+func CountUnfinished(recs []Record) Unfinisheds {
+	var u Unfinisheds
+	for i := range recs {
+		switch recs[i].Unfinished {
+		case UnfinishedDrawClaim:
+			u.DrawClaims++
+		case UnfinishedNoMove:
+			u.NoMoves++
+		case UnfinishedTimeout:
+			u.Timeouts++
+		}
+	}
+	return u
+}
+
+// Total is the number of unfinished games.
+func (u Unfinisheds) Total() int { return u.DrawClaims + u.NoMoves + u.Timeouts }
+
+// String is the summary line: "unfinished: N (draw claims a, no move b,
+// timeouts c)".
+func (u Unfinisheds) String() string {
+	return fmt.Sprintf("unfinished: %d (draw claims %d, no move %d, timeouts %d)", u.Total(), u.DrawClaims, u.NoMoves, u.Timeouts)
 }
 
 // Seats is the number of seats of the game: 2, 3 or 4.
@@ -153,9 +198,12 @@ func (r *Record) Score(seat int) float64 {
 }
 
 // ResultString is the result in the usual notation: "1-0", "0-1" or
-// "1/2-1/2" (seat 0's score first); with 3-4 seats the places, seat 0's
-// first, as "1st 3rd 2nd".
+// "1/2-1/2" (seat 0's score first), "*" for an unfinished game; with 3-4
+// seats the places, seat 0's first, as "1st 3rd 2nd".
 func (r *Record) ResultString() string {
+	if r.Unfinished != "" {
+		return "*"
+	}
 	if r.Places != "" {
 		f := strings.Fields(r.Places)
 		for i, p := range f {

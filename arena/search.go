@@ -137,6 +137,7 @@ type SearchGame struct {
 	p    *SearchPlayer
 	s    *mcts.Search
 	eval mcts.Evaluator
+	pv   []engine.Action // scratch of a depth-bounded search
 }
 
 // Act searches the game's position and plays the most visited action (or
@@ -186,7 +187,12 @@ type SearchLimits struct {
 	MoveTime time.Duration // search this long at most; 0: no time bound
 	Infinite bool          // no bound but ctx and MaxNodes (Visits and MoveTime are not read)
 	MaxNodes int           // the tree's bound; 0: MaxTreeNodes
+	Depth    int           // stop once the principal variation is this long (or ends the game, or the root is proven); 0: no depth bound
 	Every    time.Duration // with Report, report about this often while searching
+
+	// RootActions, when not empty, are the only root actions searched
+	// (mcts.Search.SetRootActions): the protocol's go searchmoves.
+	RootActions []engine.Action
 	// Report, if not nil, is called on the searching goroutine with the
 	// result so far and the visits added by this search: every Every, and
 	// once at the end with done true.
@@ -201,6 +207,7 @@ func (x *SearchGame) Analyse(ctx context.Context, g *engine.Game, l SearchLimits
 		return nil, fmt.Errorf("the game is over (%s)", why)
 	}
 	x.s.Follow(g)
+	x.s.SetRootActions(l.RootActions)
 	visits := l.Visits
 	var deadline time.Time
 	switch {
@@ -226,12 +233,18 @@ func (x *SearchGame) Analyse(ctx context.Context, g *engine.Game, l SearchLimits
 				until = next
 			}
 		}
+		if l.Depth > 0 {
+			if next := time.Now().Add(depthCheckEvery); until.IsZero() || next.Before(until) {
+				until = next
+			}
+		}
 		if err := x.s.RunFor(ctx, x.eval, visits, until, maxNodes); err != nil {
 			return nil, err
 		}
 		res := x.s.Result()
 		done := res.Visited >= visits || ctx.Err() != nil || x.s.Nodes() >= maxNodes ||
-			(!deadline.IsZero() && !time.Now().Before(deadline))
+			(!deadline.IsZero() && !time.Now().Before(deadline)) ||
+			(l.Depth > 0 && x.reached(g, l.Depth, res))
 		if l.Report != nil {
 			l.Report(res, res.Visited-before, done)
 		}
@@ -242,6 +255,32 @@ func (x *SearchGame) Analyse(ctx context.Context, g *engine.Game, l SearchLimits
 			return res, nil
 		}
 	}
+}
+
+// depthCheckEvery is how often a search with a depth bound looks at its
+// principal variation's length.
+const depthCheckEvery = 20 * time.Millisecond
+
+// reached reports whether the search of g has reached depth: its
+// principal variation is depth actions long, or ends the game (it can go
+// no deeper), or the root is proven.
+func (x *SearchGame) reached(g *engine.Game, depth int, res *mcts.Result) bool {
+	if res.Proven != engine.Ongoing {
+		return true
+	}
+	x.pv = x.s.PV(x.pv[:0], depth)
+	if len(x.pv) >= depth {
+		return true
+	}
+	if len(x.pv) == 0 {
+		return false
+	}
+	p := g.Pos
+	for _, a := range x.pv {
+		p = g.V.Apply(&p, a)
+	}
+	r, _ := g.V.Outcome(&p)
+	return r != engine.Ongoing
 }
 
 // PV appends the principal variation of the last search to dst (see

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/millzero/millzero/engine"
@@ -93,35 +94,58 @@ type session struct {
 	game   *engine.Game // the position of the last `position`; nil for the start
 	posErr error        // why the last `position` failed: there is no position until the next
 	search *running     // the search running in the background; nil when none
+	debug  atomic.Bool  // debug on: extra `info string` lines (the search's goroutine reads it)
 }
 
 // running is a search in the background.
 type running struct {
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when the search has answered
-	infinite bool          // it answers only after stop
+	infinite bool          // it answers only after stop (a ponder search until ponderhit)
+	bounded  bool          // after ponderhit: whether the search has limits of its own (the go's infinite not given)
+	ponder   chan struct{} // a ponder search: closed by ponderhit; nil for another search
+}
+
+// ponderHit switches a ponder search to its limits: the opponent played
+// the move it pondered on.
+func (r *running) ponderHit() {
+	if r.ponder == nil {
+		return
+	}
+	select {
+	case <-r.ponder:
+	default:
+		close(r.ponder)
+		r.infinite = !r.bounded
+	}
 }
 
 // errLineTooLong says a line was over MaxLineBytes.
 var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused, not run", MaxLineBytes)
 
 // Serve reads commands from in and answers on out until `quit` or the end
-// of in: uci, isready, setoption, ucinewgame, position startpos|fen FEN
-// [moves ...], go [movetime MS] [nodes N] [wtime/btime/winc/binc MS
-// [movestogo N]] [infinite], stop, d (the board) and quit.
+// of in: uci, debug on|off, isready, setoption, ucinewgame, position
+// startpos|fen FEN [moves ...], go [movetime MS] [nodes N] [depth N]
+// [wtime/btime/winc/binc MS [movestogo N]] [searchmoves M...] [ponder]
+// [infinite], stop, ponderhit, d (the board) and quit.
 //
 // A search (go) runs while the next commands are read: isready is answered
-// at once, stop ends the search with its best so far; any other command
-// (quit and the end of in too) waits for a bounded search's bestmove, and
-// stops an infinite one first. Every go is answered by exactly one
+// at once, debug takes effect at once, stop ends the search with its best
+// so far, ponderhit turns a ponder search into one under the go's other
+// limits (a time limit counted from then); any other command (quit and
+// the end of in too) waits for a bounded search's bestmove, and stops an
+// infinite or pondering one first. Every go is answered by exactly one
 // bestmove: `bestmove (none)` after an `info string error: ...` line when
 // it cannot search (no position, a bad limit, an engine that does not
-// load) and in a finished game. An infinite search answers only after
-// stop, even when its tree is full. A command it cannot follow is answered
-// with `info string error: ...` and changes nothing, except a position
-// command, which leaves no position until the next. Each ucinewgame, each
-// setoption and the first go start a fresh GamePlayer, seeded from the
-// Seed option and the game's number.
+// load) and in a finished game, which position already says is over. An
+// infinite search answers only after stop, a ponder search only after
+// ponderhit (and its limits) or stop, even when the tree is full. A
+// command it cannot follow is answered with `info string error: ...`
+// (what it echoes of the line is cut, see maxEchoBytes) and changes
+// nothing, except a position command, which leaves no position until the
+// next. Each ucinewgame, each setoption of the engine (not UCI_ShowWDL nor
+// Ponder) and the first go start a fresh GamePlayer, seeded from the Seed
+// option and the game's number.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	x := &session{s: s, ctx: ctx, out: bufio.NewWriter(out), opts: s.Options}
 	defer x.closeGame()
@@ -195,6 +219,12 @@ func (x *session) handle(line string, lineErr error) (quit bool) {
 			x.say("readyok")
 			return false
 		case "ponderhit":
+			x.search.ponderHit()
+			return false
+		case "debug":
+			if err := x.setDebug(f[1:]); err != nil {
+				x.say("info string error: %s", err)
+			}
 			return false
 		}
 		x.finish(f[0] == "stop")
@@ -210,7 +240,7 @@ func (x *session) handle(line string, lineErr error) (quit bool) {
 		err = x.command(f)
 	}
 	if err != nil {
-		x.say("info string error: %s", strings.ReplaceAll(err.Error(), "\n", " "))
+		x.say("info string error: %s", clip(strings.ReplaceAll(err.Error(), "\n", " "), maxErrorBytes))
 		switch f[0] {
 		case "position":
 			x.game, x.posErr = nil, err
@@ -265,7 +295,7 @@ func (x *session) command(f []string) error {
 	switch f[0] {
 	case "uci":
 		x.say("id name %s", x.s.Name)
-		x.say("id author millzero")
+		x.say("id author millzero contributors")
 		var v *engine.Variant
 		if eng, err := x.engine(); err == nil {
 			v = eng.Variant
@@ -296,10 +326,16 @@ func (x *session) command(f []string) error {
 			return err
 		}
 		x.game, x.posErr = g, nil
+		if r, why := JudgeGame(g); r != engine.Ongoing {
+			x.say("info string game over: %s; go answers bestmove (none)", ResultText(g.V, &g.Pos, r, why))
+		}
+		x.debugf("position: ply %d, %s to move, %d actions played", g.Pos.Ply, SeatName(g.V, int(g.Pos.Side)), len(g.Actions))
 	case "go":
 		return x.goSearch(f[1:])
 	case "stop", "ponderhit":
 		// No search runs (handle stops a running one).
+	case "debug":
+		return x.setDebug(f[1:])
 	case "d":
 		g, err := x.current()
 		if err != nil {
@@ -309,7 +345,7 @@ func (x *session) command(f []string) error {
 			x.say("info string %s", line)
 		}
 	default:
-		return fmt.Errorf("unknown command %q (the commands: uci, isready, setoption, ucinewgame, position, go, stop, d, quit)", f[0])
+		return fmt.Errorf("unknown command %q (the commands: uci, debug, isready, setoption, ucinewgame, position, go, stop, ponderhit, d, quit)", clip(f[0], maxEchoBytes))
 	}
 	return nil
 }
@@ -335,6 +371,10 @@ func (x *session) setOption(f []string) error {
 	o := x.opts
 	if err := o.Set(strings.Join(name, " "), val); err != nil {
 		return err
+	}
+	if ProtocolOption(strings.Join(name, " ")) {
+		x.opts = o // how the server answers, not what it plays: the engine stays
+		return nil
 	}
 	eng, err := x.s.Load(o)
 	if err != nil {
@@ -389,15 +429,27 @@ func (x *session) current() (*engine.Game, error) {
 
 // goLimits are the limits of a go command.
 type goLimits struct {
-	moveTime time.Duration // 0: none
-	nodes    int           // the root's visits; 0: none
-	infinite bool          // until stop
+	moveTime    time.Duration // 0: none
+	nodes       int           // the root's visits, at most MaxVisits; 0: none
+	depth       int           // the principal variation's length to reach, at most MaxDepth; 0: none
+	infinite    bool          // until stop
+	ponder      bool          // search without limits until ponderhit, then under the others (or stop)
+	searchMoves []string      // the root's actions to search (searchmoves); none: every legal action
 }
+
+// MaxDepth is the deepest `go depth` a search reaches: the principal
+// variation's length, which `info depth` says.
+const MaxDepth = 64
+
+// goWords are the words of a go command that end a searchmoves list.
+var goWords = map[string]bool{"infinite": true, "ponder": true, "searchmoves": true, "movetime": true, "nodes": true,
+	"wtime": true, "btime": true, "winc": true, "binc": true, "movestogo": true, "depth": true, "mate": true}
 
 // parseGo reads go's limits for the side to move. A clock (wtime, btime)
 // is spent by the time manager (moveBudget); movetime, when also given,
-// wins over it. depth and mate are not limits of this search: they are
-// noted in notes and it searches as without them.
+// wins over it. nodes above MaxVisits and depth above MaxDepth are cut to
+// those bounds, and mate is not a limit of this search (it searches as
+// without it): each is noted in notes.
 func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
 	var clock, inc [2]time.Duration
 	var toGo int64
@@ -407,20 +459,34 @@ func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
 		case "infinite":
 			l.infinite = true
 		case "ponder":
+			l.ponder = true
+		case "searchmoves":
+			for i+1 < len(f) && !goWords[f[i+1]] {
+				l.searchMoves = append(l.searchMoves, f[i+1])
+				i++
+			}
 		case "movetime", "nodes", "wtime", "btime", "winc", "binc", "movestogo", "depth", "mate":
 			if i+1 >= len(f) {
 				return l, nil, fmt.Errorf("go %s: want a number after it", f[i])
 			}
 			n, err := strconv.ParseInt(f[i+1], 10, 64)
 			if err != nil || n < 0 {
-				return l, nil, fmt.Errorf("go %s %q: want a whole number 0 or more", f[i], f[i+1])
+				return l, nil, fmt.Errorf("go %s %q: want a whole number 0 or more", f[i], clip(f[i+1], maxEchoBytes))
 			}
 			ms := time.Duration(min(n, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 			switch f[i] {
 			case "movetime":
 				l.moveTime = max(ms, time.Millisecond)
 			case "nodes":
-				l.nodes = int(min(max(n, 1), math.MaxInt32))
+				if n > MaxVisits {
+					notes = append(notes, fmt.Sprintf("go nodes %d: more than the most visits a move may take, searching %d", n, MaxVisits))
+				}
+				l.nodes = int(min(max(n, 1), MaxVisits))
+			case "depth":
+				if n > MaxDepth {
+					notes = append(notes, fmt.Sprintf("go depth %d: deeper than the deepest line this search follows, searching to depth %d", n, MaxDepth))
+				}
+				l.depth = int(min(max(n, 1), MaxDepth))
 			case "wtime", "btime":
 				clock[map[string]int{"wtime": 0, "btime": 1}[f[i]]] = ms
 				hasClock = true
@@ -428,12 +494,12 @@ func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
 				inc[map[string]int{"winc": 0, "binc": 1}[f[i]]] = ms
 			case "movestogo":
 				toGo = n
-			case "depth", "mate":
-				notes = append(notes, fmt.Sprintf("go %s: not a limit of this search (MCTS), ignored", f[i]))
+			case "mate":
+				notes = append(notes, "go mate: not a limit of this search (MCTS), ignored")
 			}
 			i++
 		default:
-			return l, nil, fmt.Errorf("go: unknown limit %q (the limits: movetime MS, nodes N, wtime/btime/winc/binc MS, movestogo N, infinite)", f[i])
+			return l, nil, fmt.Errorf("go: unknown limit %q (the limits: movetime MS, nodes N, depth N, wtime/btime/winc/binc MS, movestogo N, searchmoves M..., ponder, infinite)", clip(f[i], maxEchoBytes))
 		}
 	}
 	if l.moveTime == 0 && hasClock && side < 2 {
@@ -472,13 +538,17 @@ func (x *session) goSearch(f []string) error {
 	for _, n := range notes {
 		x.say("info string %s", n)
 	}
-	if lim.moveTime == 0 && lim.nodes == 0 && !lim.infinite {
+	if lim.moveTime == 0 && lim.nodes == 0 && lim.depth == 0 && !lim.infinite {
 		lim.nodes = x.opts.Visits
 	}
-	if r, why := g.Outcome(); r != engine.Ongoing {
+	if r, why := JudgeGame(g); r != engine.Ongoing {
 		x.say("info string the game is over: %s", ResultText(g.V, &g.Pos, r, why))
 		x.answer(nil, 0, nil)
 		return nil
+	}
+	only, err := searchMoves(g, lim.searchMoves)
+	if err != nil {
+		return err
 	}
 	if x.gps == nil {
 		x.games++
@@ -495,35 +565,57 @@ func (x *session) goSearch(f []string) error {
 			x.gps = append(x.gps, gp)
 		}
 	}
+	x.debugLimits(lim, len(x.gps))
 	ctx, cancel := context.WithCancel(x.ctx)
-	run := &running{cancel: cancel, done: make(chan struct{}), infinite: lim.infinite}
+	run := &running{cancel: cancel, done: make(chan struct{}), infinite: lim.infinite || lim.ponder, bounded: !lim.infinite}
+	if lim.ponder {
+		run.ponder = make(chan struct{})
+	}
 	x.search = run
 	gps := x.gps
 	go func() {
 		defer close(run.done)
-		a, err := x.think(ctx, gps, g, lim)
+		a, pv, err := x.think(ctx, gps, g, lim, only, run.ponder)
+		if lim.ponder {
+			select { // a ponder search answers after ponderhit or stop
+			case <-run.ponder:
+			case <-ctx.Done():
+			}
+		}
 		if lim.infinite {
 			<-ctx.Done() // an infinite search answers after stop
 		}
-		x.answer(g, a, err)
+		x.answerPV(g, a, pv, err)
 	}()
 	return nil
 }
 
 // think searches g under lim: with search players, one Analyse per
 // thread (root parallelism: each thread its own tree, their root visits
-// summed), saying info lines as it goes; another player's Act.
-func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits) (engine.Action, error) {
+// summed), saying info lines as it goes; another player's Act. It returns
+// the action and the principal variation from it. Only, when not empty,
+// restricts the root (searchmoves). A ponder search (lim.ponder) searches
+// without limits until ponderhit closes ponderhit, then under lim's other
+// limits (a time limit counted from then), keeping its tree.
+func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits, only []engine.Action, ponderhit chan struct{}) (engine.Action, []engine.Action, error) {
 	sgs := make([]*SearchGame, len(gps))
 	for i, gp := range gps {
 		sg, ok := gp.(*SearchGame)
 		if !ok {
-			return gps[0].Act(ctx, g)
+			if len(only) > 0 {
+				x.say("info string go searchmoves: %s does not restrict its search, ignored", x.eng.Player.Name())
+			}
+			a, err := gps[0].Act(ctx, g)
+			return a, []engine.Action{a}, err
 		}
 		sgs[i] = sg
 	}
 	n := len(sgs)
-	l := SearchLimits{Visits: lim.nodes, MoveTime: lim.moveTime, Infinite: lim.infinite, Every: x.s.InfoEvery}
+	l := SearchLimits{Visits: lim.nodes, MoveTime: lim.moveTime, Infinite: lim.infinite, Every: x.s.InfoEvery,
+		Depth: lim.depth, RootActions: only}
+	if l.Depth > 0 && l.Visits == 0 && l.MoveTime == 0 {
+		l.Visits = MaxVisits // depth alone: bounded as every search
+	}
 	if l.Visits > 0 {
 		l.Visits = max(l.Visits/n, 1)
 	}
@@ -535,6 +627,10 @@ func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, l
 		l.Every = time.Second
 	}
 	start, seat := time.Now(), int(g.Pos.Side)
+	var root rootEval
+	if x.opts.ShowWDL {
+		root = evalRoot(sgs[0], g)
+	}
 	var mu sync.Mutex // guards ts: each thread copies its result in
 	ts := make([]threadState, n)
 	var pv []engine.Action
@@ -546,13 +642,12 @@ func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, l
 			defer mu.Unlock()
 			ts[i].copyFrom(res, searched, seat)
 			if i == 0 && !done {
-				pv = sg.PV(pv[:0], 64)
-				x.sayInfo(ts, pv, g, start)
+				pv = sg.PV(pv[:0], MaxDepth)
+				x.sayInfo(ts, pv, g, start, root)
 			}
 		}
 		go func() {
-			_, err := sg.Analyse(ctx, g, l)
-			errs <- err
+			errs <- ponderThenSearch(ctx, sg, g, l, ponderhit)
 		}()
 	}
 	var err error
@@ -562,14 +657,51 @@ func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, l
 		}
 	}
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	best, from := choose(ts)
 	if pv = append(pv[:0], best); from >= 0 {
-		pv = sgs[from].PV(pv[:0], 64)
+		pv = sgs[from].PV(pv[:0], MaxDepth)
 	}
-	x.sayInfo(ts, pv, g, start)
-	return best, nil
+	x.sayInfo(ts, pv, g, start, root)
+	x.debugRoot(ts, g, sgs[0].Nodes())
+	return best, pv, nil
+}
+
+// ponderThenSearch is one thread's search of g under l; with ponderhit
+// not nil, a ponder search first: without limits until ponderhit is
+// closed (a full tree waits for it there), then under l. Stop (ctx done)
+// ends either with what was found.
+func ponderThenSearch(ctx context.Context, sg *SearchGame, g *engine.Game, l SearchLimits, ponderhit chan struct{}) error {
+	if ponderhit != nil {
+		pctx, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-ponderhit:
+			case <-pctx.Done():
+			}
+			cancel()
+		}()
+		pl := l
+		pl.Infinite = true
+		pondered := 0 // the visits the ponder search added, which the search after ponderhit goes on from
+		if report := l.Report; report != nil {
+			pl.Report = func(res *mcts.Result, searched int, done bool) { pondered = searched; report(res, searched, done) }
+			l.Report = func(res *mcts.Result, searched int, done bool) { report(res, pondered+searched, done) }
+		}
+		_, err := sg.Analyse(pctx, g, pl)
+		cancel()
+		if err != nil {
+			return err
+		}
+		select {
+		case <-ponderhit:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	_, err := sg.Analyse(ctx, g, l)
+	return err
 }
 
 // threadState is what one thread's search has found so far, copied out of
@@ -581,13 +713,14 @@ type threadState struct {
 	visits            []int32 // the root visits of each of actions
 	best              engine.Action
 	proven            bool
+	drawn             bool // proven a draw
 }
 
 func (t *threadState) copyFrom(res *mcts.Result, searched, seat int) {
 	t.visited, t.searched, t.score = res.Visited, searched, float64(res.Value[seat])
 	t.actions = append(t.actions[:0], res.Actions...)
 	t.visits = append(t.visits[:0], res.Visits...)
-	t.best, t.proven = res.Best, res.Proven != engine.Ongoing
+	t.best, t.proven, t.drawn = res.Best, res.Proven != engine.Ongoing, res.Proven == engine.Draw
 }
 
 // choose is the threads' choice: a thread's proven choice, or else the
@@ -617,19 +750,28 @@ func choose(ts []threadState) (engine.Action, int) {
 }
 
 // sayInfo says the threads' search so far: `info depth D nodes N nps R
-// time T score cp C pv ...`, where nodes are the root visits (playouts)
-// of all threads, nps those this go added per second, depth the length of
-// pv, and the score the mover's expected score s (1 a win, 0 a loss, the
-// threads' mean by visits) as 1000(2s-1).
-func (x *session) sayInfo(ts []threadState, pv []engine.Action, g *engine.Game, start time.Time) {
+// time T score cp C [wdl W D L] pv ...`, where nodes are the root visits
+// (playouts) of all threads, nps those this go added per second, depth the
+// length of pv, and the score the mover's expected score s (1 a win, 0 a
+// loss, the threads' mean by visits) as 1000(2s-1); wdl (UCI_ShowWDL, two
+// players) as wdlPermille says.
+func (x *session) sayInfo(ts []threadState, pv []engine.Action, g *engine.Game, start time.Time, root rootEval) {
 	nodes, added, score := 0, 0, 0.0
+	drawn := false
 	for _, t := range ts {
 		nodes, added, score = nodes+t.visited, added+t.searched, score+t.score*float64(t.visited)
+		drawn = drawn || t.drawn
 	}
 	ms := time.Since(start).Milliseconds()
+	s := score / float64(max(nodes, 1))
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "info depth %d nodes %d nps %d time %d score cp %d pv", len(pv), nodes,
-		int64(added)*1000/max(ms, 1), ms, int(math.Round(1000*(2*score/float64(max(nodes, 1))-1))))
+	fmt.Fprintf(&sb, "info depth %d nodes %d nps %d time %d score cp %d", len(pv), nodes,
+		int64(added)*1000/max(ms, 1), ms, int(math.Round(1000*(2*s-1))))
+	if x.opts.ShowWDL && g.V.Players == 2 {
+		w, d, l := wdlPermille(s, root, drawn)
+		fmt.Fprintf(&sb, " wdl %d %d %d", w, d, l)
+	}
+	sb.WriteString(" pv")
 	for _, a := range pv {
 		sb.WriteByte(' ')
 		sb.WriteString(g.V.FormatAction(a))
@@ -640,12 +782,20 @@ func (x *session) sayInfo(ts []threadState, pv []engine.Action, g *engine.Game, 
 // answer is the one answer to go: `bestmove` with the action a in g, or,
 // with g nil, `bestmove (none)`, after an error line when err is not nil.
 func (x *session) answer(g *engine.Game, a engine.Action, err error) {
+	x.answerPV(g, a, nil, err)
+}
+
+// answerPV is answer with the principal variation pv from a: with the
+// Ponder option on and a reply in pv, `bestmove A ponder B`.
+func (x *session) answerPV(g *engine.Game, a engine.Action, pv []engine.Action, err error) {
 	switch {
 	case err != nil:
-		x.say("info string error: go: %s", err)
+		x.say("info string error: go: %s", clip(err.Error(), maxErrorBytes))
 		x.say("bestmove (none)")
 	case g == nil:
 		x.say("bestmove (none)")
+	case x.opts.Ponder && len(pv) >= 2 && pv[0] == a:
+		x.say("bestmove %s ponder %s", g.V.FormatAction(a), g.V.FormatAction(pv[1]))
 	default:
 		x.say("bestmove %s", g.V.FormatAction(a))
 	}

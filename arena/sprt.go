@@ -338,8 +338,9 @@ type tallyKey struct {
 }
 
 type tallyOpen struct {
-	games int
-	score float64
+	games      int
+	score      float64
+	unfinished bool // a game of it is unfinished: the pair (round) is not counted
 }
 
 // NewTally counts pairs for the player named cand.
@@ -354,11 +355,15 @@ func (t *Tally) Add(r *Record) bool {
 	o := t.half[k]
 	o.games++
 	o.score += r.Score(seat)
+	o.unfinished = o.unfinished || r.Unfinished != ""
 	if o.games < n {
 		t.half[k] = o
 		return false
 	}
 	delete(t.half, k)
+	if o.unfinished {
+		return false // a pair with an unfinished game has no score
+	}
 	if n == 2 {
 		t.Penta.Add(o.score)
 		return true

@@ -33,7 +33,8 @@ type Strength struct {
 // StrengthRow is the player's result against one opponent.
 type StrengthRow struct {
 	Opponent       string  `json:"opponent"`
-	Games          int     `json:"games"`
+	Games          int     `json:"games"`                // finished games: the unfinished are counted apart
+	Unfinished     int     `json:"unfinished,omitempty"` // games left unfinished (an external engine's draw claim, no move or timeout), out of the score
 	Wins           int     `json:"wins"`
 	Draws          int     `json:"draws"`
 	Losses         int     `json:"losses"`
@@ -106,6 +107,10 @@ func StrengthOf(player, opponent string, recs []Record) StrengthRow {
 		default:
 			continue
 		}
+		if r.Unfinished != "" {
+			row.Unfinished++ // no result to score
+			continue
+		}
 		sc := r.Score(seat)
 		row.Games++
 		total += sc
@@ -151,7 +156,7 @@ func ThrownEndgames(v *engine.Variant, tables mcts.Prover, player string, recs [
 	for i := range recs {
 		r := &recs[i]
 		seat := r.SeatOf(player)
-		if seat < 0 || r.Score(seat) != 0 {
+		if seat < 0 || r.Unfinished != "" || r.Score(seat) != 0 {
 			continue
 		}
 		g := engine.NewGame(v)

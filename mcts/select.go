@@ -67,6 +67,9 @@ func (s *Search) descend(b *Batch) bool {
 				}
 			}
 			legal := s.v.Legal(&pos, s.legal[:0])
+			if idx == 0 && len(s.rootOnly) > 0 {
+				legal = s.restrictRoot(legal)
+			}
 			if len(legal) == 0 {
 				// Only the 2-player rules leave a seat with nothing to
 				// do (classify scores that); with 3-4 players Apply

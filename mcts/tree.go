@@ -53,11 +53,12 @@ type Search struct {
 	set Settings
 	rng *rand.Rand
 
-	nodes   []node          // the arena; the root is nodes[0]
-	spare   []node          // the other arena, for compaction when the tree is reused
-	rootPos engine.Position // the position at the root
-	history []uint64        // hashes of the game's positions before the root, oldest first
-	noised  bool            // the root is prepared: its priors have had their noise (gumbel: its noise drawn, its halving planned)
+	nodes    []node          // the arena; the root is nodes[0]
+	spare    []node          // the other arena, for compaction when the tree is reused
+	rootPos  engine.Position // the position at the root
+	history  []uint64        // hashes of the game's positions before the root, oldest first
+	noised   bool            // the root is prepared: its priors have had their noise (gumbel: its noise drawn, its halving planned)
+	rootOnly []engine.Action // the root's actions when restricted (SetRootActions); empty: every legal action
 
 	// Scratch of one round of gathering, reused.
 	hist    []uint64 // history plus the hashes of the current descent's path
@@ -113,6 +114,7 @@ func (s *Search) Variant() *engine.Variant { return s.v }
 func (s *Search) SetRoot(p engine.Position, history []uint64) {
 	s.rootPos = p
 	s.history = append(s.history[:0], history...)
+	s.rootOnly = s.rootOnly[:0]
 	s.resetTree()
 }
 
@@ -154,6 +156,7 @@ func (s *Search) Advance(a engine.Action) error {
 	}
 	s.history = append(s.history, s.rootPos.Hash)
 	s.rootPos = s.v.Apply(&s.rootPos, a)
+	s.rootOnly = s.rootOnly[:0]
 	if !s.set.ReuseTree || child < 0 {
 		s.resetTree()
 		return nil

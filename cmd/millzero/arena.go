@@ -134,6 +134,7 @@ func runArena(args []string, out io.Writer) (err error) {
 			if len(recs) > 0 {
 				fmt.Fprintf(out, "stopped after %d games: %v\n", len(recs), err)
 				printTable(out, recs)
+				printUnfinished(out, recs)
 			}
 			return err
 		}
@@ -153,6 +154,7 @@ func runArena(args []string, out io.Writer) (err error) {
 	if err := printTable(out, recs); err != nil {
 		return err
 	}
+	printUnfinished(out, recs)
 	if v.Players == 2 {
 		var rows [][2]string
 		for _, mp := range matches {
@@ -181,6 +183,15 @@ func printPairs(out io.Writer, recs []arena.Record, matches [][2]string) {
 		fmt.Fprintf(out, "%-*s %6d %6.1f%% %16s %20s\n", width, m[0]+" against "+m[1], r.Games, 100*r.Score, r.WDL(), r.EloCell())
 	}
 	fmt.Fprintln(out, "\nmatch: the first player's score; its Elo interval from the pair scores (an opening's two games are one sample).")
+}
+
+// printUnfinished says how many of recs are unfinished (an external
+// engine's draw claim, no move or timeout), which the table and the
+// matches leave out; nothing when none is.
+func printUnfinished(out io.Writer, recs []arena.Record) {
+	if u := arena.CountUnfinished(recs); u.Total() > 0 {
+		fmt.Fprintf(out, "\n%s: out of the scores and Elo above.\n", u)
+	}
 }
 
 // wrapUsage appends the list of player specs to a command's usage.

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/internal/version"
 	"github.com/millzero/millzero/run"
 )
 
@@ -33,6 +34,9 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (see --help)", rest[0])
+	}
+	if pc.Sims < 1 || pc.Sims > arena.MaxVisits {
+		return fmt.Errorf("--sims %d: want 1..%d (the most visits a move may take)", pc.Sims, arena.MaxVisits)
 	}
 	if pc.Views < 1 {
 		return fmt.Errorf("--orientations %d: want 1 or more (up to the variant's symmetries)", pc.Views)
@@ -86,6 +90,6 @@ func engineServer(pc *playerConfig) *arena.Server {
 		}
 		return arena.Engine{Variant: v, Player: p, Desc: "model: " + p.Name()}, nil
 	}
-	return &arena.Server{Name: "millzero", Load: load, Options: arena.EngineOptions{
+	return &arena.Server{Name: "millzero " + version.Version(), Load: load, Options: arena.EngineOptions{
 		Variant: pc.Variant, Model: pc.Model, Run: pc.Run, Visits: pc.Sims, Threads: 1, Seed: pc.Seed}}
 }

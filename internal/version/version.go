@@ -29,6 +29,26 @@ func String() string {
 	return Describe(info)
 }
 
+// Version is the running binary's version alone, as `id name` of the
+// engine protocol says it: "v"+Release for a build from a checkout, the
+// module's version for go install ...@vX.
+func Version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "v" + Release
+	}
+	return versionOf(info)
+}
+
+// versionOf is the version of a build: the module's, or "v"+Release when
+// the toolchain calls it "(devel)" (a checkout).
+func versionOf(info *debug.BuildInfo) string {
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	return "v" + Release
+}
+
 // Describe is the version line of a build: "millzero VERSION (commit C,
 // DATE[, modified], GO)". VERSION is the module's version (go install
 // ...@vX), or "v"+Release for a build from a checkout, which the toolchain
@@ -41,10 +61,7 @@ func Describe(info *debug.BuildInfo) string {
 	for _, s := range info.Settings {
 		set[s.Key] = s.Value
 	}
-	v := info.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "v" + Release
-	}
+	v := versionOf(info)
 	parts := []string{"commit unknown"}
 	if rev := set["vcs.revision"]; rev != "" {
 		parts[0] = "commit " + rev

@@ -44,3 +44,13 @@ func TestRelease_IsTheChartsVersionAndAppVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestVersion_IsTheReleaseInACheckout(t *testing.T) {
+	// A test binary is built from the checkout: the toolchain says (devel).
+	if got := Version(); got != "v"+Release {
+		t.Errorf("Version() = %q, want %q", got, "v"+Release)
+	}
+	if got := versionOf(&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}); got != "v1.2.3" {
+		t.Errorf("a module build: %q, want v1.2.3", got)
+	}
+}
