@@ -79,9 +79,9 @@ type Server struct {
 	InfoEvery time.Duration // how often a search says `info ...`; 0 a second
 }
 
-// session is the state of one Serve: the options and engine, the game
+// dialog is the state of one Serve: the options and engine, the game
 // player and position, and the search running in the background.
-type session struct {
+type dialog struct {
 	s   *Server
 	ctx context.Context
 	out *bufio.Writer
@@ -147,7 +147,7 @@ var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused, not run", M
 // Ponder) and the first go start a fresh GamePlayer, seeded from the Seed
 // option and the game's number.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	x := &session{s: s, ctx: ctx, out: bufio.NewWriter(out), opts: s.Options}
+	x := &dialog{s: s, ctx: ctx, out: bufio.NewWriter(out), opts: s.Options}
 	defer x.closeGame()
 	r := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
@@ -208,7 +208,7 @@ func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
 
 // handle runs one line, which failed to read with lineErr if not nil (and
 // not io.EOF), and reports whether it was quit.
-func (x *session) handle(line string, lineErr error) (quit bool) {
+func (x *dialog) handle(line string, lineErr error) (quit bool) {
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return false
@@ -253,7 +253,7 @@ func (x *session) handle(line string, lineErr error) (quit bool) {
 
 // finish waits for the running search, if any, to answer, stopping it
 // first if stop or it is infinite.
-func (x *session) finish(stop bool) {
+func (x *dialog) finish(stop bool) {
 	if x.search == nil {
 		return
 	}
@@ -265,7 +265,7 @@ func (x *session) finish(stop bool) {
 	x.search = nil
 }
 
-func (x *session) say(format string, args ...any) {
+func (x *dialog) say(format string, args ...any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	fmt.Fprintf(x.out, format+"\n", args...)
@@ -273,7 +273,7 @@ func (x *session) say(format string, args ...any) {
 }
 
 // flushErr reports a failed write to out.
-func (x *session) flushErr() error {
+func (x *dialog) flushErr() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.out.Flush(); err != nil {
@@ -282,7 +282,7 @@ func (x *session) flushErr() error {
 	return nil
 }
 
-func (x *session) closeGame() {
+func (x *dialog) closeGame() {
 	for _, gp := range x.gps {
 		gp.Close()
 	}
@@ -291,7 +291,7 @@ func (x *session) closeGame() {
 
 // command runs one command line, split into words. An error of go is
 // returned before its search starts: handle answers it.
-func (x *session) command(f []string) error {
+func (x *dialog) command(f []string) error {
 	switch f[0] {
 	case "uci":
 		x.say("id name %s", x.s.Name)
@@ -352,7 +352,7 @@ func (x *session) command(f []string) error {
 
 // setOption reads `name N... value V...` and builds the engine of the
 // options with the change; if either fails, nothing changes.
-func (x *session) setOption(f []string) error {
+func (x *dialog) setOption(f []string) error {
 	if len(f) < 2 || f[0] != "name" {
 		return fmt.Errorf("setoption: want setoption name NAME value VALUE")
 	}
@@ -386,7 +386,7 @@ func (x *session) setOption(f []string) error {
 }
 
 // engine is the engine of the current options, loaded when first needed.
-func (x *session) engine() (*Engine, error) {
+func (x *dialog) engine() (*Engine, error) {
 	if x.eng != nil {
 		return x.eng, nil
 	}
@@ -400,7 +400,7 @@ func (x *session) engine() (*Engine, error) {
 
 // install makes eng the engine: a new game player, and the start position
 // when the rules changed.
-func (x *session) install(eng Engine) {
+func (x *dialog) install(eng Engine) {
 	x.closeGame()
 	if x.eng == nil || x.eng.Variant.Spec != eng.Variant.Spec {
 		x.game, x.posErr = nil, nil
@@ -412,7 +412,7 @@ func (x *session) install(eng Engine) {
 }
 
 // current is the game of the last position command, or the start.
-func (x *session) current() (*engine.Game, error) {
+func (x *dialog) current() (*engine.Game, error) {
 	if x.posErr != nil {
 		return nil, fmt.Errorf("no position: the last position command failed (%w)", x.posErr)
 	}
@@ -526,7 +526,7 @@ func moveBudget(clock, inc time.Duration, toGo int64) time.Duration {
 // goSearch starts the search of go in the background; it answers
 // bestmove. An error is returned before the search starts (handle answers
 // it).
-func (x *session) goSearch(f []string) error {
+func (x *dialog) goSearch(f []string) error {
 	g, err := x.current()
 	if err != nil {
 		return err
@@ -597,7 +597,7 @@ func (x *session) goSearch(f []string) error {
 // restricts the root (searchmoves). A ponder search (lim.ponder) searches
 // without limits until ponderhit closes ponderhit, then under lim's other
 // limits (a time limit counted from then), keeping its tree.
-func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits, only []engine.Action, ponderhit chan struct{}) (engine.Action, []engine.Action, error) {
+func (x *dialog) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits, only []engine.Action, ponderhit chan struct{}) (engine.Action, []engine.Action, error) {
 	sgs := make([]*SearchGame, len(gps))
 	for i, gp := range gps {
 		sg, ok := gp.(*SearchGame)
@@ -755,7 +755,7 @@ func choose(ts []threadState) (engine.Action, int) {
 // length of pv, and the score the mover's expected score s (1 a win, 0 a
 // loss, the threads' mean by visits) as 1000(2s-1); wdl (UCI_ShowWDL, two
 // players) as wdlPermille says.
-func (x *session) sayInfo(ts []threadState, pv []engine.Action, g *engine.Game, start time.Time, root rootEval) {
+func (x *dialog) sayInfo(ts []threadState, pv []engine.Action, g *engine.Game, start time.Time, root rootEval) {
 	nodes, added, score := 0, 0, 0.0
 	drawn := false
 	for _, t := range ts {
@@ -781,13 +781,13 @@ func (x *session) sayInfo(ts []threadState, pv []engine.Action, g *engine.Game, 
 
 // answer is the one answer to go: `bestmove` with the action a in g, or,
 // with g nil, `bestmove (none)`, after an error line when err is not nil.
-func (x *session) answer(g *engine.Game, a engine.Action, err error) {
+func (x *dialog) answer(g *engine.Game, a engine.Action, err error) {
 	x.answerPV(g, a, nil, err)
 }
 
 // answerPV is answer with the principal variation pv from a: with the
 // Ponder option on and a reply in pv, `bestmove A ponder B`.
-func (x *session) answerPV(g *engine.Game, a engine.Action, pv []engine.Action, err error) {
+func (x *dialog) answerPV(g *engine.Game, a engine.Action, pv []engine.Action, err error) {
 	switch {
 	case err != nil:
 		x.say("info string error: go: %s", clip(err.Error(), maxErrorBytes))

@@ -29,7 +29,7 @@ func clip(s string, n int) string {
 }
 
 // setDebug reads `debug on|off`.
-func (x *session) setDebug(f []string) error {
+func (x *dialog) setDebug(f []string) error {
 	switch {
 	case len(f) == 1 && f[0] == "on":
 		x.debug.Store(true)
@@ -42,7 +42,7 @@ func (x *session) setDebug(f []string) error {
 }
 
 // debugf says an `info string debug: ...` line when debug is on.
-func (x *session) debugf(format string, args ...any) {
+func (x *dialog) debugf(format string, args ...any) {
 	if x.debug.Load() {
 		x.say("info string debug: "+format, args...)
 	}
@@ -90,7 +90,7 @@ func searchMoves(g *engine.Game, moves []string) ([]engine.Action, error) {
 }
 
 // debugLimits says a go's limits when debug is on.
-func (x *session) debugLimits(lim goLimits, threads int) {
+func (x *dialog) debugLimits(lim goLimits, threads int) {
 	if !x.debug.Load() {
 		return
 	}
@@ -105,7 +105,7 @@ func (x *session) debugLimits(lim goLimits, threads int) {
 // debugRoot says, when debug is on, the root actions the threads visited
 // most, with their visits summed over the threads, and thread 0's tree
 // size.
-func (x *session) debugRoot(ts []threadState, g *engine.Game, nodes int) {
+func (x *dialog) debugRoot(ts []threadState, g *engine.Game, nodes int) {
 	if !x.debug.Load() {
 		return
 	}
