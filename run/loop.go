@@ -369,6 +369,7 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 			return "", err
 		}
 		g := len(gens.rows)
+		l.showBudget(ctx, g)
 		if n := l.cfg.Loop.Generations; n > 0 && g >= n {
 			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.loc), nil
 		}
@@ -590,6 +591,7 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	}
 	job.ProgressEvery = time.Second
 	job.Progress = func(s selfplay.Stats) {
+		l.phase(have+int(s.Games), l.cfg.Loop.Games)
 		l.prog.Update("generation %d self-play (%s): %d/%d games, %.0f moves/s, mean length %.0f, wins %v draws %d",
 			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
@@ -634,6 +636,7 @@ func (l *Loop) awaitGames(ctx context.Context, g, best int) error {
 			l.prog.Done("generation %d self-play (%s): %d games from the workers", g, ModelName(best), have)
 			return nil
 		}
+		l.phase(have, l.cfg.Loop.Games)
 		l.prog.Update("generation %d: waiting for self-play workers (millzero selfplay --run %s --follow): %d/%d games",
 			g, l.loc, have, l.cfg.Loop.Games)
 		select {
@@ -747,10 +750,11 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	defer vsrc.Close()
 	var rows [][]any
 	trainLoss := math.NaN()
-	every := max(1, lc.Steps/10)
+	every, first := max(1, lc.Steps/10), tr.Steps()
 	_, err = tr.Fit(ctx, src, lc.Steps, every, func(step int64, s train.Stats) {
 		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2})
 		trainLoss = s.Total
+		l.phase(int(step-first), lc.Steps)
 		l.prog.Update("generation %d training: step %d, %s", g, step, s)
 	})
 	if err != nil {

@@ -85,6 +85,7 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	done := 0
 	rows, err := s.Run(ctx, func(opp int, _ *arena.Record) {
 		done++
+		l.phase(done, 2*c.Pairs*len(opponents))
 		l.prog.Update("strength of %s: %d of %d games (alphabeta:%d)", ModelName(best), done, 2*c.Pairs*len(opponents), c.Depths[opp])
 	})
 	if err != nil {

@@ -39,7 +39,8 @@ func runSelfplay(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := loopOptions(out, *cache)
+	opts, prog := loopOptions(out, *cache)
+	defer prog.Close()
 	opts.Existing = true
 	l, err := run.Open(ctx, *runPath, "", opts)
 	if err != nil {
@@ -50,6 +51,7 @@ func runSelfplay(args []string, out io.Writer) error {
 		l.Config().SelfPlay.Workers = *workers
 	}
 	total, err := l.Selfplay(ctx, *games, *follow)
+	prog.Close()
 	fmt.Fprintf(out, "selfplay: %d games, %d positions recorded (%.0f/s), %.0f moves/s, mean length %.0f, wins %v, draws %d\n",
 		total.Games, total.Positions, total.PositionsPerSecond(), total.MovesPerSecond(), total.MeanLength(), total.Wins[:l.Variant().Players], total.Draws)
 	return err

@@ -52,7 +52,8 @@ func runTrain(args []string, out io.Writer) (err error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := loopOptions(out, *cache)
+	opts, prog := loopOptions(out, *cache)
+	defer prog.Close()
 	opts.NoLocalSelfplay = !*local
 	l, err := run.Open(ctx, *runPath, *cfgPath, opts)
 	if err != nil {
@@ -69,6 +70,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 		l.Config().Loop.RunHours = *runHours
 	}
 	why, err := l.Run(ctx)
+	prog.Close()
 	if err != nil {
 		return err
 	}
@@ -79,10 +81,12 @@ func runTrain(args []string, out io.Writer) (err error) {
 	return nil
 }
 
-// loopOptions shows the loop's progress on out, and its warnings.
-func loopOptions(out io.Writer, cache string) run.Options {
-	return run.Options{Progress: run.NewTerminalProgress(out), Cache: cache,
-		Log: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+// loopOptions shows the loop's progress on out, and its warnings; the
+// caller closes the progress before it prints more.
+func loopOptions(out io.Writer, cache string) (run.Options, progress) {
+	prog := newProgress(out)
+	return run.Options{Progress: prog, Cache: cache,
+		Log: slog.New(slog.NewTextHandler(prog.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn}))}, prog
 }
 
 // cacheFlag defines --cache, the local copy of a run in an object store.
