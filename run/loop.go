@@ -51,6 +51,8 @@ type Loop struct {
 
 	noLocal bool   // play no games: wait for the workers'
 	lease   *Lease // the trainer's; nil for a worker
+
+	tel Telemetry // the figures' receiver for monitoring; nil: none
 }
 
 // Options are what a command gives the loop.
@@ -370,6 +372,7 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 		}
 		g := len(gens.rows)
 		l.showBudget(ctx, g)
+		l.telGeneration(g)
 		if n := l.cfg.Loop.Generations; n > 0 && g >= n {
 			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.loc), nil
 		}
@@ -482,6 +485,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		}
 	}
 	decision := l.cfg.Gate.Decision(res)
+	l.telGate(decision, res)
 	if decision != "rejected" {
 		if err := l.dir.SetBest(g + 1); err != nil {
 			return err
@@ -590,13 +594,16 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 		return err
 	}
 	job.ProgressEvery = time.Second
+	tell := l.selfplayTelemetry()
 	job.Progress = func(s selfplay.Stats) {
 		l.phase(have+int(s.Games), l.cfg.Loop.Games)
+		tell(s)
 		l.prog.Update("generation %d self-play (%s): %d/%d games, %.0f moves/s, mean length %.0f, wins %v draws %d",
 			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
 	start := time.Now()
 	st, err := selfplay.Run(ctx, job)
+	tell(st)
 	if perr := l.wd.pushAll(context.WithoutCancel(ctx), genPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted session
 	}
@@ -754,6 +761,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	_, err = tr.Fit(ctx, src, lc.Steps, every, func(step int64, s train.Stats) {
 		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2})
 		trainLoss = s.Total
+		l.telLosses(s.Policy, s.Outcome, s.Total)
 		l.phase(int(step-first), lc.Steps)
 		l.prog.Update("generation %d training: step %d, %s", g, step, s)
 	})

@@ -25,6 +25,8 @@ type Status struct {
 	Pace        float64            `json:"pace_seconds"`        // wall seconds a generation over the last paceGenerations (0 with fewer than two)
 	Best        string             `json:"best,omitempty"`      // the model self-play uses; "" before the first
 	Strength    []StrengthStatus   `json:"strength,omitempty"`  // the newest strength measurement (metrics/strength.csv), a row per yardstick
+	Losses      *LossStatus        `json:"losses,omitempty"`    // the newest training losses (metrics/losses.csv)
+	Rating      *RatingStatus      `json:"rating,omitempty"`    // the best model's newest Elo on the ladder (metrics/elo.csv)
 	Lease       *LeaseInfo         `json:"lease,omitempty"`
 	LastError   string             `json:"last_error,omitempty"` // the trainer's last failed generation
 	PerGen      []GenerationStatus `json:"per_generation"`
@@ -81,6 +83,9 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 		}
 	}
 	if st.Strength, err = l.newestStrength(); err != nil {
+		return st, err
+	}
+	if err := l.newestFigures(&st); err != nil {
 		return st, err
 	}
 	if best, err := l.dir.Best(); err == nil {

@@ -92,6 +92,7 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 		return fmt.Errorf("strength of %s: %w", ModelName(best), err)
 	}
 	hours := l.hours()
+	l.telStrength(rows)
 	for _, r := range rows {
 		thrown := ""
 		if r.ThrownEndgames >= 0 {

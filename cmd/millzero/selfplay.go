@@ -12,17 +12,19 @@ import (
 )
 
 func runSelfplay(args []string, out io.Writer) error {
-	fs := newFlags("selfplay", "--run DIR|URL [--games N | --follow] [--workers N] [--cache DIR]", []string{
+	fs := newFlags("selfplay", "--run DIR|URL [--games N | --follow] [--workers N] [--cache DIR] [--metrics-addr HOST:PORT]", []string{
 		"millzero selfplay --run runs/nine                # until Ctrl-C, with the run's best model",
 		"millzero selfplay --run runs/nine --games 500",
 		"millzero selfplay --run /shared/runs/nine --workers 8   # another machine adding games to a run",
 		"millzero selfplay --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --follow   # a worker until stopped",
+		"millzero selfplay --run runs/nine --follow --metrics-addr :9091   # with Prometheus metrics",
 	}, out)
 	runPath := fs.String("run", "", "run directory or store URL (made by millzero train)")
 	games := fs.Int("games", 0, "games to play; 0 plays until interrupted")
 	follow := fs.Bool("follow", false, "a worker until stopped: a best model that cannot be loaded yet is retried, not an error")
 	workers := fs.Int("workers", 0, "worker goroutines (0: the run's selfplay.workers, 0 there = one per core)")
 	cache := cacheFlag(fs)
+	metricsAddr := metricsFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -49,6 +51,9 @@ func runSelfplay(args []string, out io.Writer) error {
 	defer l.Close()
 	if *workers > 0 {
 		l.Config().SelfPlay.Workers = *workers
+	}
+	if err := serveMetrics(ctx, *metricsAddr, "selfplay", l, prog); err != nil {
+		return err
 	}
 	total, err := l.Selfplay(ctx, *games, *follow)
 	prog.Close()

@@ -18,13 +18,14 @@ import (
 )
 
 func runTrain(args []string, out io.Writer) (err error) {
-	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--run-hours H] [--local-selfplay=false] [--cache DIR] [--cpuprofile FILE]", []string{
+	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--run-hours H] [--local-selfplay=false] [--cache DIR] [--metrics-addr HOST:PORT] [--cpuprofile FILE]", []string{
 		"millzero train                                  # Nine Men's Morris, embedded config, run in runs/nine",
 		"millzero train --run runs/nine                  # the same command again resumes where it stopped",
 		"millzero train --config three-test --run runs/three --generations 5",
 		"millzero train --config my.yaml --run runs/mine --hours 8",
 		"millzero train --config nine-long --run runs/night --run-hours 8   # stop at 8 hours in all, however often it was resumed",
 		"millzero train --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --local-selfplay=false   # workers play",
+		"millzero train --run runs/nine --metrics-addr :9090   # Prometheus metrics at http://localhost:9090/metrics",
 		"millzero train --run runs/p --hours 0.05 --cpuprofile cpu.pprof && go tool pprof -top bin/millzero cpu.pprof",
 	}, out)
 	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one ("+strings.Join(configs.RunNames(), ", ")+"); default: the embedded nine config")
@@ -34,6 +35,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 	gens := fs.Int("generations", -1, "stop after this many generations in all (overrides loop.generations; 0 = no limit; -1 keeps the config's)")
 	hours := fs.Float64("hours", -1, "stop after this many hours of this invocation (overrides loop.hours; 0 = no limit; -1 keeps the config's)")
 	runHours := fs.Float64("run-hours", -1, "stop once the run has this many hours in all, every invocation's (overrides loop.run_hours; 0 = no limit; -1 keeps the config's)")
+	metricsAddr := metricsFlag(fs)
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to FILE (go tool pprof), on exit")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -68,6 +70,9 @@ func runTrain(args []string, out io.Writer) (err error) {
 	}
 	if *runHours >= 0 {
 		l.Config().Loop.RunHours = *runHours
+	}
+	if err := serveMetrics(ctx, *metricsAddr, "trainer", l, prog); err != nil {
+		return err
 	}
 	why, err := l.Run(ctx)
 	prog.Close()
