@@ -132,7 +132,7 @@ func newBars(out io.Writer, o barOptions) *bars {
 	}
 	opts := []mpb.ContainerOption{mpb.WithOutput(out), mpb.WithRefreshRate(refresh)}
 	if o.forceTTY {
-		opts = append(opts, mpb.ForceTTY())
+		opts = append(opts, mpb.ForceTTY(), mpb.WithAutoRefresh())
 	}
 	if o.width > 0 {
 		opts = append(opts, mpb.WithWidth(o.width))
