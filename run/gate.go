@@ -55,6 +55,7 @@ func (l *Loop) gate(ctx context.Context, cand, best int) (arena.GateResult, erro
 	recs, err := l.matchGames(ctx, id, arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: gc.OpeningPlies}, gc.MaxGames,
 		func(recs []arena.Record) bool {
 			res.Penta, res.Rounds, res.Decision, res.LLR = tally(recs, a.Name(), test)
+			l.phase(len(recs), gc.MaxGames)
 			l.prog.Update("generation %d arena: %s vs %s: %d games, %s %s, LLR %.2f in [%.2f, %.2f]",
 				cand-1, a.Name(), b.Name(), len(recs), res.Unit(), res.Counts(), res.LLR, res.Lower, res.Upper)
 			return res.Decision != arena.Continue
@@ -98,6 +99,7 @@ func (l *Loop) ladder(ctx context.Context, gen int) error {
 		id := "ladder-" + ModelName(gen) + "-" + strings.ReplaceAll(spec, ":", "")
 		_, err = l.matchGames(ctx, id, arena.Match{Variant: l.v, A: me, B: ref, OpeningPlies: l.cfg.Gate.OpeningPlies},
 			l.v.Players*l.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
+				l.phase(len(recs), l.v.Players*l.cfg.Gate.LadderPairs)
 				l.prog.Update("ladder: %s vs %s: %d/%d games", me.Name(), spec, len(recs), l.v.Players*l.cfg.Gate.LadderPairs)
 				return false
 			})

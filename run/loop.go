@@ -53,6 +53,8 @@ type Loop struct {
 	noLocal  bool          // play no games: wait for the workers'
 	lease    *Lease        // the trainer's; nil for a worker
 	patience time.Duration // Options.StorePatience
+
+	tel Telemetry // the figures' receiver for monitoring; nil: none
 }
 
 // Options are what a command gives the loop.
@@ -454,6 +456,8 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 			return "", err
 		}
 		g := len(gens.rows)
+		l.showBudget(ctx, g)
+		l.telGeneration(g)
 		if n := l.cfg.Loop.Generations; n > 0 && g >= n {
 			return fmt.Sprintf("reached the budget of %d generations (run %s)", n, l.loc), nil
 		}
@@ -592,6 +596,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		}
 	}
 	decision := l.cfg.Gate.Decision(res)
+	l.telGate(decision, res)
 	if decision != "rejected" {
 		if err := l.dir.SetBest(g + 1); err != nil {
 			return err
@@ -701,12 +706,16 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 		return err
 	}
 	job.ProgressEvery = time.Second
+	tell := l.selfplayTelemetry()
 	job.Progress = func(s selfplay.Stats) {
+		l.phase(have+int(s.Games), l.cfg.Loop.Games)
+		tell(s)
 		l.prog.Update("generation %d self-play (%s): %d/%d games, %.0f moves/s, mean length %.0f, wins %v draws %d",
 			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
 	start := time.Now()
 	st, err := selfplay.Run(ctx, job)
+	tell(st)
 	pctx, pcancel := afterStop(ctx)
 	defer pcancel()
 	if perr := l.wd.pushAll(pctx, genPrefix(g)); err == nil {
@@ -748,6 +757,7 @@ func (l *Loop) awaitGames(ctx context.Context, g, best int) error {
 			l.prog.Done("generation %d self-play (%s): %d games from the workers", g, ModelName(best), have)
 			return nil
 		}
+		l.phase(have, l.cfg.Loop.Games)
 		l.prog.Update("generation %d: waiting for self-play workers (millzero selfplay --run %s --follow): %d/%d games",
 			g, l.loc, have, l.cfg.Loop.Games)
 		select {
@@ -854,10 +864,12 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	defer vsrc.Close()
 	var rows [][]any
 	trainLoss := math.NaN()
-	every := max(1, lc.Steps/10)
+	every, first := max(1, lc.Steps/10), tr.Steps()
 	_, err = tr.Fit(ctx, src, lc.Steps, every, func(step int64, s train.Stats) {
 		rows = append(rows, []any{g, step, "train", s.LR, s.Total, s.Policy, s.Outcome, s.L2, leaseTag(l.lease)})
 		trainLoss = s.Total
+		l.telLosses(s.Policy, s.Outcome, s.Total)
+		l.phase(int(step-first), lc.Steps)
 		l.prog.Update("generation %d training: step %d, %s", g, step, s)
 	})
 	if err != nil {

@@ -1,67 +1,52 @@
 package run
 
 import (
-	"fmt"
-	"io"
-	"os"
-	"strings"
-	"sync"
+	"context"
 	"time"
 )
 
-// TerminalProgress shows a long job's state: on a terminal one line
-// redrawn in place, elsewhere (a log file, CI) a line every interval.
-type TerminalProgress struct {
-	mu      sync.Mutex
-	out     io.Writer
-	tty     bool
-	every   time.Duration
-	last    time.Time
-	lastLen int
-	pending bool
+// Meter is a Progress that also shows how far a job has come, such as a
+// bar with an ETA on a terminal. The loop tells it the whole job's budget
+// and how far the current phase (the state of the latest Update) has
+// come; Done ends the phase.
+type Meter interface {
+	Progress
+	Budget(Budget)
+	Phase(done, total int64) // the current phase: done of total units (total 0: unknown)
 }
 
-// NewTerminalProgress shows progress on out, in place when out is a
-// terminal.
-func NewTerminalProgress(out io.Writer) *TerminalProgress {
-	tty := false
-	if f, ok := out.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
+// Budget is what a job may spend in all: a deadline, a count of units,
+// or both (the first reached ends it).
+type Budget struct {
+	Start time.Time // when the job (this invocation) started
+	End   time.Time // the deadline; zero: none
+	Done  int       // units done
+	Total int       // units in all; 0: no count
+	Unit  string    // "generations", "materials", "games"
+	// Uneven says the units differ much in size, so their count gives no
+	// ETA (a tablebase's materials grow with their pieces).
+	Uneven bool
+}
+
+// phase tells l.prog, when it is a Meter, that the current phase has
+// done done of total units.
+func (l *Loop) phase(done, total int) {
+	if m, ok := l.prog.(Meter); ok {
+		m.Phase(int64(done), int64(total))
 	}
-	return &TerminalProgress{out: out, tty: tty, every: 10 * time.Second, last: time.Now()}
 }
 
-// Update shows the job's current state.
-func (p *TerminalProgress) Update(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	line := fmt.Sprintf(format, args...)
-	if p.tty {
-		pad := ""
-		if n := p.lastLen - len(line); n > 0 {
-			pad = strings.Repeat(" ", n)
-		}
-		fmt.Fprintf(p.out, "\r%s%s", line, pad)
-		p.lastLen = len(line)
-		p.pending = true
+// showBudget tells l.prog, when it is a Meter, the invocation's budget
+// as generation g starts: the deadline of ctx (loop.hours, loop.run_hours)
+// and loop.generations.
+func (l *Loop) showBudget(ctx context.Context, g int) {
+	m, ok := l.prog.(Meter)
+	if !ok {
 		return
 	}
-	if time.Since(p.last) >= p.every {
-		fmt.Fprintln(p.out, line)
-		p.last = time.Now()
+	b := Budget{Start: l.start, Done: g, Total: l.cfg.Loop.Generations, Unit: "generations"}
+	if d, ok := ctx.Deadline(); ok {
+		b.End = d
 	}
-}
-
-// Done ends the current state with a line that stays.
-func (p *TerminalProgress) Done(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.pending {
-		fmt.Fprint(p.out, "\r"+strings.Repeat(" ", p.lastLen)+"\r")
-		p.pending, p.lastLen = false, 0
-	}
-	fmt.Fprintf(p.out, format+"\n", args...)
-	p.last = time.Now() // off a terminal, the next state shows once it has lasted a while
+	m.Budget(b)
 }

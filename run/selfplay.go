@@ -92,6 +92,7 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 		return selfplay.Stats{}, err
 	}
 	g := len(gens.rows)
+	l.telGeneration(g)
 	best, err := l.dir.Best()
 	if errors.Is(err, ErrNoModel) {
 		best = 0
@@ -117,8 +118,10 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 		return fmt.Sprintf("selfplay into generation %d with %s: %d/%d games, %.0f positions/s, %.0f moves/s, mean length %.0f, wins %v, draws %d",
 			g, ModelName(best), s.Games, n, s.PositionsPerSecond(), s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
-	job.Progress = func(s selfplay.Stats) { l.prog.Update("%s", line(s)) }
+	tell := l.selfplayTelemetry()
+	job.Progress = func(s selfplay.Stats) { l.phase(int(s.Games), n); tell(s); l.prog.Update("%s", line(s)) }
 	st, err := selfplay.Run(ctx, job)
+	tell(st)
 	l.prog.Done("%s", line(st))
 	// The finished shards go up even when the round was interrupted; a
 	// shard being written when it was is never finished, so never sent.

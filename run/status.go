@@ -26,6 +26,8 @@ type Status struct {
 	Pace        float64            `json:"pace_seconds"`        // wall seconds a generation over the last paceGenerations (0 with fewer than two)
 	Best        string             `json:"best,omitempty"`      // the model self-play uses; "" before the first
 	Strength    []StrengthStatus   `json:"strength,omitempty"`  // the newest strength measurement (metrics/strength.csv), a row per yardstick
+	Losses      *LossStatus        `json:"losses,omitempty"`    // the newest training losses (metrics/losses.csv)
+	Rating      *RatingStatus      `json:"rating,omitempty"`    // the best model's newest Elo on the ladder (metrics/elo.csv)
 	Lease       *LeaseInfo         `json:"lease,omitempty"`
 	LeaseState  string             `json:"lease_state,omitempty"` // the holder as far as can be told: "live", "possibly dead", "dead" or "expired"
 	LeaseWhy    string             `json:"lease_why,omitempty"`   // how LeaseState is told, for people
@@ -85,6 +87,9 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 		}
 	}
 	if st.Strength, err = l.newestStrength(); err != nil {
+		return st, err
+	}
+	if err := l.newestFigures(&st); err != nil {
 		return st, err
 	}
 	if best, err := l.dir.Best(); err == nil {

@@ -85,12 +85,14 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	done := 0
 	rows, err := s.Run(ctx, func(opp int, _ *arena.Record) {
 		done++
+		l.phase(done, 2*c.Pairs*len(opponents))
 		l.prog.Update("strength of %s: %d of %d games (alphabeta:%d)", ModelName(best), done, 2*c.Pairs*len(opponents), c.Depths[opp])
 	})
 	if err != nil {
 		return fmt.Errorf("strength of %s: %w", ModelName(best), err)
 	}
 	hours := l.hours()
+	l.telStrength(rows)
 	for _, r := range rows {
 		thrown := ""
 		if r.ThrownEndgames >= 0 {

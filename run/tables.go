@@ -47,6 +47,9 @@ func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tabl
 	start, built := time.Now(), 0
 	set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: pieces, Dir: dir,
 		Progress: func(p tablebase.Progress) {
+			if m, ok := prog.(Meter); ok && p.Phase == "init" {
+				m.Phase(p.Done, p.Total) // the level phase's count of passes is a bound, not its size
+			}
 			prog.Update("tables of %s up to %d pieces in %s: %s, %s", v.Name, pieces, dir, p.Material, p.Elapsed.Round(time.Second))
 		},
 		Done: func(m tablebase.Material, _ string, reused bool) {

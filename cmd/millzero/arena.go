@@ -119,18 +119,24 @@ func runArena(args []string, out io.Writer) (err error) {
 	done := 0
 	var recs []arena.Record
 	start := time.Now()
+	prog := newProgress(out) // on a terminal, a bar of the games with an ETA below the lines
+	defer prog.Close()
+	lines := prog.Writer()
 	for k, mp := range matches {
 		m := arena.Match{Variant: v, A: mp.A, B: mp.B, Pairs: *pairs, OpeningPlies: *openings,
 			Seed: arena.MatchSeed(*seed, k), Workers: *workers, Dir: dir}
-		fmt.Fprintf(out, "match %d/%d: %s vs %s, %d pair(s) of %s\n", k+1, len(matches), mp.A.Name(), mp.B.Name(), *pairs, v.Name)
+		prog.Budget(run.Budget{Start: start, Done: done, Total: total, Unit: "games"})
+		fmt.Fprintf(lines, "match %d/%d: %s vs %s, %d pair(s) of %s\n", k+1, len(matches), mp.A.Name(), mp.B.Name(), *pairs, v.Name)
 		got, err := m.Run(ctx, func(r *arena.Record) error {
 			done++
-			fmt.Fprintf(out, "  [%d/%d] pair %d game %d: %s  %-7s  %s, %d plies\n",
+			prog.Budget(run.Budget{Start: start, Done: done, Total: total, Unit: "games"})
+			fmt.Fprintf(lines, "  [%d/%d] pair %d game %d: %s  %-7s  %s, %d plies\n",
 				done, total, r.Pair+1, r.Game+1, r.Lineup(), r.ResultString(), r.Reason, r.Plies)
 			return nil
 		})
 		recs = append(recs, got...)
 		if err != nil {
+			prog.Close()
 			if len(recs) > 0 {
 				fmt.Fprintf(out, "stopped after %d games: %v\n", len(recs), err)
 				printTable(out, recs)
@@ -139,6 +145,7 @@ func runArena(args []string, out io.Writer) (err error) {
 			return err
 		}
 	}
+	prog.Close()
 	fmt.Fprintf(out, "%d games in %.1fs\n", len(recs), time.Since(start).Seconds())
 	if dir != "" {
 		fmt.Fprintf(out, "games stored under %s\n", dir)

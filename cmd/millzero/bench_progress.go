@@ -83,21 +83,25 @@ func runBenchProgress(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(os.Stderr, "progress: run %s, %d models (generations %s), %s of %d pairs at %d visits\n",
 		*runLoc, n, strings.Trim(fmt.Sprint(chosen), "[]"), matches, *pairs, *sims)
-	prog, start := run.NewTerminalProgress(os.Stderr), time.Now()
+	prog, start := newProgress(os.Stderr), time.Now()
+	defer prog.Close()
 	var match arena.RoundRobinMatch
 	played, reused := 0, 0
 	rows, err := b.Run(ctx, func(m arena.RoundRobinMatch) {
 		match, played = m, 0
+		prog.Budget(run.Budget{Start: start, Done: m.K - 1, Total: m.Of, Unit: "matches"})
 		if m.Reused {
 			reused++
 			prog.Update("progress: match %d of %d, %s against %s: found in %s", m.K, m.Of, m.A, m.B, b.Out)
 		}
 	}, func(*arena.Record) {
 		played++
+		prog.Phase(int64(played), int64(2**pairs))
 		prog.Update("progress: match %d of %d, %s against %s: game %d of %d, %.0fs", match.K, match.Of, match.A, match.B,
 			played, 2**pairs, time.Since(start).Seconds())
 	})
 	prog.Done("progress: %s in %.0fs", matches, time.Since(start).Seconds())
+	prog.Close()
 	if err != nil {
 		return err
 	}

@@ -97,13 +97,16 @@ func runBenchStrength(args []string, out io.Writer) error {
 	defer stop()
 	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
 		src.desc, *sims, *depths, *pairs, v.Name)
-	prog, done, start := run.NewTerminalProgress(os.Stderr), 0, time.Now()
+	prog, done, start := newProgress(os.Stderr), 0, time.Now()
+	defer prog.Close()
 	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {
 		done++
+		prog.Budget(run.Budget{Start: start, Done: done, Total: 2 * *pairs * len(opponents), Unit: "games"})
 		prog.Update("strength: %s game %d of %d, %d of %d in all, %.0fs", opponents[opp].Name(),
 			done-opp*2**pairs, 2**pairs, done, 2**pairs*len(opponents), time.Since(start).Seconds())
 	})
 	prog.Done("strength: %d games in %.0fs", done, time.Since(start).Seconds())
+	prog.Close()
 	if len(rows) > 0 {
 		if *asJSON {
 			enc := json.NewEncoder(out)

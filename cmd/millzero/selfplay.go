@@ -13,11 +13,12 @@ import (
 )
 
 func runSelfplay(args []string, out io.Writer) error {
-	fs := newFlags("selfplay", "--run DIR|URL [--games N | --follow] [--workers N] [--cache DIR] [--store-patience D]", []string{
+	fs := newFlags("selfplay", "--run DIR|URL [--games N | --follow] [--workers N] [--cache DIR] [--store-patience D] [--metrics-addr HOST:PORT]", []string{
 		"millzero selfplay --run runs/nine                # until Ctrl-C, with the run's best model",
 		"millzero selfplay --run runs/nine --games 500",
 		"millzero selfplay --run /shared/runs/nine --workers 8   # another machine adding games to a run",
 		"millzero selfplay --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --follow   # a worker until stopped",
+		"millzero selfplay --run runs/nine --follow --metrics-addr :9091   # with Prometheus metrics",
 	}, out)
 	runPath := fs.String("run", "", "run directory or store URL (made by millzero train)")
 	games := fs.Int("games", 0, "games to play; 0 plays until interrupted")
@@ -25,6 +26,7 @@ func runSelfplay(args []string, out io.Writer) error {
 	workers := fs.Int("workers", 0, "worker goroutines (0: the run's selfplay.workers, 0 there = one per core)")
 	cache := cacheFlag(fs)
 	patience := storePatienceFlag(fs, 10*time.Minute, "forever with --follow, else 10m")
+	metricsAddr := metricsFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -41,7 +43,8 @@ func runSelfplay(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := loopOptions(out, *cache)
+	opts, prog := loopOptions(out, *cache)
+	defer prog.Close()
 	opts.Existing = true
 	opts.StorePatience, opts.WaitForRun = patience.d, *follow
 	if *follow && !patience.set {
@@ -55,7 +58,11 @@ func runSelfplay(args []string, out io.Writer) error {
 	if *workers > 0 {
 		l.Config().SelfPlay.Workers = *workers
 	}
+	if err := serveMetrics(ctx, *metricsAddr, "selfplay", l, prog); err != nil {
+		return err
+	}
 	total, err := l.Selfplay(ctx, *games, *follow)
+	prog.Close()
 	fmt.Fprintf(out, "selfplay: %d games, %d positions recorded (%.0f/s), %.0f moves/s, mean length %.0f, wins %v, draws %d\n",
 		total.Games, total.Positions, total.PositionsPerSecond(), total.MovesPerSecond(), total.MeanLength(), total.Wins[:l.Variant().Players], total.Draws)
 	return err

@@ -72,6 +72,7 @@ func writeStatus(out io.Writer, st run.Status, all bool) {
 		fmt.Fprintf(out, " (lately %.1f s each)", st.Pace)
 	}
 	fmt.Fprintf(out, ", best model %s\n", best)
+	writeFigures(out, st)
 	if len(st.Strength) > 0 {
 		fmt.Fprintf(out, "strength of %s at %.2f run hours (metrics/strength.csv):\n", st.Strength[0].Model, st.Strength[0].Hours)
 		for _, r := range st.Strength {

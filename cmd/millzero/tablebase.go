@@ -68,7 +68,8 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prog := run.NewTerminalProgress(os.Stderr)
+	prog := newProgress(os.Stderr)
+	defer prog.Close()
 	start := time.Now()
 	var total int64
 	_, err = tablebase.Build(v, tablebase.BuildOptions{
@@ -76,6 +77,7 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 		Progress: func(p tablebase.Progress) {
 			switch p.Phase {
 			case "init":
+				prog.Phase(p.Done, p.Total)
 				prog.Update("%s %s: moves %3.0f%% (%d of %d positions), %d resolved, %s",
 					v.Name, p.Material, 100*float64(p.Done)/float64(max(1, p.Total)), p.Done, p.Total, p.Resolved, p.Elapsed.Round(time.Second))
 			default:
@@ -97,6 +99,7 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 			prog.Done("%s %s: %s %s (%.1f MB) at %s", v.Name, m, what, path, float64(size)/1e6, time.Since(start).Round(100*time.Millisecond))
 		},
 	})
+	prog.Close()
 	if err != nil {
 		return err
 	}

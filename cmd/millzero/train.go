@@ -19,7 +19,7 @@ import (
 )
 
 func runTrain(args []string, out io.Writer) (err error) {
-	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--run-hours H] [--local-selfplay=false] [--cache DIR] [--store-patience D] [--break-lease] [--cpuprofile FILE]", []string{
+	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--run-hours H] [--local-selfplay=false] [--cache DIR] [--store-patience D] [--break-lease] [--metrics-addr HOST:PORT] [--cpuprofile FILE]", []string{
 		"millzero train                                  # Nine Men's Morris, embedded config, run in runs/nine",
 		"millzero train --run runs/nine                  # the same command again resumes where it stopped",
 		"millzero train --config three-test --run runs/three --generations 5",
@@ -28,6 +28,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 		"millzero train --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --local-selfplay=false   # workers play",
 		"millzero train --run runs/nine --store-patience 1h   # ride out store outages of up to an hour",
 		"millzero train --run runs/nine --break-lease         # the trainer holding the run is gone for sure: take it now",
+		"millzero train --run runs/nine --metrics-addr :9090   # Prometheus metrics at http://localhost:9090/metrics",
 		"millzero train --run runs/p --hours 0.05 --cpuprofile cpu.pprof && go tool pprof -top bin/millzero cpu.pprof",
 	}, out)
 	cfgPath := fs.String("config", "", "run config: a YAML file, or an embedded one ("+strings.Join(configs.RunNames(), ", ")+"); default: the embedded nine config")
@@ -37,6 +38,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 	gens := fs.Int("generations", -1, "stop after this many generations in all (overrides loop.generations; 0 = no limit; -1 keeps the config's)")
 	hours := fs.Float64("hours", -1, "stop after this many hours of this invocation (overrides loop.hours; 0 = no limit; -1 keeps the config's)")
 	runHours := fs.Float64("run-hours", -1, "stop once the run has this many hours in all, every invocation's (overrides loop.run_hours; 0 = no limit; -1 keeps the config's)")
+	metricsAddr := metricsFlag(fs)
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to FILE (go tool pprof), on exit")
 	patience := storePatienceFlag(fs, 10*time.Minute, "10m")
 	breakLease := fs.Bool("break-lease", false, "take the run's lease even from a live trainer, which then stops at its next renewal (within 20 s); for a holder known to be gone")
@@ -57,7 +59,8 @@ func runTrain(args []string, out io.Writer) (err error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opts := loopOptions(out, *cache)
+	opts, prog := loopOptions(out, *cache)
+	defer prog.Close()
 	opts.NoLocalSelfplay = !*local
 	opts.StorePatience, opts.BreakLease = patience.d, *breakLease
 	l, err := run.Open(ctx, *runPath, *cfgPath, opts)
@@ -74,7 +77,11 @@ func runTrain(args []string, out io.Writer) (err error) {
 	if *runHours >= 0 {
 		l.Config().Loop.RunHours = *runHours
 	}
+	if err := serveMetrics(ctx, *metricsAddr, "trainer", l, prog); err != nil {
+		return err
+	}
 	why, err := l.Run(ctx)
+	prog.Close()
 	if err != nil {
 		return err
 	}
@@ -85,10 +92,12 @@ func runTrain(args []string, out io.Writer) (err error) {
 	return nil
 }
 
-// loopOptions shows the loop's progress on out, and its warnings.
-func loopOptions(out io.Writer, cache string) run.Options {
-	return run.Options{Progress: run.NewTerminalProgress(out), Cache: cache,
-		Log: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+// loopOptions shows the loop's progress on out, and its warnings; the
+// caller closes the progress before it prints more.
+func loopOptions(out io.Writer, cache string) (run.Options, progress) {
+	prog := newProgress(out)
+	return run.Options{Progress: prog, Cache: cache,
+		Log: slog.New(slog.NewTextHandler(prog.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn}))}, prog
 }
 
 // cacheFlag defines --cache, the local copy of a run in an object store.

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/millzero/millzero/run"
+)
+
+// syncBuffer (train_test.go) is shared by the bars' goroutine and the test.
+
+func TestProgress_OffATerminal_PlainLines(t *testing.T) {
+	var out bytes.Buffer
+	p := newProgress(&out)
+	if _, ok := p.(*lines); !ok {
+		t.Fatalf("newProgress on a buffer is %T, want plain lines", p)
+	}
+	p.Budget(run.Budget{Start: time.Now(), End: time.Now().Add(time.Hour), Total: 5, Unit: "generations"})
+	p.Phase(3, 10)
+	p.Update("generation 0 self-play: %d/%d games", 3, 10) // within the interval of the last line: not shown
+	p.Done("generation 0: accepted")
+	p.Writer().Write([]byte("a warning\n"))
+	p.Close()
+	if got, want := out.String(), "generation 0: accepted\na warning\n"; got != want {
+		t.Fatalf("plain output %q, want %q", got, want)
+	}
+}
+
+func TestProgress_LinesShowTheStateOnceItLasted(t *testing.T) {
+	var out bytes.Buffer
+	p := newLines(&out)
+	p.last = time.Now().Add(-time.Minute)
+	p.Update("step %d", 5)
+	p.Update("step %d", 6) // just after the last line: not shown
+	if got, want := out.String(), "step 5\n"; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+}
+
+func TestBars_OnAFakeTerminal_DrawBudgetAndPhaseWithETAs(t *testing.T) {
+	var out syncBuffer
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	var clock atomic.Int64
+	clock.Store(t0.UnixNano())
+	b := newBars(&out, barOptions{forceTTY: true, width: 120, refresh: 5 * time.Millisecond})
+	b.now = func() time.Time { return time.Unix(0, clock.Load()) }
+
+	b.Budget(run.Budget{Start: t0, End: t0.Add(time.Hour), Done: 2, Total: 10, Unit: "generations"})
+	b.Phase(0, 100)
+	clock.Store(t0.Add(15 * time.Minute).UnixNano())
+	b.Phase(25, 100)
+	b.Update("generation 2 self-play: %d/%d games", 25, 100)
+	b.Done("generation 1: accepted")
+
+	b.Phase(0, 100)
+	b.Update("generation 2 self-play: %d/%d games", 0, 100)
+	clock.Store(t0.Add(15*time.Minute + 10*time.Second).UnixNano())
+	b.Phase(25, 100)
+	b.Update("generation 2 self-play: %d/%d games", 25, 100)
+	// The phase: 25 of 100 games in 10s leave 30s; the budget: 15 of
+	// 60 minutes spent, and no generation finished since it started.
+	want := []string{"generation 1: accepted\n", "generation 2 self-play: 25/100 games", " 25% ETA 30s",
+		"2 of 10 generations, 15m10s of 1h00m", " 25% ETA 44m50s", "[=====", "\x1b["}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := out.String()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the bars never showed %q:\n%q", missing, got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.Close()
+	b.Writer().Write([]byte("after\n"))
+	if got := out.String(); !strings.HasSuffix(got, "after\n") {
+		t.Fatalf("a line after Close does not go straight out: %q", got[max(0, len(got)-200):])
+	}
+}
+
+func TestBudgetLine(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name  string
+		b     run.Budget
+		base  int
+		at    time.Duration
+		label string
+		frac  float64
+		eta   time.Duration
+		ok    bool
+	}{
+		{"generations: the rate since the start", run.Budget{Start: t0, Done: 4, Total: 10, Unit: "generations"}, 2, 20 * time.Minute,
+			"4 of 10 generations", 0.4, time.Hour, true},
+		{"generations: none finished yet gives no ETA", run.Budget{Start: t0, Done: 2, Total: 10, Unit: "generations"}, 2, 20 * time.Minute,
+			"2 of 10 generations", 0.2, 0, false},
+		{"a deadline", run.Budget{Start: t0, End: t0.Add(2 * time.Hour)}, 0, 30 * time.Minute,
+			"30m00s of 2h00m", 0.25, 90 * time.Minute, true},
+		{"both: the earlier end", run.Budget{Start: t0, End: t0.Add(2 * time.Hour), Done: 9, Total: 10, Unit: "generations"}, 0, 30 * time.Minute,
+			"9 of 10 generations, 30m00s of 2h00m", 0.9, 30 * time.Minute / 9, true},
+		{"uneven units give no count ETA", run.Budget{Start: t0, Done: 3, Total: 10, Unit: "materials", Uneven: true}, 0, time.Minute,
+			"3 of 10 materials", 0.3, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			label, frac, eta, ok := budgetLine(c.b, c.base, t0.Add(c.at))
+			if label != c.label || frac != c.frac || ok != c.ok || ok && eta.Round(time.Second) != c.eta.Round(time.Second) {
+				t.Fatalf("got %q %.3f %s %v, want %q %.3f %s %v", label, frac, eta, ok, c.label, c.frac, c.eta, c.ok)
+			}
+		})
+	}
+}
+
+func TestClock(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 45 * time.Second: "45s", 12*time.Minute + 5*time.Second: "12m05s", 3*time.Hour + 7*time.Minute + 40*time.Second: "3h07m",
+	} {
+		if got := clock(d); got != want {
+			t.Errorf("clock(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
