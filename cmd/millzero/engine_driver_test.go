@@ -156,11 +156,11 @@ func legalIn(t *testing.T, v *engine.Variant, moves []string, move string) bool 
 	return err == nil
 }
 
-// TestEngine_ScriptedClientSessionAsAMatchRunnerDrivesIt drives the built
-// engine through a whole session as cutechess-cli does: handshake,
+// TestEngine_ScriptedClientAsAMatchRunnerDrivesIt drives the built
+// engine through a whole match-runner dialog as cutechess-cli does: handshake,
 // options, new game, clocked searches, ponder with ponderhit and with
 // stop, infinite with stop, searchmoves, depth, a finished game, quit.
-func TestEngine_ScriptedClientSessionAsAMatchRunnerDrivesIt(t *testing.T) {
+func TestEngine_ScriptedClientAsAMatchRunnerDrivesIt(t *testing.T) {
 	v, err := engine.Load("nine")
 	if err != nil {
 		t.Fatal(err)
