@@ -391,6 +391,7 @@ func (x *session) current() (*engine.Game, error) {
 type goLimits struct {
 	moveTime time.Duration // 0: none
 	nodes    int           // the root's visits; 0: none
+	depth    int           // plies, for a searcher by depth (classic); 0: none
 	infinite bool          // until stop
 }
 
@@ -428,8 +429,10 @@ func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
 				inc[map[string]int{"winc": 0, "binc": 1}[f[i]]] = ms
 			case "movestogo":
 				toGo = n
-			case "depth", "mate":
-				notes = append(notes, fmt.Sprintf("go %s: not a limit of this search (MCTS), ignored", f[i]))
+			case "depth":
+				l.depth = int(min(n, math.MaxInt32))
+			case "mate":
+				notes = append(notes, fmt.Sprintf("go %s: not a limit of this search, ignored", f[i]))
 			}
 			i++
 		default:
@@ -472,7 +475,12 @@ func (x *session) goSearch(f []string) error {
 	for _, n := range notes {
 		x.say("info string %s", n)
 	}
-	if lim.moveTime == 0 && lim.nodes == 0 && !lim.infinite {
+	_, byDepth := x.eng.Player.(Classic)
+	if lim.depth > 0 && !byDepth {
+		x.say("info string go depth: not a limit of this search (MCTS), ignored")
+		lim.depth = 0
+	}
+	if lim.moveTime == 0 && lim.nodes == 0 && lim.depth == 0 && !lim.infinite && !byDepth {
 		lim.nodes = x.opts.Visits
 	}
 	if r, why := g.Outcome(); r != engine.Ongoing {
@@ -514,6 +522,9 @@ func (x *session) goSearch(f []string) error {
 // thread (root parallelism: each thread its own tree, their root visits
 // summed), saying info lines as it goes; another player's Act.
 func (x *session) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits) (engine.Action, error) {
+	if cg, ok := gps[0].(*ClassicGame); ok {
+		return x.thinkClassic(ctx, cg, g, lim)
+	}
 	sgs := make([]*SearchGame, len(gps))
 	for i, gp := range gps {
 		sg, ok := gp.(*SearchGame)
