@@ -31,12 +31,17 @@ type Classic struct {
 	Tables   classic.Tables
 }
 
-// Name is "classic:DEPTH" or "classic@TIME" (classic@300ms, classic@1s).
+// Name is "classic:DEPTH" or "classic@TIME" (classic@300ms, classic@1s),
+// with "+tb" when it has tables.
 func (c Classic) Name() string {
+	name := "classic@" + formatMoveTime(c.MoveTime)
 	if c.Depth > 0 {
-		return fmt.Sprintf("classic:%d", c.Depth)
+		name = fmt.Sprintf("classic:%d", c.Depth)
 	}
-	return "classic@" + formatMoveTime(c.MoveTime)
+	if c.Tables != nil {
+		name += "+tb"
+	}
+	return name
 }
 
 // formatMoveTime writes d as a spec reads it back: whole seconds as "2s",

@@ -31,6 +31,7 @@ const (
 	scoreDecisive  = 30000
 	scoreInf       = 32500
 	maxTableDist   = 500 // a table distance beyond this scores as this
+	contempt       = 10  // a draw's score for the side to move at the root, negated
 	defaultHashMB  = 64
 	checkEveryNode = 1023 // the clock and the context are read every 1024 nodes
 	marginRFP      = 70   // a node this far above beta per ply left is cut (depth 1-3)
@@ -103,17 +104,21 @@ type Searcher struct {
 	rootPV  [maxPly + 1]engine.Action // of the last completed iteration
 	rootLen int
 
-	nodes    int64
-	stopped  bool
-	start    time.Time
-	deadline time.Time // zero: none
-	maxNodes int64     // 0: none
-	ctx      context.Context
-	sideKey  uint64       // the hash's change when the turn passes
-	lmr      [64][64]int8 // the reduction of the i-th action at a depth
-	noReduce bool         // no reductions or pruning (tests compare exact values)
-	ttExact  bool         // use a stored score only at exactly its depth (tests)
-	noTT     bool         // no transposition table at all (tests)
+	nodes        int64
+	rootSide     uint8 // the side to move at the root
+	contempt     int32 // contempt, or 0 (tests compare exact values)
+	ttCuts       int64 // searches the table cut short, for tests
+	stopped      bool
+	start        time.Time
+	deadline     time.Time // zero: none
+	maxNodes     int64     // 0: none
+	ctx          context.Context
+	sideKey      uint64       // the hash's change when the turn passes
+	lmr          [64][64]int8 // the reduction of the i-th action at a depth
+	noReduce     bool         // no reductions or pruning (tests compare exact values)
+	ttExact      bool         // use a stored score only at exactly its depth (tests)
+	noTT         bool         // no transposition table at all (tests)
+	noRootTables bool         // the root searches even when the tables hold it (tests of the probes in the tree)
 }
 
 // frame is the state of one ply of the line searched.
@@ -136,7 +141,7 @@ func New(v *engine.Variant, opt Options) (*Searcher, error) {
 	if mb < 1 || mb > 1<<16 {
 		return nil, fmt.Errorf("classic: hash %d MB: want 1..65536", mb)
 	}
-	s := &Searcher{v: v, tables: opt.Tables, tt: newTable(mb), horizon: maxPly + 8}
+	s := &Searcher{v: v, tables: opt.Tables, tt: newTable(mb), horizon: maxPly + 8, contempt: contempt}
 	s.lines = append([]uint32(nil), v.Board.Lines...)
 	for _, l := range s.lines {
 		for m := l; m != 0; m &= m - 1 {
@@ -187,7 +192,7 @@ func (s *Searcher) Search(ctx context.Context, g *engine.Game, lim Limits, repor
 		return Result{}, fmt.Errorf("classic: the game is over (%s, %s)", r, why)
 	}
 	s.start = time.Now()
-	s.ctx, s.nodes, s.stopped, s.maxNodes = ctx, 0, false, lim.Nodes
+	s.ctx, s.nodes, s.ttCuts, s.stopped, s.maxNodes = ctx, 0, 0, false, lim.Nodes
 	s.deadline = time.Time{}
 	if lim.MoveTime > 0 {
 		s.deadline = s.start.Add(lim.MoveTime)
@@ -198,9 +203,10 @@ func (s *Searcher) Search(ctx context.Context, g *engine.Game, lim Limits, repor
 	}
 	root := &s.stack[0]
 	root.pos = g.Pos
+	s.rootSide = g.Pos.Side
 	s.setHistory(g)
 
-	if best, score, ok := s.tableMove(&root.pos); ok {
+	if best, score, ok := s.tableMove(&root.pos); ok && !s.noRootTables {
 		res := Result{Best: best, Score: score, Time: time.Since(s.start)}
 		if report != nil {
 			s.rootPV[0] = best

@@ -2,6 +2,7 @@ package classic
 
 import (
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
 )
 
 // search is the principal-variation search of the position at ply with
@@ -20,13 +21,16 @@ func (s *Searcher) search(ply, depth int, alpha, beta int32) int32 {
 		return 0
 	}
 	if p.Result != engine.Ongoing {
-		return terminal(p, ply)
+		return s.terminal(p, ply)
 	}
 	if ply > 0 && s.repeated(p, ply) {
-		return 0
+		return s.draw(p)
 	}
 	if ply > 0 && s.tables != nil && p.Hand[0]|p.Hand[1] == 0 {
 		if val, err := s.tables.Probe(p); err == nil {
+			if val.Outcome == tablebase.Draw {
+				return s.draw(p)
+			}
 			return tableScore(val, ply)
 		}
 	}
@@ -46,6 +50,7 @@ func (s *Searcher) search(ply, depth int, alpha, beta int32) int32 {
 				case e.bound == boundExact,
 					e.bound == boundLower && sc >= beta,
 					e.bound == boundUpper && sc <= alpha:
+					s.ttCuts++
 					return sc
 				}
 			}
@@ -203,7 +208,7 @@ func (s *Searcher) quiesce(ply int, alpha, beta int32) int32 {
 	p := &f.pos
 	s.pvLen[ply] = ply
 	if p.Result != engine.Ongoing {
-		return terminal(p, ply)
+		return s.terminal(p, ply)
 	}
 	if !p.Removing() || ply >= maxPly-1 {
 		return s.evaluate(p, ply)
@@ -222,6 +227,9 @@ func (s *Searcher) quiesce(ply int, alpha, beta int32) int32 {
 		if s.tables != nil && q.Hand[0]|q.Hand[1] == 0 && q.Result == engine.Ongoing {
 			if tv, err := s.tables.Probe(q); err == nil {
 				val = tableScore(tv, ply+1)
+				if tv.Outcome == tablebase.Draw {
+					val = s.draw(q)
+				}
 				if q.Side != p.Side {
 					val = -val
 				}
@@ -252,15 +260,25 @@ func (s *Searcher) quiesce(ply int, alpha, beta int32) int32 {
 
 // terminal scores a finished game for its side to move: sooner wins and
 // later losses are better.
-func terminal(p *engine.Position, ply int) int32 {
+func (s *Searcher) terminal(p *engine.Position, ply int) int32 {
 	seat, ok := p.Result.Winner()
 	switch {
 	case !ok:
-		return 0
+		return s.draw(p)
 	case seat == int(p.Side):
 		return scoreWin - int32(ply)
 	}
 	return -(scoreWin - int32(ply))
+}
+
+// draw is a drawn position's score for its side to move: a little below
+// nothing for the side to move at the root (contempt), so that it plays on
+// where it sees no difference, and as much above for the other side.
+func (s *Searcher) draw(p *engine.Position) int32 {
+	if p.Side == s.rootSide {
+		return -s.contempt
+	}
+	return s.contempt
 }
 
 // repeated applies the repetition rule at ply: a position met before on
