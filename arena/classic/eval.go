@@ -46,13 +46,10 @@ func (s *Searcher) evaluate(p *engine.Position, ply int) int32 {
 	score += wPending * (int32(p.Pending[op]) - int32(p.Pending[me]))
 	material := score
 
-	// Mobility and blocked pieces.
-	myMob, myBlocked := mobility(b, own, empty)
-	opMob, opBlocked := mobility(b, opp, empty)
-	switch {
-	case placing:
-		score += wMobPlace * int32(myMob-opMob)
-	default:
+	// Mobility and blocked pieces, once every piece is placed.
+	if !placing {
+		myMob, myBlocked := mobility(b, own, empty)
+		opMob, opBlocked := mobility(b, opp, empty)
 		if !myFly {
 			if myMob == 0 && !v.HasLegal(p) {
 				return -(scoreWin - int32(ply))

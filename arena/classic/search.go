@@ -62,8 +62,9 @@ func (s *Searcher) search(ply, depth int, alpha, beta int32) int32 {
 	// the evaluation already says enough.
 	prune := !pvNode && !s.noReduce && !removing && ply > 0 &&
 		alpha > -scoreDecisive && beta < scoreDecisive
+	nullOK := prune && depth >= 3 && p.Hand[p.Side&1] > 0 && !f.nullBefore
 	var static int32
-	if prune {
+	if prune && (depth <= 3 || nullOK) {
 		static = s.evaluate(p, ply)
 	}
 	if prune && depth <= 3 {
@@ -71,7 +72,7 @@ func (s *Searcher) search(ply, depth int, alpha, beta int32) int32 {
 			return static // far above beta: a quiet move will not fall below it
 		}
 	}
-	if prune && depth >= 3 && p.Hand[p.Side&1] > 0 && !f.nullBefore && static >= beta {
+	if nullOK && static >= beta {
 		// Null move, while placing (where placing a piece is worth more
 		// than passing): the opponent places twice and still fails low.
 		r := 2 + depth/4
