@@ -46,10 +46,13 @@ func (s *Searcher) evaluate(p *engine.Position, ply int) int32 {
 	score += wPending * (int32(p.Pending[op]) - int32(p.Pending[me]))
 	material := score
 
-	// Mobility and blocked pieces, once every piece is placed.
-	if !placing {
-		myMob, myBlocked := mobility(b, own, empty)
-		opMob, opBlocked := mobility(b, opp, empty)
+	// Mobility and blocked pieces: a little while placing (the room the
+	// pieces will have), in full once every piece is placed.
+	myMob, myBlocked := mobility(b, own, empty)
+	opMob, opBlocked := mobility(b, opp, empty)
+	if placing {
+		score += wMobPlace * int32(myMob-opMob)
+	} else {
 		if !myFly {
 			if myMob == 0 && !v.HasLegal(p) {
 				return -(scoreWin - int32(ply))

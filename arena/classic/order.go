@@ -15,6 +15,7 @@ const (
 	keyMill    = 1 << 26 // the action forms a mill
 	keyBlock   = 1 << 25 // the action fills the empty point of an opponent's two
 	keyBreak   = 1 << 24 // a removal (more when it breaks an opponent's two)
+	keyThreat  = 1 << 23 // the action makes a two with its third point empty: a mill to close next
 	keyQuiet   = 1 << 22 // the killers sit just above
 	historyMax = 1 << 20 // history is halved when an entry passes this
 )
@@ -78,6 +79,9 @@ func (s *Searcher) orderKey(p *engine.Position, ply int, a engine.Action) int32 
 	}
 	key = s.history[side][a&4095]
 	if a.Kind() != engine.Rotate {
+		if s.threatens(a, own, opp) {
+			return keyThreat + key/64 // a new mill to close: searched in full, like a block
+		}
 		key += s.quietGuess(a, own, opp, empty)
 	}
 	return key
@@ -106,6 +110,24 @@ func (s *Searcher) quietGuess(a engine.Action, own, opp, empty uint32) int32 {
 		}
 	}
 	return g
+}
+
+// threatens reports whether placing or moving a piece to a's point makes
+// a two of the mover's on a line whose third point is empty (and not the
+// point it left).
+func (s *Searcher) threatens(a engine.Action, own, opp uint32) bool {
+	t := a.To()
+	after := own | 1<<t
+	if a.Kind() == engine.Move {
+		after &^= 1 << a.From()
+	}
+	for j := 0; j < int(s.nLinesAt[t]); j++ {
+		l := s.linesAt[t][j]
+		if opp&l == 0 && after&l != l && bits.OnesCount32(after&l) == 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // pickBest moves the action with the highest key among moves[i:] to i.

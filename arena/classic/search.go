@@ -141,10 +141,14 @@ func (s *Searcher) search(ply, depth int, alpha, beta int32) int32 {
 			val = s.child(ply+1, depth-1, alpha, beta, same)
 		} else {
 			r := 0
-			if !s.noReduce && depth >= 3 && i >= 2 && ply > 0 && !removing && quiet {
+			threat := k >= keyThreat && k < keyBlock
+			if !s.noReduce && depth >= 3 && i >= 2 && ply > 0 && !removing && (quiet || threat) {
 				r = int(s.lmr[min(depth, 63)][min(i, 63)])
 				if pvNode && r > 0 {
 					r--
+				}
+				if threat && r > 0 {
+					r-- // a threat is reduced less than a quiet move
 				}
 				r = min(r, depth-2)
 			}
