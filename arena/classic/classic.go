@@ -92,7 +92,8 @@ type Searcher struct {
 	lines    []uint32                    // every line of the board
 	linesAt  [engine.MaxPoints][4]uint32 // the lines through each point
 	nLinesAt [engine.MaxPoints]uint8
-	horizon  int // a draw counter this close to its rule is part of the table key
+	degree   [engine.MaxPoints]uint8 // the neighbours of each point
+	horizon  int                     // a draw counter this close to its rule is part of the table key
 
 	stack   [maxPly + 1]frame
 	hist    []uint64 // the hashes of the game before the root, then of the line searched
@@ -151,6 +152,9 @@ func New(v *engine.Variant, opt Options) (*Searcher, error) {
 				s.nLinesAt[pt]++
 			}
 		}
+	}
+	for pt := range s.degree {
+		s.degree[pt] = uint8(bits.OnesCount32(v.Board.Adjacent[pt]))
 	}
 	s.hist = make([]uint64, 0, 1024+maxPly+2)
 	for d := 1; d < 64; d++ {

@@ -38,6 +38,7 @@ func (s *Searcher) orderKey(p *engine.Position, ply int, a engine.Action) int32 
 	own, opp := p.Pieces[side], p.Pieces[side^1]
 	empty := s.v.Board.All &^ (own | opp)
 	var key int32
+	threat := false
 	switch a.Kind() {
 	case engine.Place, engine.Move:
 		t := a.To()
@@ -47,11 +48,15 @@ func (s *Searcher) orderKey(p *engine.Position, ply int, a engine.Action) int32 
 		}
 		for j := 0; j < int(s.nLinesAt[t]); j++ {
 			l := s.linesAt[t][j]
-			if after&l == l {
+			al, ol := after&l, opp&l
+			if al == l {
 				key += keyMill
 			}
-			if bits.OnesCount32(opp&l) == 2 {
+			if ol&(ol-1) != 0 { // two of theirs (three cannot be: t was empty)
 				key += keyBlock
+			}
+			if ol == 0 && al != l && al&(al-1) != 0 {
+				threat = true // two of ours, the third point empty
 			}
 		}
 		if key != 0 {
@@ -78,56 +83,30 @@ func (s *Searcher) orderKey(p *engine.Position, ply int, a engine.Action) int32 
 		return keyQuiet + 1
 	}
 	key = s.history[side][a&4095]
-	if a.Kind() != engine.Rotate {
-		if s.threatens(a, own, opp) {
-			return keyThreat + key/64 // a new mill to close: searched in full, like a block
-		}
-		key += s.quietGuess(a, own, opp, empty)
+	switch {
+	case a.Kind() == engine.Rotate:
+	case threat:
+		return keyThreat + key/64 // a new mill to close: searched in full, like a block
+	default:
+		key += s.quietGuess(a, opp)
 	}
 	return key
 }
 
 // quietGuess is a small static preference among quiet places and moves:
-// building a two of one's own on an open line, and points with many
-// neighbours; moving a piece off a point that blocks an opponent's two is
-// discouraged.
-func (s *Searcher) quietGuess(a engine.Action, own, opp, empty uint32) int32 {
-	t := a.To()
-	var g int32
-	for j := 0; j < int(s.nLinesAt[t]); j++ {
-		l := s.linesAt[t][j]
-		if opp&l == 0 && bits.OnesCount32(own&l) == 1 {
-			g += 32
-		}
-	}
-	g += 4 * int32(bits.OnesCount32(s.v.Board.Adjacent[t]))
+// points with many neighbours; moving a piece off a point that blocks an
+// opponent's two is discouraged.
+func (s *Searcher) quietGuess(a engine.Action, opp uint32) int32 {
+	g := 4 * int32(s.degree[a.To()])
 	if a.Kind() == engine.Move {
 		f := a.From()
 		for j := 0; j < int(s.nLinesAt[f]); j++ {
-			if bits.OnesCount32(opp&s.linesAt[f][j]) == 2 {
+			if ol := opp & s.linesAt[f][j]; ol&(ol-1) != 0 {
 				g -= 64
 			}
 		}
 	}
 	return g
-}
-
-// threatens reports whether placing or moving a piece to a's point makes
-// a two of the mover's on a line whose third point is empty (and not the
-// point it left).
-func (s *Searcher) threatens(a engine.Action, own, opp uint32) bool {
-	t := a.To()
-	after := own | 1<<t
-	if a.Kind() == engine.Move {
-		after &^= 1 << a.From()
-	}
-	for j := 0; j < int(s.nLinesAt[t]); j++ {
-		l := s.linesAt[t][j]
-		if opp&l == 0 && after&l != l && bits.OnesCount32(after&l) == 2 {
-			return true
-		}
-	}
-	return false
 }
 
 // pickBest moves the action with the highest key among moves[i:] to i.
