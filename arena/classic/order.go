@@ -88,17 +88,23 @@ func (s *Searcher) orderKey(p *engine.Position, ply int, a engine.Action) int32 
 	case threat:
 		return keyThreat + key/64 // a new mill to close: searched in full, like a block
 	default:
-		key += s.quietGuess(a, opp)
+		key += s.quietGuess(a, own, opp)
 	}
 	return key
 }
 
 // quietGuess is a small static preference among quiet places and moves:
-// points with many neighbours; moving a piece off a point that blocks an
-// opponent's two is discouraged.
-func (s *Searcher) quietGuess(a engine.Action, opp uint32) int32 {
-	g := 4 * int32(s.degree[a.To()])
+// points with many neighbours, and lines open to the mover; moving a
+// piece off a point that blocks an opponent's two is discouraged.
+func (s *Searcher) quietGuess(a engine.Action, own, opp uint32) int32 {
+	t := a.To()
+	g := 4 * int32(s.degree[t])
 	if a.Kind() == engine.Move {
+		for j := 0; j < int(s.nLinesAt[t]); j++ {
+			if l := s.linesAt[t][j]; opp&l == 0 && bits.OnesCount32(own&l) == 1 {
+				g += 32
+			}
+		}
 		f := a.From()
 		for j := 0; j < int(s.nLinesAt[f]); j++ {
 			if ol := opp & s.linesAt[f][j]; ol&(ol-1) != 0 {
