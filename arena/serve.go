@@ -538,7 +538,8 @@ func (x *dialog) goSearch(f []string) error {
 	for _, n := range notes {
 		x.say("info string %s", n)
 	}
-	if lim.moveTime == 0 && lim.nodes == 0 && lim.depth == 0 && !lim.infinite {
+	_, byDepth := x.eng.Player.(Classic) // the classical engine has its own default (a second)
+	if lim.moveTime == 0 && lim.nodes == 0 && lim.depth == 0 && !lim.infinite && !byDepth {
 		lim.nodes = x.opts.Visits
 	}
 	if r, why := JudgeGame(g); r != engine.Ongoing {
@@ -598,6 +599,20 @@ func (x *dialog) goSearch(f []string) error {
 // without limits until ponderhit closes ponderhit, then under lim's other
 // limits (a time limit counted from then), keeping its tree.
 func (x *dialog) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits, only []engine.Action, ponderhit chan struct{}) (engine.Action, []engine.Action, error) {
+	if cg, ok := gps[0].(*ClassicGame); ok {
+		if len(only) > 0 {
+			x.say("info string searchmoves: the classical engine searches every action, ignored")
+		}
+		if lim.ponder && ponderhit != nil { // pondering: the clock starts at ponderhit
+			select {
+			case <-ponderhit:
+				lim.ponder = false
+			case <-ctx.Done():
+			}
+		}
+		a, pv, err := x.thinkClassic(ctx, cg, g, lim)
+		return a, pv, err
+	}
 	sgs := make([]*SearchGame, len(gps))
 	for i, gp := range gps {
 		sg, ok := gp.(*SearchGame)

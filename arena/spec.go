@@ -38,6 +38,9 @@ const MaxVisits = 100_000
 // SpecHelp lists the player specs ParsePlayer reads, one per line.
 const SpecHelp = `random               uniformly random legal actions (Elo anchor, 0)
 alphabeta:N          the classical alpha-beta yardstick searching N plies (2 and 4 are the reference)
+classic@TIME         the classical engine (iterative deepening, transposition table, endgame tables with
+                     --tablebase) thinking TIME a move: classic@100ms, classic@300ms, classic@1s
+classic:N            the classical engine searching N plies a move (1..64), the same on every machine
 rollout[@N][,K=V]    PUCT search with random-playout evaluation, N visits per move
 model:PATH[@N][,K=V] search with the network of checkpoint PATH, N visits per move (a Gumbel root with
                      two seats, else PUCT); each ,K=V sets a search setting by its run-config name:
@@ -79,6 +82,8 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 			return nil, fmt.Errorf("player %q: depth %q: want alphabeta:N with N in 1..%d", spec, arg, MaxAlphaBetaDepth)
 		}
 		return AlphaBeta{Depth: d}, nil
+	case strings.HasPrefix(spec, "classic:") || strings.HasPrefix(spec, "classic@"):
+		return parseClassic(spec, strings.TrimPrefix(spec, "classic"))
 	case kind == "engine":
 		f := strings.Fields(arg)
 		if len(f) == 0 {

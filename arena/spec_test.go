@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
@@ -19,6 +20,11 @@ func TestParsePlayer_Specs(t *testing.T) {
 		{"alphabeta:4", "alphabeta:4"},
 		{" alphabeta:2 ", "alphabeta:2"},
 		{"rollout", "rollout@400"},
+		{"classic@1s", "classic@1s"},
+		{"classic@300ms", "classic@300ms"},
+		{"classic@2000ms", "classic@2s"},
+		{"classic@1.5s", "classic@1500ms"},
+		{"classic:12", "classic:12"},
 		{"rollout@32", "rollout@32"},
 		{"engine:/usr/bin/sanmill --uci", "engine:sanmill"},
 		{"rollout@32,root=gumbel,c_scale=0.3", "rollout@32,root=gumbel,c_scale=0.3"},
@@ -39,6 +45,14 @@ func TestParsePlayer_Specs(t *testing.T) {
 	if got := r.(*SearchPlayer).Settings; got != want {
 		t.Errorf("rollout with search options: settings %+v, want %+v", got, want)
 	}
+	c, _ := ParsePlayer("classic@300ms", v, DefaultSpecSettings())
+	if got := c.(Classic); got.MoveTime != 300*time.Millisecond || got.Depth != 0 {
+		t.Errorf("classic@300ms: %+v, want 300ms a move", got)
+	}
+	c, _ = ParsePlayer("classic:9", v, DefaultSpecSettings())
+	if got := c.(Classic); got.Depth != 9 || got.MoveTime != 0 {
+		t.Errorf("classic:9: %+v, want depth 9", got)
+	}
 	e, _ := ParsePlayer("engine:/usr/bin/sanmill --uci -x", v, DefaultSpecSettings())
 	if x := e.(*External); x.Path != "/usr/bin/sanmill" || strings.Join(x.Args, " ") != "--uci -x" {
 		t.Errorf("engine spec: path %q args %q", x.Path, x.Args)
@@ -55,7 +69,8 @@ func TestParsePlayer_BadSpecsAreErrors(t *testing.T) {
 	for _, spec := range []string{"", "randomly", "alphabeta", "alphabeta:0", "alphabeta:x", "alphabeta:99",
 		"rollout@0", "rollout@x", "rollouts", "engine:", "engine:x --option", "engine:x --option =3", "engine:x --option Hash", "model:", "model:/nonexistent.safetensors", "model:x@-1",
 		"rollout,c_puct=0", "rollout@8,c_puct", "rollout@8,bogus=1", "rollout,simulations=9", "rollout,root=best", "rollout,c_puct=1: 2",
-		"rollout@8,", "rollouts,c_puct=1", "model:,root=gumbel"} {
+		"rollout@8,", "rollouts,c_puct=1", "model:,root=gumbel",
+		"classic", "classic:0", "classic:65", "classic:x", "classic@", "classic@0s", "classic@fast", "classic@-1s", "classic@1500us", "classic@2h", "classics:4"} {
 		if _, err := ParsePlayer(spec, v, DefaultSpecSettings()); err == nil {
 			t.Errorf("%q: no error", spec)
 		} else if !strings.Contains(err.Error(), spec) {

@@ -7,22 +7,37 @@ package play
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/classic"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 )
 
 // Bot is the model at the board: a search that follows one game and picks
-// the most visited action. It is used by one goroutine at a time.
+// the most visited action, or the classical engine (NewClassicBot). It is
+// used by one goroutine at a time.
 type Bot struct {
-	V    *engine.Variant
-	Desc string // who the model is, for people
-	game *arena.SearchGame
+	V       *engine.Variant
+	Desc    string // who the model is, for people
+	game    *arena.SearchGame
+	classic *arena.ClassicGame // the classical engine instead of game
+	nodes   int                // nodes of the classical engine's last search
+}
+
+// NewClassicBot makes the bot of variant v that plays the classical
+// engine p (two-player variants only).
+func NewClassicBot(v *engine.Variant, p arena.Classic) (*Bot, error) {
+	gp, err := p.NewGame(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Bot{V: v, Desc: "the classical engine " + p.Name(), classic: gp.(*arena.ClassicGame)}, nil
 }
 
 // NewBot makes the bot of variant v that plays p, described as desc.
@@ -37,7 +52,29 @@ func NewBot(v *engine.Variant, p *arena.SearchPlayer, desc string, seed uint64) 
 // Think searches the game's position (see arena.SearchGame.Think); sims 0
 // is the player's visits.
 func (b *Bot) Think(ctx context.Context, g *engine.Game, sims int, moveTime time.Duration) (*mcts.Result, error) {
+	if b.classic != nil {
+		return b.thinkClassic(ctx, g, moveTime)
+	}
 	return b.game.Think(ctx, g, sims, moveTime)
+}
+
+// thinkClassic searches with the classical engine for its own time or
+// depth (moveTime, when set, instead) and reads the answer as a search
+// result: its one choice, the nodes as visits, and the score as an
+// expected score by the usual logistic reading, 1/(1+10^(-cp/400)), cp in
+// hundredths of a piece.
+func (b *Bot) thinkClassic(ctx context.Context, g *engine.Game, moveTime time.Duration) (*mcts.Result, error) {
+	res, err := b.classic.Analyse(ctx, g, classic.Limits{MoveTime: moveTime}, nil)
+	if err != nil {
+		return nil, err
+	}
+	b.nodes = int(res.Nodes)
+	seat := int(g.Pos.Side)
+	score := float32(1 / (1 + math.Pow(10, -float64(res.Score)/400)))
+	r := &mcts.Result{Actions: []engine.Action{res.Best}, Visits: []int32{1}, Policy: []float32{1}, Priors: []float32{1},
+		Visited: int(min(res.Nodes, math.MaxInt32)), Best: res.Best}
+	r.Value[seat], r.Value[1-seat] = score, 1-score
+	return r, nil
 }
 
 // Act searches and returns the most visited action with the result.
@@ -50,7 +87,12 @@ func (b *Bot) Act(ctx context.Context, g *engine.Game, sims int, moveTime time.D
 }
 
 // Nodes is the number of nodes in the bot's search tree.
-func (b *Bot) Nodes() int { return b.game.Nodes() }
+func (b *Bot) Nodes() int {
+	if b.classic != nil {
+		return b.nodes
+	}
+	return b.game.Nodes()
+}
 
 // Choice is one root action of a search, for display.
 type Choice struct {

@@ -233,6 +233,11 @@ var runBefore = []struct {
 	{"train.weight_ema", func(c *Config) bool { return setTo(&c.Train.WeightEMA, 0.0) }},                    // no averaged weights
 	{"loop.window_growth", func(c *Config) bool { return setTo(&c.Loop.WindowGrowth, 0.0) }},                // a fixed window
 	{"tablebase", func(c *Config) bool { return setTo(&c.Tablebase, "") }},                                  // no tables
+	{"strength.classic", func(c *Config) bool { // the alpha-beta depths alone
+		had := len(c.Strength.Classic) > 0
+		c.Strength.Classic = nil
+		return had
+	}},
 }
 
 // setTo sets *p to v and reports whether that changed it.

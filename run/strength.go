@@ -12,18 +12,20 @@ import (
 )
 
 // StrengthConfig is the loop's strength benchmark: now and then the best
-// model, searching at a fixed budget, meets the alpha-beta yardsticks in
+// model, searching at a fixed budget, meets the classical yardsticks (the
+// classical engine at fixed depths, and the alpha-beta depths) in
 // paired games from the same seeded openings (arena.Strength, as `millzero
 // bench strength` plays it), and with endgame tables its share of right
 // moves in a fixed sample of table positions. Unlike the gate's Elo it does not move with
 // refits or with what the best happened to meet, so metrics/strength.csv
 // and its plot show what the hours bought.
 type StrengthConfig struct {
-	EveryHours  float64 `yaml:"every_hours"` // measure the best every this many hours of the run (when it is new); 0 never
-	Simulations int     `yaml:"simulations"` // visits a move of the model measured
-	Depths      []int   `yaml:"depths"`      // alpha-beta depths met
-	Pairs       int     `yaml:"pairs"`       // pairs of games against each depth
-	Seed        uint64  `yaml:"seed"`        // the openings' seed, the same for every measurement (and as bench strength's --seed)
+	EveryHours  float64  `yaml:"every_hours"` // measure the best every this many hours of the run (when it is new); 0 never
+	Simulations int      `yaml:"simulations"` // visits a move of the model measured
+	Depths      []int    `yaml:"depths"`      // alpha-beta depths met
+	Classic     []string `yaml:"classic"`     // classical-engine players met: classic:N (N plies, the same on every machine) or classic@TIME
+	Pairs       int      `yaml:"pairs"`       // pairs of games against each depth
+	Seed        uint64   `yaml:"seed"`        // the openings' seed, the same for every measurement (and as bench strength's --seed)
 }
 
 func (c StrengthConfig) validate() error {
@@ -32,8 +34,11 @@ func (c StrengthConfig) validate() error {
 		return fmt.Errorf("strength: every_hours %v: want 0 (never) or more", c.EveryHours)
 	case c.EveryHours == 0:
 		return nil
-	case c.Simulations < 1 || c.Pairs < 1 || len(c.Depths) == 0:
-		return fmt.Errorf("strength: simulations %d, pairs %d, depths %v: want positive counts and a depth", c.Simulations, c.Pairs, c.Depths)
+	case c.Simulations < 1 || c.Pairs < 1 || len(c.Depths)+len(c.Classic) == 0:
+		return fmt.Errorf("strength: simulations %d, pairs %d, depths %v, classic %v: want positive counts and a yardstick", c.Simulations, c.Pairs, c.Depths, c.Classic)
+	}
+	if _, err := c.classicPlayers(); err != nil {
+		return err
 	}
 	for _, d := range c.Depths {
 		if d < 1 || d > arena.MaxAlphaBetaDepth {
@@ -41,6 +46,24 @@ func (c StrengthConfig) validate() error {
 		}
 	}
 	return nil
+}
+
+// classicPlayers is the classical-engine players of Classic.
+func (c StrengthConfig) classicPlayers() ([]arena.Player, error) {
+	var out []arena.Player
+	for _, spec := range c.Classic {
+		p, err := arena.ParsePlayer(spec, nil, arena.SpecSettings{})
+		if err == nil {
+			if _, ok := p.(arena.Classic); !ok {
+				err = fmt.Errorf("player %q: want classic:N or classic@TIME", spec)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("strength: classic: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // strengthHeader is the columns of metrics/strength.csv: one row per
@@ -76,7 +99,10 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 		return err
 	}
 	player := arena.NewSearchPlayer(ModelName(best), arena.ModelSettings(l.v, c.Simulations), arena.Evaluation{Net: net, RandomSymmetry: true})
-	var opponents []arena.Player
+	opponents, err := c.classicPlayers()
+	if err != nil {
+		return err
+	}
 	for _, d := range c.Depths {
 		opponents = append(opponents, arena.AlphaBeta{Depth: d})
 	}
@@ -86,7 +112,7 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	rows, err := s.Run(ctx, func(opp int, _ *arena.Record) {
 		done++
 		l.phase(done, 2*c.Pairs*len(opponents))
-		l.prog.Update("strength of %s: %d of %d games (alphabeta:%d)", ModelName(best), done, 2*c.Pairs*len(opponents), c.Depths[opp])
+		l.prog.Update("strength of %s: %d of %d games (%s)", ModelName(best), done, 2*c.Pairs*len(opponents), opponents[opp].Name())
 	})
 	if err != nil {
 		return fmt.Errorf("strength of %s: %w", ModelName(best), err)

@@ -14,19 +14,19 @@ import (
 	"github.com/millzero/millzero/engine/tablebase"
 )
 
-func TestStrength_TheLoopMeasuresTheBestAgainstAlphaBetaAndPlotsIt(t *testing.T) {
+func TestStrength_TheLoopMeasuresTheBestAgainstTheYardsticksAndPlotsIt(t *testing.T) {
 	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n" +
-		"strength: {every_hours: 0.0000001, simulations: 8, depths: [1, 2], pairs: 2, seed: 3}\n"
+		"strength: {every_hours: 0.0000001, simulations: 8, classic: [classic:2], depths: [1], pairs: 2, seed: 3}\n"
 	l := runConfig(t, text)
 	// Two generations, each with a new best: two measurements of two rows.
 	rows := mustLoad(t, l.str).rows
 	if len(rows) != 4 {
-		t.Fatalf("strength rows %v, want 2 measurements x 2 depths", rows)
+		t.Fatalf("strength rows %v, want 2 measurements x 2 yardsticks", rows)
 	}
 	for i, r := range rows {
-		if want := []string{"alphabeta:1", "alphabeta:2"}[i%2]; r[3] != want || r[4] != "4" || r[10] != "" {
+		if want := []string{"classic:2", "alphabeta:1"}[i%2]; r[3] != want || r[4] != "4" || r[10] != "" {
 			t.Errorf("row %d: %v, want 4 games against %s and no thrown endgames (no tables)", i, r, want)
 		}
 	}
@@ -42,7 +42,7 @@ func TestStrength_TheLoopMeasuresTheBestAgainstAlphaBetaAndPlotsIt(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(st.Strength) != 2 || st.Strength[0].Model != "gen-000002" || st.Strength[1].Opponent != "alphabeta:2" ||
+	if len(st.Strength) != 2 || st.Strength[0].Model != "gen-000002" || st.Strength[1].Opponent != "alphabeta:1" ||
 		st.Strength[0].Elo == nil || st.Strength[0].Games != 4 {
 		t.Errorf("status strength %+v: want gen-000002's two rows with Elo", st.Strength)
 	}
@@ -61,6 +61,8 @@ func TestStrength_BadSettingsAreRefusedByName(t *testing.T) {
 		{EveryHours: 1, Simulations: 0, Pairs: 1, Depths: []int{2}},
 		{EveryHours: 1, Simulations: 10, Pairs: 1},
 		{EveryHours: 1, Simulations: 10, Pairs: 1, Depths: []int{99}},
+		{EveryHours: 1, Simulations: 10, Pairs: 1, Classic: []string{"classic:0"}},
+		{EveryHours: 1, Simulations: 10, Pairs: 1, Classic: []string{"alphabeta:4"}},
 	} {
 		if err := c.validate(); err == nil {
 			t.Errorf("%+v: no error", c)
@@ -83,7 +85,7 @@ func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 	text := "variant: nine\ntablebase: " + dir + "/tb\nmodel: {width: 16, blocks: 1}\nloop: {generations: 1, games: 8, steps: 2}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4, rollout_plies: 40}\n" +
 		"gate: {max_games: 0, ladder: [], ladder_pairs: 0}\n" +
-		"strength: {every_hours: 0.0000001, simulations: 4, depths: [1], pairs: 1, seed: 3}\n"
+		"strength: {every_hours: 0.0000001, simulations: 4, classic: [], depths: [1], pairs: 1, seed: 3}\n"
 	l := runConfig(t, text)
 	var got []string
 	for _, r := range mustLoad(t, l.str).rows {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/classic"
 	"github.com/millzero/millzero/run"
 )
 
@@ -36,7 +37,7 @@ func runArena(args []string, out io.Writer) (err error) {
 	moveTime := fs.Duration("movetime", time.Second, "time per move of engine: players (and of search players when --search-time)")
 	searchTime := fs.Bool("search-time", false, "search players use --movetime per move instead of a fixed number of visits (visits then cap it)")
 	gauntlet := fs.Bool("gauntlet", false, "the first player meets each of the others (default: every pair meets)")
-	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): model: and rollout: players play table positions perfectly (their names get +tb)")
+	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): model:, rollout: and classic players play table positions perfectly (their names get +tb)")
 	fs.Usage = wrapUsage(fs.Usage, out)
 	specs, err := parseFlags(fs, args)
 	if err != nil {
@@ -97,6 +98,12 @@ func runArena(args []string, out io.Writer) (err error) {
 		p, err := arena.ParsePlayer(s, v, set)
 		if err != nil {
 			return err
+		}
+		if c, ok := p.(arena.Classic); ok && prover != nil {
+			if t, ok := prover.(classic.Tables); ok {
+				c.Tables = t
+				p = c
+			}
 		}
 		if sp, ok := p.(*arena.SearchPlayer); ok {
 			if !*searchTime {

@@ -34,7 +34,7 @@ func runBench(args []string, out io.Writer) (err error) {
 		"millzero bench model --batches 1,16,64,256",
 		"millzero bench selfplay --sims 40 --seconds 60",
 		"millzero bench selfplay --cpuprofile sp.pprof && go tool pprof -top bin/millzero sp.pprof",
-		"millzero bench strength --run runs/nine   (millzero bench strength --help for its flags)",
+		"millzero bench strength --run runs/nine   (against the classical engine at 0.1, 0.3 and 1 s a move; --help for its flags)",
 		"millzero bench progress --run runs/nine   (the run's models against each other; --help for its flags)",
 		"millzero bench targets --run runs/nine    (how self-play's policy targets vary between searches; --help for its flags)",
 	}, out)

@@ -15,13 +15,19 @@ import (
 	"github.com/millzero/millzero/run"
 )
 
+// DefaultStrengthClassic is bench strength's classical yardsticks: times
+// a move that a strong network does not saturate.
+const DefaultStrengthClassic = "classic@100ms,classic@300ms,classic@1s"
+
 // runBenchStrength is `millzero bench strength`: a model with a fixed
-// search against the alpha-beta yardsticks, the same openings for every
-// model measured.
+// search against the classical yardsticks (the classical engine at a few
+// times a move, and the alpha-beta depths asked for), the same openings
+// for every model measured.
 func runBenchStrength(args []string, out io.Writer) error {
 	fs := newFlags("bench strength", "--run DIR | --model FILE [flags]", []string{
 		"millzero bench strength --run runs/nine",
-		"millzero bench strength --model runs/nine/models/gen-000117.safetensors --depths 2,4 --pairs 20",
+		"millzero bench strength --model runs/nine/models/gen-000117.safetensors --classic classic@300ms --pairs 20",
+		"millzero bench strength --run runs/nine --classic none --depths 2,4,6,8   # the alpha-beta yardsticks of older figures",
 		"millzero bench strength --run runs/nine --json > strength.json",
 		"millzero bench strength --run runs/nine --depths 6 --games runs/nine/bench-games",
 		"millzero bench strength --run runs/nine --tablebase tables/nine   # also count the endgames it threw away",
@@ -32,7 +38,8 @@ func runBenchStrength(args []string, out io.Writer) error {
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
 	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct: the benchmark before 2026-11-27)")
-	depths := fs.String("depths", "2,4,6", "alpha-beta depths met, comma separated")
+	classicFlag := fs.String("classic", DefaultStrengthClassic, "classical-engine players met, comma separated: classic@TIME (a move's time) or classic:N (N plies); none for no classical engine")
+	depths := fs.String("depths", "", "alpha-beta depths met, comma separated (2,4,6,8: the yardsticks of older figures)")
 	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
 	seed := fs.Uint64("seed", 1, "seed of the openings: keep it to compare models on the same positions")
@@ -55,12 +62,31 @@ func runBenchStrength(args []string, out io.Writer) error {
 		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d: want positive counts", *sims, *pairs, *openings, *workers)
 	}
 	var opponents []arena.Player
-	for _, f := range strings.Split(*depths, ",") {
-		d, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || d < 1 || d > arena.MaxAlphaBetaDepth {
-			return fmt.Errorf("--depths %q: %q is not a depth in 1..%d", *depths, f, arena.MaxAlphaBetaDepth)
+	if *classicFlag != "none" && *classicFlag != "" {
+		for _, f := range strings.Split(*classicFlag, ",") {
+			p, err := arena.ParsePlayer(strings.TrimSpace(f), nil, arena.SpecSettings{})
+			if err == nil {
+				if _, ok := p.(arena.Classic); !ok {
+					err = fmt.Errorf("player %q: want classic@TIME or classic:N", f)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("--classic %q: %w", *classicFlag, err)
+			}
+			opponents = append(opponents, p)
 		}
-		opponents = append(opponents, arena.AlphaBeta{Depth: d})
+	}
+	if *depths != "" {
+		for _, f := range strings.Split(*depths, ",") {
+			d, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || d < 1 || d > arena.MaxAlphaBetaDepth {
+				return fmt.Errorf("--depths %q: %q is not a depth in 1..%d", *depths, f, arena.MaxAlphaBetaDepth)
+			}
+			opponents = append(opponents, arena.AlphaBeta{Depth: d})
+		}
+	}
+	if len(opponents) == 0 {
+		return fmt.Errorf("--classic none and no --depths: no yardstick to meet")
 	}
 	src, err := loadSource(pc)
 	if err != nil {
@@ -95,8 +121,12 @@ func runBenchStrength(args []string, out io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	names := make([]string, len(opponents))
+	for i, o := range opponents {
+		names[i] = o.Name()
+	}
 	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
-		src.desc, *sims, *depths, *pairs, v.Name)
+		src.desc, *sims, strings.Join(names, ", "), *pairs, v.Name)
 	prog, done, start := newProgress(os.Stderr), 0, time.Now()
 	defer prog.Close()
 	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {

@@ -14,7 +14,7 @@ func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
 	dir := run.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 3)
 	games := filepath.Join(t.TempDir(), "games")
-	code, out, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--sims", "4", "--depths", "1,2", "--pairs", "2", "--json", "--games", games)
+	code, out, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--sims", "4", "--classic", "classic:1", "--depths", "2", "--pairs", "2", "--json", "--games", games)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -22,8 +22,8 @@ func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("output is not JSON rows: %v\n%s", err, out)
 	}
-	if len(rows) != 2 || rows[0].Opponent != "alphabeta:1" || rows[1].Opponent != "alphabeta:2" {
-		t.Fatalf("rows %+v: want alphabeta:1 then alphabeta:2", rows)
+	if len(rows) != 2 || rows[0].Opponent != "classic:1" || rows[1].Opponent != "alphabeta:2" {
+		t.Fatalf("rows %+v: want classic:1 then alphabeta:2", rows)
 	}
 	for _, r := range rows {
 		if r.Games != 4 || r.Wins+r.Draws+r.Losses != 4 || r.Penta.Pairs() != 2 {
@@ -69,6 +69,9 @@ func TestBenchStrength_BadInputIsAClearError(t *testing.T) {
 		{[]string{}, "give --run or --model"},
 		{[]string{"--model", filepath.Join(dir, "none.safetensors")}, "none.safetensors"},
 		{[]string{"--model", "x", "--depths", "2,nine"}, `"nine" is not a depth`},
+		{[]string{"--model", "x", "--classic", "classic@fast"}, `--classic "classic@fast"`},
+		{[]string{"--model", "x", "--classic", "alphabeta:3"}, `want classic@TIME or classic:N`},
+		{[]string{"--model", "x", "--classic", "none"}, `no yardstick`},
 		{[]string{"--model", "x", "--pairs", "0"}, "--pairs 0"},
 	} {
 		code, _, errOut := runCmd(append([]string{"bench", "strength"}, tc.args...)...)

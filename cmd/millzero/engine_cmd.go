@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/internal/version"
@@ -18,16 +19,19 @@ func runEngine(args []string, out io.Writer) error {
 // engineMain is the engine command reading the protocol from in: the
 // player of --model or --run served by arena.Server.
 func engineMain(args []string, in io.Reader, out io.Writer) error {
-	fs := newFlags("engine", "[--model FILE | --run DIR] [--variant V] [--sims N]",
+	fs := newFlags("engine", "[--model FILE | --run DIR | --classic] [--variant V] [--sims N]",
 		[]string{
 			"millzero engine --variant three --sims 200",
 			"millzero engine --run runs/nine",
 			"millzero arena \"engine:bin/millzero engine --run runs/nine\" alphabeta:4 --movetime 500ms --games 10",
 			"printf 'uci\\nisready\\nposition startpos moves d6 f4\\ngo movetime 500\\nquit\\n' | millzero engine",
 			"printf 'setoption name PiecesCount value 12\\nsetoption name HasDiagonalLines value true\\ngo nodes 800\\nquit\\n' | millzero engine",
+			"printf 'uci\\nisready\\nposition startpos\\ngo movetime 1000\\nquit\\n' | millzero engine --classic",
+			"printf 'position startpos moves d6 f4\\ngo depth 12\\nquit\\n' | millzero engine --classic --tablebase auto",
 		}, out)
 	var pc playerConfig
 	addPlayerFlags(fs, &pc)
+	classicFlag := fs.Bool("classic", false, "serve the classical engine (alpha-beta with a transposition table, no network) instead of a model: go depth N, movetime MS, nodes N or infinite; a go without a limit thinks a second")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -41,7 +45,41 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 	if pc.Views < 1 {
 		return fmt.Errorf("--orientations %d: want 1 or more (up to the variant's symmetries)", pc.Views)
 	}
+	if *classicFlag {
+		if pc.Model != "" || pc.Run != "" {
+			return fmt.Errorf("--classic plays without a network: give no --model or --run")
+		}
+		return classicServer(&pc).Serve(context.Background(), in, out)
+	}
 	return engineServer(&pc).Serve(context.Background(), in, out)
+}
+
+// classicServer serves the classical engine in the variant of pc (or the
+// Variant option's), with pc's endgame tables when that variant is pc's.
+func classicServer(pc *playerConfig) *arena.Server {
+	load := func(o arena.EngineOptions) (arena.Engine, error) {
+		v, err := modelSource{}.variantFor(o.Variant)
+		if err == nil {
+			v, err = o.ApplyRules(v)
+		}
+		if err != nil {
+			return arena.Engine{}, err
+		}
+		p := arena.Classic{MoveTime: time.Second}
+		if pc.Tables != "" {
+			set, err := openTablesFlag(v, pc.Tables)
+			if err != nil {
+				return arena.Engine{}, err
+			}
+			p.Tables = set
+		}
+		if o.Model != "" || o.Run != "" {
+			return arena.Engine{}, fmt.Errorf("the classical engine takes no Model or Run")
+		}
+		return arena.Engine{Variant: v, Player: p, Desc: "the classical engine"}, nil
+	}
+	return &arena.Server{Name: "millzero classic", Load: load, Options: arena.EngineOptions{
+		Variant: pc.Variant, Visits: pc.Sims, Threads: 1, Seed: pc.Seed}}
 }
 
 // engineServer serves the player of pc, whose settings are the options

@@ -333,3 +333,37 @@ func TestEngine_WithoutAModelPlaysTheBuiltinModel(t *testing.T) {
 		t.Errorf("%d bestmove lines, want 2:\n%s", n, got)
 	}
 }
+
+func TestEngine_ClassicSaysEveryDepthThenItsMove(t *testing.T) {
+	var out strings.Builder
+	in := "uci\nisready\nposition startpos moves d6 f4\ngo depth 5\nposition startpos\ngo nodes 3000\nquit\n"
+	if err := engineMain([]string{"--classic"}, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var depths []string
+	bestmoves := 0
+	for _, l := range lines {
+		f := strings.Fields(l)
+		switch {
+		case len(f) > 2 && f[0] == "info" && f[1] == "depth":
+			if !strings.Contains(l, " nodes ") || !strings.Contains(l, " nps ") || !strings.Contains(l, " score cp ") || !strings.Contains(l, " pv ") {
+				t.Errorf("info line %q: want depth, nodes, nps, time, score cp and pv", l)
+			}
+			depths = append(depths, f[2])
+		case len(f) == 2 && f[0] == "bestmove":
+			bestmoves++
+			if f[1] == "(none)" {
+				t.Errorf("bestmove (none):\n%s", out.String())
+			}
+		case strings.Contains(l, "error"):
+			t.Errorf("error line %q", l)
+		}
+	}
+	if bestmoves != 2 || len(depths) < 6 || strings.Join(depths[:5], " ") != "1 2 3 4 5" {
+		t.Errorf("depths %v, %d bestmoves: want 1..5 for go depth 5, then more for go nodes, two bestmoves\n%s", depths, bestmoves, out.String())
+	}
+	if err := engineMain([]string{"--classic", "--model", "x.safetensors"}, strings.NewReader(""), io.Discard); err == nil || !strings.Contains(err.Error(), "--classic") {
+		t.Errorf("--classic with --model: %v, want an error naming --classic", err)
+	}
+}

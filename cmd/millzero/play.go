@@ -25,6 +25,7 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 			"millzero play --run runs/nine --seat black --sims 800",
 			"millzero play --model runs/nine/models/gen-000012.safetensors",
 			"millzero play --variant moulin-rouge-3 --seat 2",
+			"millzero play --opponent classic@1s --tablebase auto",
 			"millzero play --web --addr 127.0.0.1:8080",
 			"millzero play --web --addr 0.0.0.0:8080 --allow-host mybox.local --max-games 8",
 		}, out)
@@ -32,6 +33,7 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	addPlayerFlags(fs, &pc)
 	seatFlag := fs.String("seat", "white", "your seat: white or black, or 1..N with 3-4 players; several as 1,3 or all (people take turns; the model plays the others)")
 	serve := fs.Bool("web", false, "play in the browser: serve the game page and print its URL")
+	opponent := fs.String("opponent", "", "play the classical engine instead of a model: classic@TIME (a move's time, classic@1s) or classic:N (N plies); two-player variants")
 	web := webOptions{}
 	fs.StringVar(&web.Addr, "addr", "127.0.0.1:0", "with --web: the address to listen on; port 0 picks a free one")
 	fs.Func("allow-host", "with --web: a host name the page may be reached by, besides localhost, the --addr host and IP addresses (repeatable, or comma separated); requests naming other hosts are refused", func(s string) error {
@@ -49,6 +51,9 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (see --help)", rest[0])
+	}
+	if *opponent != "" && (pc.Model != "" || pc.Run != "") {
+		return fmt.Errorf("--opponent %s plays without a network: give no --model or --run", *opponent)
 	}
 	src, err := loadSource(pc)
 	if err != nil {
@@ -75,12 +80,23 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *opponent != "" {
+		p, err := arena.ParsePlayer(*opponent, v, arena.DefaultSpecSettings())
+		if err != nil {
+			return fmt.Errorf("--opponent: %w", err)
+		}
+		c, ok := p.(arena.Classic)
+		if !ok {
+			return fmt.Errorf("--opponent %q: want classic@TIME or classic:N", *opponent)
+		}
+		web.Opponent = &c
+	}
 	if *serve {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		return play.ServeWeb(ctx, webConfig(pc, src, v, seats, web, prover), out, nil)
 	}
-	bot, err := newBot(v, src, pc.Sims, pc.Views, pc.Seed, prover)
+	bot, err := newBotOf(v, src, pc, web.Opponent, prover)
 	if err != nil {
 		return err
 	}

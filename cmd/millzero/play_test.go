@@ -65,3 +65,25 @@ func TestHelp_PlayAndEngineNameTheirFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestPlay_TheClassicalEngineIsAnOpponent(t *testing.T) {
+	var out strings.Builder
+	if err := playMain([]string{"--opponent", "classic:3", "--seat", "white"}, strings.NewReader("d6\nquit\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "classical engine classic:3") || !strings.Contains(out.String(), "black plays") {
+		t.Errorf("output does not show the classical engine playing black:\n%s", out.String())
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--opponent", "alphabeta:3"}, "want classic@TIME or classic:N"},
+		{[]string{"--opponent", "classic@soon"}, "--opponent"},
+		{[]string{"--opponent", "classic:4", "--model", "x.safetensors"}, "--opponent"},
+	} {
+		if err := playMain(c.args, strings.NewReader(""), io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error naming %q", c.args, err, c.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/classic"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/mcts"
@@ -197,11 +198,25 @@ func newBot(v *engine.Variant, src modelSource, sims, views int, seed uint64, pr
 	return play.NewBot(v, p, p.Name(), seed)
 }
 
+// newBotOf is the bot of v: the classical engine opp when not nil (with
+// the tables of prover, if any), else newBot's model or rollouts.
+func newBotOf(v *engine.Variant, src modelSource, pc playerConfig, opp *arena.Classic, prover mcts.Prover) (*play.Bot, error) {
+	if opp == nil {
+		return newBot(v, src, pc.Sims, pc.Views, pc.Seed, prover)
+	}
+	c := *opp
+	if t, ok := prover.(classic.Tables); ok && prover != nil {
+		c.Tables = t
+	}
+	return play.NewClassicBot(v, c)
+}
+
 // webOptions are play --web's own flags.
 type webOptions struct {
-	Addr       string   // listen address
-	AllowHosts []string // host names, besides localhost and the listen address's, that requests may give
-	MaxGames   int      // games held at once (browser tabs); 0 is play.DefaultMaxGames
+	Opponent   *arena.Classic // the classical engine plays instead of a model; nil: the model
+	Addr       string         // listen address
+	AllowHosts []string       // host names, besides localhost and the listen address's, that requests may give
+	MaxGames   int            // games held at once (browser tabs); 0 is play.DefaultMaxGames
 }
 
 // webConfig is what play --web serves: src's model, or rollouts in any
@@ -219,9 +234,9 @@ func webConfig(pc playerConfig, src modelSource, v *engine.Variant, seats play.S
 		},
 		NewBot: func(w *engine.Variant) (*play.Bot, error) {
 			if w != v {
-				return newBot(w, src, pc.Sims, pc.Views, pc.Seed, nil) // the tables are v's
+				return newBotOf(w, src, pc, web.Opponent, nil) // the tables are v's
 			}
-			return newBot(w, src, pc.Sims, pc.Views, pc.Seed, prover)
+			return newBotOf(w, src, pc, web.Opponent, prover)
 		}}
 	if src.ck != nil {
 		c.Variants = []string{v.Name}
