@@ -621,10 +621,13 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err != nil {
 		return err
 	}
-	if err := l.gens.add(g, l.hours(), games, t.movesPerSecond(), trainLoss, valLoss, ModelName(g+1), decision, res.LLR,
-		res.Counts(), ModelName(best), eloBest,
-		t.seconds["selfplay"], t.seconds["train"], t.seconds["gate"], t.seconds["ladder"], t.meanKL(), t.drawShare(), t.meanPlies(), t.meanEntropy(),
-		leaseTag(l.lease)); err != nil {
+	row := genRow{Generation: g, Hours: l.hours(), Games: games, MovesPerS: t.movesPerSecond(),
+		TrainLoss: trainLoss, ValLoss: valLoss, Candidate: ModelName(g + 1), Decision: decision, LLR: res.LLR,
+		Pairs: res.Counts(), Best: ModelName(best), BestElo: eloBest,
+		SelfplayS: t.seconds["selfplay"], TrainS: t.seconds["train"], GateS: t.seconds["gate"], LadderS: t.seconds["ladder"],
+		SearchKL: t.meanKL(), DrawShare: t.drawShare(), GamePlies: t.meanPlies(), TargetEntropy: t.meanEntropy(),
+		Lease: leaseTag(l.lease)}
+	if err := l.gens.add(row.values()...); err != nil {
 		return err
 	}
 	l.prog.Done("generation %d: %s %s: %s, %s %s; best %s, Elo %.0f", g, ModelName(g+1), decision, l.cfg.Gate.Why(res), res.Unit(), res.Counts(), ModelName(best), eloBest)

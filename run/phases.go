@@ -14,6 +14,33 @@ var genColumns = []string{"generation", "hours", "games", "moves_per_s", "train_
 	"llr", "pairs", "best", "best_elo", "selfplay_s", "train_s", "gate_s", "ladder_s", "search_kl", "draw_share", "game_plies",
 	"target_entropy", leaseColumn}
 
+// genRow is one row of metrics/generations.csv, a field for each of
+// genColumns in their order.
+type genRow struct {
+	Generation               int
+	Hours                    float64 // run hours at the row's writing
+	Games                    int     // games of the generation, from the shards
+	MovesPerS                float64 // self-play's speed over the generation
+	TrainLoss, ValLoss       float64
+	Candidate, Decision      string
+	LLR                      float64
+	Pairs                    string // the gate's pair counts
+	Best                     string
+	BestElo                  float64
+	SelfplayS, TrainS        float64 // wall seconds of each phase
+	GateS, LadderS           float64
+	SearchKL, DrawShare      float64
+	GamePlies, TargetEntropy float64
+	Lease                    string // the trainer's lease (leaseTag)
+}
+
+// values is r as a row of genColumns.
+func (r genRow) values() []any {
+	return []any{r.Generation, r.Hours, r.Games, r.MovesPerS, r.TrainLoss, r.ValLoss, r.Candidate, r.Decision,
+		r.LLR, r.Pairs, r.Best, r.BestElo, r.SelfplayS, r.TrainS, r.GateS, r.LadderS, r.SearchKL, r.DrawShare, r.GamePlies,
+		r.TargetEntropy, r.Lease}
+}
+
 // lossColumns are the columns of metrics/losses.csv: a row per logged
 // training step and one for validation, of the generation trained, with
 // the trainer's lease (leaseTag) as generations.csv has.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +80,20 @@ func TestPhaseTotals_AnOlderFileSaysNothingOfDraws(t *testing.T) {
 	}
 	if got := tot.movesPerSecond(); got != 2000 {
 		t.Errorf("moves/s %v, want 2000 from both rows", got)
+	}
+}
+
+// TestGenRow_AFieldForEveryColumn: the typed row of generations.csv has a
+// field for each column, in the columns' order by name.
+func TestGenRow_AFieldForEveryColumn(t *testing.T) {
+	ty := reflect.TypeOf(genRow{})
+	if ty.NumField() != len(genColumns) || len(genRow{}.values()) != len(genColumns) {
+		t.Fatalf("genRow: %d fields, %d values; generations.csv has %d columns", ty.NumField(), len(genRow{}.values()), len(genColumns))
+	}
+	for i, col := range genColumns {
+		name := strings.ReplaceAll(strings.ToLower(ty.Field(i).Name), "_", "")
+		if want := strings.ReplaceAll(col, "_", ""); name != want && !(col == leaseColumn && name == "lease") {
+			t.Errorf("field %d is %s, column %s", i, ty.Field(i).Name, col)
+		}
 	}
 }
