@@ -199,14 +199,47 @@ type line struct {
 	low, high []float64
 }
 
-// plotLines draws lines on one chart and writes it as a PNG to path.
+// inMinutes turns an axis of hours under two hours into minutes, which
+// read better than small fractions of an hour: the lines with their x in
+// minutes and the label to give the axis.
+func inMinutes(xLabel string, lines []line) ([]line, string) {
+	if !strings.HasSuffix(xLabel, "hours") {
+		return lines, xLabel
+	}
+	top := 0.0
+	for _, l := range lines {
+		for _, x := range l.x {
+			if x == x {
+				top = max(top, x)
+			}
+		}
+	}
+	if top >= 2 {
+		return lines, xLabel
+	}
+	out := make([]line, len(lines))
+	for i, l := range lines {
+		out[i] = l
+		out[i].x = make([]float64, len(l.x))
+		for k, x := range l.x {
+			out[i].x[k] = 60 * x
+		}
+	}
+	return out, strings.TrimSuffix(xLabel, "hours") + "minutes"
+}
+
+// plotLines draws lines on one chart and writes it as a PNG to path: run
+// hours under two as minutes, and room above the data for the legend, so
+// that it covers no point.
 func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
+	lines, xLabel = inMinutes(xLabel, lines)
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
 	p.Add(plotter.NewGrid())
 	palette := []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255}}
+	legends := 0
 	for i, l := range lines {
 		var xy plotter.XYs
 		var bars plotter.YErrors
@@ -241,8 +274,14 @@ func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 			p.Add(eb)
 		}
 		p.Legend.Add(l.name, ln)
+		legends++
 	}
 	p.Legend.Top = true
+	if n := legends; n > 0 && p.Y.Max > p.Y.Min {
+		// The legend's rows take about 5% of the height each: the
+		// y range grows by that much above the highest point.
+		p.Y.Max += (p.Y.Max - p.Y.Min) * (0.07*float64(n) + 0.04)
+	}
 	w, err := p.WriterTo(8*vg.Inch, 4.5*vg.Inch, "png")
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
@@ -264,6 +303,10 @@ func (l *Loop) plots() error {
 		return err
 	}
 	h, e := elo.column("hours"), elo.column("elo")
+	var lo, hi []float64 // the intervals, in files that have them
+	if slices.Contains(elo.header, "low") && slices.Contains(elo.header, "high") {
+		lo, hi = elo.column("low"), elo.column("high")
+	}
 	byPlayer := map[string]*line{}
 	var order []string
 	for i, r := range elo.rows {
@@ -278,6 +321,11 @@ func (l *Loop) plots() error {
 			order = append(order, name)
 		}
 		ln.x, ln.y = append(ln.x, h[i]), append(ln.y, e[i])
+		if lo != nil && hi != nil && lo[i] == lo[i] && hi[i] == hi[i] {
+			ln.low, ln.high = append(ln.low, lo[i]), append(ln.high, hi[i])
+		} else { // no interval: a bar of no length
+			ln.low, ln.high = append(ln.low, e[i]), append(ln.high, e[i])
+		}
 	}
 	var lines []line
 	for _, name := range order {
@@ -287,26 +335,40 @@ func (l *Loop) plots() error {
 		"hours", "Elo", lines...); err != nil {
 		return err
 	}
-	var tr, va line
-	tr.name, va.name = "train", "validation"
 	loss, err := l.loss.load()
 	if err != nil {
 		return err
 	}
-	steps, total := loss.column("step"), loss.column("total")
-	for i, r := range loss.rows {
-		switch r[2] {
-		case "train":
-			tr.x, tr.y = append(tr.x, steps[i]), append(tr.y, total[i])
-		case "val":
-			va.x, va.y = append(va.x, steps[i]), append(va.y, total[i])
-		}
-	}
-	if err := plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss", tr, va); err != nil {
+	if err := plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss",
+		lossLines(loss)...); err != nil {
 		return err
 	}
 	if err := l.plotTime(); err != nil {
 		return err
 	}
 	return l.plotSelfplay()
+}
+
+// lossLines are the lines of loss.png: training's total, policy and
+// outcome (value) losses apart, and validation's total.
+func lossLines(loss *table) []line {
+	tr, po, ou, va := line{name: "train total"}, line{name: "train policy"}, line{name: "train outcome (value)"}, line{name: "validation total"}
+	steps, total := loss.column("step"), loss.column("total")
+	var policy, outcome []float64 // in files that have them
+	if slices.Contains(loss.header, "policy") && slices.Contains(loss.header, "outcome") {
+		policy, outcome = loss.column("policy"), loss.column("outcome")
+	}
+	for i, r := range loss.rows {
+		switch r[2] {
+		case "train":
+			tr.x, tr.y = append(tr.x, steps[i]), append(tr.y, total[i])
+			if policy != nil && outcome != nil {
+				po.x, po.y = append(po.x, steps[i]), append(po.y, policy[i])
+				ou.x, ou.y = append(ou.x, steps[i]), append(ou.y, outcome[i])
+			}
+		case "val":
+			va.x, va.y = append(va.x, steps[i]), append(va.y, total[i])
+		}
+	}
+	return []line{tr, po, ou, va}
 }

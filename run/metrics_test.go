@@ -152,3 +152,39 @@ func TestPlots_DrawnNowAndThenAndAtTheEnd(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestInMinutes_RunHoursUnderTwoReadAsMinutes: an hours axis under two
+// hours becomes minutes (no "0.00035" ticks); a longer one stays hours.
+func TestInMinutes_RunHoursUnderTwoReadAsMinutes(t *testing.T) {
+	short := []line{{name: "best", x: []float64{0.0001, 0.5, 1.5}, y: []float64{1, 2, 3}}}
+	got, label := inMinutes("run hours", short)
+	if label != "run minutes" || got[0].x[1] != 30 || short[0].x[1] != 0.5 {
+		t.Errorf("under two hours: label %q, x %v (input %v): want run minutes, 30, the input untouched", label, got[0].x, short[0].x)
+	}
+	long := []line{{name: "best", x: []float64{0.5, 8}, y: []float64{1, 2}}}
+	if _, label := inMinutes("hours", long); label != "hours" {
+		t.Errorf("eight hours: label %q, want hours", label)
+	}
+	if _, label := inMinutes("optimizer steps", short); label != "optimizer steps" {
+		t.Errorf("steps: label %q, want it kept", label)
+	}
+}
+
+// TestLossLines_PolicyAndOutcomeApart: loss.png draws training's policy
+// and outcome losses apart from its total, and validation's total.
+func TestLossLines_PolicyAndOutcomeApart(t *testing.T) {
+	tb := &table{header: []string{"generation", "step", "split", "lr", "total", "policy", "outcome", "l2"}, rows: [][]string{
+		{"0", "80", "train", "0.001", "3.4", "2.3", "0.9", "0.1"},
+		{"0", "160", "train", "0.001", "3.1", "2.2", "0.7", "0.1"},
+		{"0", "160", "val", "", "3.2", "2.25", "0.8", "0.1"},
+	}}
+	lines := lossLines(tb)
+	var names []string
+	for _, l := range lines {
+		names = append(names, fmt.Sprintf("%s:%v", l.name, l.y))
+	}
+	want := []string{"train total:[3.4 3.1]", "train policy:[2.3 2.2]", "train outcome (value):[0.9 0.7]", "validation total:[3.2]"}
+	if !slices.Equal(names, want) {
+		t.Errorf("lines %v, want %v", names, want)
+	}
+}
