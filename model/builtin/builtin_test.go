@@ -34,8 +34,8 @@ func TestNine_LoadsAsTheProvenanceSays(t *testing.T) {
 	if len(ck.Extra) != 0 {
 		t.Errorf("%d extra tensors: the built-in model holds only what play needs", len(ck.Extra))
 	}
-	if p.Commit == "" || p.Config == "" || p.Command == "" {
-		t.Errorf("provenance lacks the commit, config or command: %+v", p)
+	if p.Commit == "" || p.Config == "" || p.Command == "" || len(p.Strength) == 0 {
+		t.Errorf("provenance lacks the commit, config, command or strength: %+v", p)
 	}
 	if _, err := engine.Load(Variant); err != nil {
 		t.Fatal(err)
