@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -159,6 +160,13 @@ type ProgressBench struct {
 	Workers      int             // games at once; 0 one per core
 	Tables       mcts.Prover     // nil: the models play every position with their network; else table positions perfectly
 	Out          string          // the games (kept and reused), progress.csv and progress.png; "" keeps nothing
+
+	// Reference, when not nil, is a frozen model met by every model of
+	// the run, and the anchor of the Elo fit (0) instead of the first
+	// model: a scale that neither saturates nor moves with the run, on
+	// which the hour's and the night's curves can be laid together.
+	Reference     *model.Checkpoint
+	ReferenceName string // its player name, "reference" when empty
 }
 
 // ProgressRow is one model's rating.
@@ -212,13 +220,27 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 		}
 		players[i], names[i] = sp, sp.Name()
 	}
+	anchor := names[0]
+	if b.Reference != nil {
+		if err := b.Reference.CheckVariant(v); err != nil {
+			return nil, fmt.Errorf("progress of run %s: the reference: %w", b.Dir, err)
+		}
+		anchor = cmp.Or(b.ReferenceName, "reference") + "@" + strconv.Itoa(b.Simulations)
+		ref := arena.NewSearchPlayer(anchor, arena.ModelSettings(v, b.Simulations),
+			arena.Evaluation{Net: b.Reference.Net, RandomSymmetry: true})
+		if b.Tables != nil {
+			ref.Prover, ref.Label = b.Tables, ref.Label+"+tb"
+		}
+		anchor = ref.Name()
+		players = append(players, ref)
+	}
 	rr := arena.RoundRobin{Variant: v, Players: players, Pairs: b.Pairs, OpeningPlies: b.OpeningPlies,
 		Seed: b.Seed, Workers: b.Workers, Dir: b.Out}
 	recs, err := rr.Run(ctx, onMatch, onGame)
 	if err != nil {
 		return nil, err
 	}
-	ratings, err := arena.FitElo(recs, arena.EloSettings{Anchor: names[0], VirtualDraws: 1})
+	ratings, err := arena.FitElo(recs, arena.EloSettings{Anchor: anchor, VirtualDraws: 1})
 	if err != nil {
 		return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 	}
@@ -248,7 +270,11 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
 	var sb strings.Builder
 	sb.WriteString("model,generation,hours,games,score,elo,low,high,previous_score,previous_elo,previous_low,previous_high\n")
-	ln := line{name: "Elo over " + rows[0].Model}
+	anchor := rows[0].Model
+	if b.Reference != nil {
+		anchor = cmp.Or(b.ReferenceName, "reference")
+	}
+	ln := line{name: "Elo over " + anchor}
 	for _, r := range rows {
 		fmt.Fprintf(&sb, "%s,%d,%.4f,%d,%.4f,%.1f,%.1f,%.1f", r.Model, r.Generation, r.Hours, r.Games, r.Score, r.Elo, r.Low, r.High)
 		if p := r.Previous; p != nil {
@@ -263,5 +289,5 @@ func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
 		return err
 	}
 	title := fmt.Sprintf("Progress of %s (%s, %d visits, %d pairs a match, 95%% intervals)", filepath.Base(string(b.Dir)), v.Name, b.Simulations, b.Pairs)
-	return plotLines(filepath.Join(b.Out, "progress.png"), title, "run hours", "Elo over the first model", ln)
+	return plotLinesScaled(filepath.Join(b.Out, "progress.png"), title, "run hours (log scale)", "Elo over "+anchor, true, ln)
 }

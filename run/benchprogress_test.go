@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/model"
 )
 
 func TestPickModels_QuartersEveryHourAndTheNewest(t *testing.T) {
@@ -102,5 +103,39 @@ func TestProgressBench_RatesARunsModelsAgainstTheFirstAndReusesItsGames(t *testi
 	b.Generations = []int{1, 7}
 	if _, err := b.Run(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "generation 7") {
 		t.Errorf("a generation the run lacks: %v", err)
+	}
+}
+
+// TestProgressBench_AReferenceIsMetByEveryModelAndAnchorsTheScale: a frozen
+// reference plays every model, the models' Elo is over it, and each
+// model's interval is then its own (no model is the anchor).
+func TestProgressBench_AReferenceIsMetByEveryModelAndAnchorsTheScale(t *testing.T) {
+	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+		"gate: {max_games: 0}\n"
+	l := runConfig(t, text)
+	ref, err := model.LoadCheckpoint(l.dir.Model(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "progress")
+	b := ProgressBench{Dir: l.dir, Generations: []int{1, 2}, Simulations: 8, Pairs: 2, OpeningPlies: 1, Seed: 5, Workers: 1, Out: out,
+		Reference: ref, ReferenceName: "frozen"}
+	played := 0
+	rows, err := b.Run(context.Background(), nil, func(*arena.Record) { played++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if played != 12 || len(rows) != 2 {
+		t.Fatalf("%d games, %d rows: want 12 (three matches: the two models and each against the reference) and 2", played, len(rows))
+	}
+	for i, r := range rows {
+		if r.Games != 8 || !(r.Low < r.Elo && r.Elo < r.High) {
+			t.Errorf("row %d: %+v: want 8 games and an interval around its Elo over the reference", i, r)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "progress.csv"))
+	if err != nil || len(strings.Split(strings.TrimSpace(string(csv)), "\n")) != 3 {
+		t.Fatalf("progress.csv %q, %v: want a header and two rows", csv, err)
 	}
 }

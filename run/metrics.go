@@ -233,7 +233,36 @@ func inMinutes(xLabel string, lines []line) ([]line, string) {
 // that it covers no point.
 func plotLines(path, title, xLabel, yLabel string, lines ...line) error {
 	lines, xLabel = inMinutes(xLabel, lines)
+	return plotLinesScaled(path, title, xLabel, yLabel, false, lines...)
+}
+
+// plotLinesScaled is plotLines with the x axis on a log scale when logX
+// (points at x <= 0 left out), its ticks at powers of ten and between.
+func plotLinesScaled(path, title, xLabel, yLabel string, logX bool, lines ...line) error {
+	if logX {
+		kept := make([]line, len(lines))
+		for i, l := range lines {
+			kept[i] = line{name: l.name}
+			for k := range l.x {
+				if l.x[k] > 0 {
+					kept[i].x, kept[i].y = append(kept[i].x, l.x[k]), append(kept[i].y, l.y[k])
+					if l.low != nil {
+						kept[i].low, kept[i].high = append(kept[i].low, l.low[k]), append(kept[i].high, l.high[k])
+					}
+				}
+			}
+		}
+		lines = kept
+		n := 0
+		for _, l := range lines {
+			n += len(l.x)
+		}
+		logX = n > 0 // a log scale needs a point above 0
+	}
 	p := plot.New()
+	if logX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	}
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel

@@ -7,11 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/model/builtin"
 	"github.com/millzero/millzero/run"
 )
 
@@ -23,6 +26,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 		"millzero bench progress --run runs/nine-long --every-hours 1  # a model every run hour",
 		"millzero bench progress --run runs/nine --generations 119,242,376,505 --pairs 200",
 		"millzero bench progress --run runs/nine --tablebase auto      # both sides play table positions perfectly",
+		"millzero bench progress --run runs/nine --reference default   # every model against the built-in model too, the Elo anchor",
 	}, out)
 	runLoc := fs.String("run", "", "run directory or store URL")
 	cache := cacheFlag(fs)
@@ -37,6 +41,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	tables := fs.String("tablebase", "", "endgame tables of the variant (or auto): both models play table positions perfectly, so the games measure the rest")
 	outDir := fs.String("out", "", "directory of the games (a later measurement reuses every match it finds there), progress.csv and progress.png (default RUN/bench/progress)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
+	reference := fs.String("reference", "", "a frozen model every model also meets, the Elo anchor: a checkpoint file, or default (the built-in model); none when empty, the first model the anchor")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -74,9 +79,25 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if b.Tables, err = tablesFor(b.Variant, *tables); err != nil {
 		return err
 	}
+	switch *reference {
+	case "":
+	case arena.BuiltinModel:
+		if b.Reference, err = builtin.Nine(); err != nil {
+			return err
+		}
+		b.ReferenceName = "builtin"
+	default:
+		if b.Reference, err = model.LoadCheckpoint(*reference); err != nil {
+			return fmt.Errorf("--reference: %w", err)
+		}
+		b.ReferenceName = strings.TrimSuffix(filepath.Base(*reference), ".safetensors")
+	}
 	chosen := b.Generations
 
 	n := len(chosen)
+	if b.Reference != nil {
+		n++ // the reference meets every model
+	}
 	matches := fmt.Sprintf("%d matches", n*(n-1)/2)
 	if n == 2 {
 		matches = "one match"
@@ -110,19 +131,20 @@ func runBenchProgress(args []string, out io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	writeProgress(out, rows)
+	writeProgress(out, rows, b.ReferenceName)
 	fmt.Fprintf(out, "\nkept in %s: progress.csv, progress.png and the games (matches played now %d, found there %d)\n",
 		b.Out, n*(n-1)/2-reused, reused)
 	return nil
 }
 
-// writeProgress prints the rows: each model's Elo over the first, and its
-// match against the model before it.
-func writeProgress(out io.Writer, rows []run.ProgressRow) {
+// writeProgress prints the rows: each model's Elo over the anchor (the
+// reference named, else the first model), and its match against the
+// model before it.
+func writeProgress(out io.Writer, rows []run.ProgressRow, reference string) {
 	fmt.Fprintf(out, "%-10s %6s %6s %7s %6s %13s   %s\n", "model", "hours", "games", "score", "Elo", "95%", "against the one before")
 	for i, r := range rows {
 		iv := "(anchor)"
-		if i > 0 {
+		if i > 0 || reference != "" {
 			iv = fmt.Sprintf("[%+.0f, %+.0f]", r.Low, r.High)
 		}
 		fmt.Fprintf(out, "%-10s %6.2f %6d %6.1f%% %+6.0f %13s", r.Model, r.Hours, r.Games, 100*r.Score, r.Elo, iv)
@@ -131,6 +153,10 @@ func writeProgress(out io.Writer, rows []run.ProgressRow) {
 		}
 		fmt.Fprintln(out)
 	}
-	fmt.Fprintln(out, "\nElo: one maximum-likelihood fit of every match (Bradley-Terry, a draw half a win), the first model 0, 95% from the")
+	anchor := "the first model 0"
+	if reference != "" {
+		anchor = "the reference " + reference + " 0"
+	}
+	fmt.Fprintf(out, "\nElo: one maximum-likelihood fit of every match (Bradley-Terry, a draw half a win), %s, 95%% from the\n", anchor)
 	fmt.Fprintln(out, "inverse Fisher information; against the one before: that match alone, the interval from its pairs' scores.")
 }
