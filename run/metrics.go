@@ -261,7 +261,7 @@ func plotLinesScaled(path, title, xLabel, yLabel string, logX bool, lines ...lin
 	}
 	p := plot.New()
 	if logX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, doublingTicks{}
 	}
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
@@ -400,4 +400,20 @@ func lossLines(loss *table) []line {
 		}
 	}
 	return []line{tr, po, ou, va}
+}
+
+// doublingTicks labels a log axis at every doubling (1/4, 1/2, 1, 2, 4 ...
+// hours), which a range of a few hours needs: powers of ten label one
+// tick or none.
+type doublingTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (doublingTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for v := math.Exp2(math.Floor(math.Log2(lo))); v <= hi*1.0001; v *= 2 {
+		if v >= lo*0.9999 {
+			ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
+		}
+	}
+	return ts
 }

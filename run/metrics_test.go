@@ -188,3 +188,15 @@ func TestLossLines_PolicyAndOutcomeApart(t *testing.T) {
 		t.Errorf("lines %v, want %v", names, want)
 	}
 }
+
+// TestDoublingTicks_EveryDoublingInRange: the log axis of run hours is
+// labelled at each doubling within its range.
+func TestDoublingTicks_EveryDoublingInRange(t *testing.T) {
+	var got []string
+	for _, tk := range (doublingTicks{}).Ticks(0.2, 1.9) {
+		got = append(got, tk.Label)
+	}
+	if want := []string{"0.25", "0.5", "1"}; !slices.Equal(got, want) {
+		t.Errorf("ticks %v, want %v", got, want)
+	}
+}
