@@ -717,3 +717,50 @@ func TestChart_NotesTellHowToWatchAndScaleTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestChart_MetricsOnlyWhenEnabled: by default no container serves
+// /metrics and no pod is scraped; with metrics.enabled the trainer and the
+// workers get --metrics-addr on the port, a container port named metrics
+// and the prometheus.io annotations, and the arena job gets none of them.
+func TestChart_MetricsOnlyWhenEnabled(t *testing.T) {
+	helm := helmBinary(t)
+	for _, on := range []bool{false, true} {
+		args := []string{"template", release, chartDir, "--namespace", namespace, "--set", "run.url=s3://bucket/runs/nine",
+			"--set", "arena.enabled=true", "--set", "arena.players={random,alphabeta:2}"}
+		if on {
+			args = append(args, "--set", "metrics.enabled=true", "--set", "metrics.port=9191")
+		}
+		out, err := runHelm(t, helm, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := decodeManifests(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pods := 0
+		for _, m := range ms {
+			var pt *corev1.PodTemplateSpec
+			served := false
+			switch o := m.obj.(type) {
+			case *appsv1.Deployment:
+				pt, served = &o.Spec.Template, on
+			case *batchv1.Job:
+				pt = &o.Spec.Template
+			default:
+				continue
+			}
+			pods++
+			c := pt.Spec.Containers[0]
+			hasArg := slices.Contains(c.Args, "--metrics-addr=:9191")
+			hasPort := len(c.Ports) == 1 && c.Ports[0].Name == "metrics" && c.Ports[0].ContainerPort == 9191
+			hasAnn := pt.Annotations["prometheus.io/scrape"] == "true" && pt.Annotations["prometheus.io/port"] == "9191"
+			if hasArg != served || hasPort != served || hasAnn != served {
+				t.Errorf("metrics.enabled=%v, %s: flag %v, port %v, annotations %v; want all %v", on, c.Name, hasArg, hasPort, hasAnn, served)
+			}
+		}
+		if pods != 3 {
+			t.Errorf("metrics.enabled=%v: %d pod templates, want the trainer, the workers and the arena job", on, pods)
+		}
+	}
+}

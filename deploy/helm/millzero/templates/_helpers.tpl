@@ -176,6 +176,40 @@ checksum/store: {{ toJson .Values.store | sha256sum }}
 {{- end }}
 
 {{/*
+The scrape annotations of a pod that serves /metrics (the trainer and the
+workers), when metrics are enabled.
+*/}}
+{{- define "millzero.metricsAnnotations" -}}
+{{- if .Values.metrics.enabled }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .Values.metrics.port | quote }}
+prometheus.io/path: /metrics
+{{- end }}
+{{- end }}
+
+{{/*
+The --metrics-addr argument of a container that serves /metrics, when
+metrics are enabled.
+*/}}
+{{- define "millzero.metricsArgs" -}}
+{{- if .Values.metrics.enabled }}
+- --metrics-addr=:{{ .Values.metrics.port }}
+{{- end }}
+{{- end }}
+
+{{/*
+The container port of /metrics, when metrics are enabled.
+*/}}
+{{- define "millzero.metricsPorts" -}}
+{{- if .Values.metrics.enabled }}
+ports:
+  - name: metrics
+    containerPort: {{ .Values.metrics.port }}
+    protocol: TCP
+{{- end }}
+{{- end }}
+
+{{/*
 Environment of every container (besides the store's credentials, which
 come from the Secret with envFrom): a writable home, cache and temporary
 directory on the volumes.
