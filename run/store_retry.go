@@ -153,7 +153,7 @@ func isTransient(err error) bool {
 	var hs interface{ HTTPStatusCode() int }
 	if errors.As(err, &hs) {
 		c := hs.HTTPStatusCode()
-		if c >= 500 || c == 429 || c == 408 {
+		if c >= 500 || c == 429 || c == 408 || c == 499 { // 499: the server saw the connection close (MinIO's ClientDisconnected)
 			return true
 		}
 	}
@@ -162,6 +162,7 @@ func isTransient(err error) bool {
 		switch ec.ErrorCode() {
 		case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout", "Throttling",
 			"ThrottlingException", "RequestTimeTooSkewed", "XMinioServerNotInitialized",
+			"ClientDisconnected",         // MinIO: the connection broke while it answered
 			"ConditionalRequestConflict": // S3: a concurrent conditional write; retry
 			return true
 		}

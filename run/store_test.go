@@ -494,6 +494,7 @@ func TestIsTransient_ClassifiesStoreErrors(t *testing.T) {
 		{"S3 503 SlowDown", fmt.Errorf("put: %w", httpError{503, "SlowDown"}), true},
 		{"S3 500 InternalError", httpError{500, "InternalError"}, true},
 		{"HTTP 429", httpError{429, ""}, true},
+		{"MinIO 499 ClientDisconnected", httpError{499, "ClientDisconnected"}, true},
 		{"S3 409 ConditionalRequestConflict", httpError{409, "ConditionalRequestConflict"}, true},
 		{"connection reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
 		{"unexpected EOF", fmt.Errorf("body: %w", io.ErrUnexpectedEOF), true},
