@@ -7,12 +7,22 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/millzero/millzero/store"
 )
 
 // awaitPoll is how often a process waiting for a run looks again.
 const awaitPoll = 2 * time.Second
 
-// awaiter says, after waitFirst and then every waitEvery, what
+// awaitFirst is how long a process waits before it says what it waits
+// for, awaitEvery how often it says so again (as the store does when it
+// retries: Store.SetPatience).
+const (
+	awaitFirst = 10 * time.Second
+	awaitEvery = 30 * time.Second
+)
+
+// awaiter says, after awaitFirst and then every awaitEvery, what
 // a process waits for.
 type awaiter struct {
 	start, next time.Time
@@ -21,7 +31,7 @@ type awaiter struct {
 
 func newAwaiter(opts Options) *awaiter {
 	now := time.Now()
-	return &awaiter{start: now, next: now.Add(waitFirst), say: func(msg string) { opts.Log.Warn(msg) }}
+	return &awaiter{start: now, next: now.Add(awaitFirst), say: func(msg string) { opts.Log.Warn(msg) }}
 }
 
 // sleep reports what (a phrase) when it is time, then waits awaitPoll or
@@ -29,7 +39,7 @@ func newAwaiter(opts Options) *awaiter {
 func (a *awaiter) sleep(ctx context.Context, what string) error {
 	if time.Now().After(a.next) {
 		a.say(fmt.Sprintf("waiting %v so far for %s", time.Since(a.start).Round(time.Second), what))
-		a.next = time.Now().Add(waitEvery)
+		a.next = time.Now().Add(awaitEvery)
 	}
 	select {
 	case <-ctx.Done():
@@ -68,11 +78,11 @@ func awaitRunDir(ctx context.Context, dir string, opts Options) error {
 // that cannot be reached or does not answer is waited for, saying so,
 // while an error no wait mends (bad credentials, an unknown scheme) is
 // returned at once.
-func openStoreWaiting(ctx context.Context, loc string, opts Options) (*Store, error) {
+func openStoreWaiting(ctx context.Context, loc string, opts Options) (*store.Store, error) {
 	a := newAwaiter(opts)
 	for {
-		st, err := OpenStore(ctx, loc)
-		if err == nil || !opts.WaitForRun || !(isTransient(err) || isUnreachable(err)) || isCredentialError(err) {
+		st, err := store.Open(ctx, loc)
+		if err == nil || !opts.WaitForRun || !(store.IsTransient(err) || store.IsUnreachable(err)) || store.IsCredentialError(err) {
 			return st, err
 		}
 		if err := a.sleep(ctx, fmt.Sprintf("run store %s to answer (%v)", loc, err)); err != nil {
@@ -83,11 +93,11 @@ func openStoreWaiting(ctx context.Context, loc string, opts Options) (*Store, er
 
 // awaitRun waits until the store holds a run (its run.yaml): a worker
 // started before its trainer.
-func awaitRun(ctx context.Context, st *Store, loc string, opts Options) error {
+func awaitRun(ctx context.Context, st *store.Store, loc string, opts Options) error {
 	a := newAwaiter(opts)
 	for {
 		ok, err := st.CheckRun(ctx)
-		if err != nil && !onlyLease(ctx, st) {
+		if err != nil && !store.OnlyLease(ctx, st) {
 			return err
 		}
 		if ok {

@@ -16,12 +16,13 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/store"
 )
 
 // ModelHours is the run hours at which each of the run's models was made,
 // from metrics/generations.csv: generation g's row makes the model of
 // generation g+1. The hours count every invocation of the run.
-func ModelHours(d Dir) (map[int]float64, error) {
+func ModelHours(d store.Dir) (map[int]float64, error) {
 	path := filepath.Join(d.Metrics(), "generations.csv")
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("run %s: no generation finished yet (%w)", d, err)
@@ -109,7 +110,7 @@ type ProgressChoice struct {
 // is RUN/bench/progress of the local directory; the caller sets the
 // search and match settings.
 func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) (*ProgressBench, error) {
-	dir, err := Fetch(ctx, loc, cache, "metrics/generations.csv")
+	dir, err := store.Fetch(ctx, loc, cache, "metrics/generations.csv")
 	if err != nil {
 		return nil, err
 	}
@@ -133,12 +134,12 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 	}
 	names := make([]string, len(chosen))
 	for i, g := range chosen {
-		names[i] = "models/" + ModelName(g) + ".safetensors"
+		names[i] = "models/" + store.ModelName(g) + ".safetensors"
 	}
-	if dir, err = Fetch(ctx, loc, cache, names...); err != nil {
+	if dir, err = store.Fetch(ctx, loc, cache, names...); err != nil {
 		return nil, err
 	}
-	v, err := dir.Variant()
+	v, err := VariantOf(dir)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
@@ -150,7 +151,7 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 // robin against each other (arena.RoundRobin) at a fixed search budget from
 // shared seeded openings, and one Elo fit rates them against the oldest.
 type ProgressBench struct {
-	Dir          Dir             // the run
+	Dir          store.Dir       // the run
 	Variant      *engine.Variant // the run's; nil: Run loads it from the run's config
 	Generations  []int           // the models met, oldest first (PickModels chooses them)
 	Simulations  int             // visits a move
@@ -192,7 +193,7 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	v := b.Variant
 	if v == nil {
 		var err error
-		if v, err = b.Dir.Variant(); err != nil {
+		if v, err = VariantOf(b.Dir); err != nil {
 			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 		}
 	}
@@ -211,9 +212,9 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 		}
 		if err := ck.CheckVariant(v); err != nil {
-			return nil, fmt.Errorf("progress of run %s: %s: %w", b.Dir, ModelName(g), err)
+			return nil, fmt.Errorf("progress of run %s: %s: %w", b.Dir, store.ModelName(g), err)
 		}
-		sp := arena.NewSearchPlayer(ModelName(g)+"@"+strconv.Itoa(b.Simulations), arena.ModelSettings(v, b.Simulations),
+		sp := arena.NewSearchPlayer(store.ModelName(g)+"@"+strconv.Itoa(b.Simulations), arena.ModelSettings(v, b.Simulations),
 			arena.Evaluation{Net: ck.Net, RandomSymmetry: true})
 		if b.Tables != nil {
 			sp.Prover, sp.Label = b.Tables, sp.Label+"+tb"
@@ -251,7 +252,7 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	rows := make([]ProgressRow, len(names))
 	for i, name := range names {
 		r := byName[name]
-		rows[i] = ProgressRow{Model: ModelName(b.Generations[i]), Generation: b.Generations[i], Hours: hours[b.Generations[i]],
+		rows[i] = ProgressRow{Model: store.ModelName(b.Generations[i]), Generation: b.Generations[i], Hours: hours[b.Generations[i]],
 			Games: r.Games, Score: r.Score / float64(max(r.Games, 1)), Elo: r.Elo, Low: r.Low, High: r.High}
 		if i > 0 {
 			prev := arena.StrengthOf(name, names[i-1], recs)

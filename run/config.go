@@ -24,6 +24,7 @@ import (
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 	"github.com/millzero/millzero/train"
 )
 
@@ -213,6 +214,16 @@ func LoadRunConfig(path string) (Config, []byte, error) {
 		out, err = yaml.Marshal(&c)
 	}
 	return c, out, err
+}
+
+// VariantOf is the variant of the run in the directory dir, rebuilt from
+// the spec its run.yaml records.
+func VariantOf(dir store.Dir) (*engine.Variant, error) {
+	rc, _, err := LoadRunConfig(dir.Config())
+	if err != nil {
+		return nil, err
+	}
+	return rc.LoadVariant()
 }
 
 // runBefore lists the settings whose key came after runs were stored and

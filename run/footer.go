@@ -10,6 +10,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 )
 
 // storeError marks an error of the store (or the file system of a local
@@ -24,13 +25,13 @@ func (e storeError) Unwrap() error { return e.err }
 // metadata) is a few kilobytes.
 const footerTail = 64 << 10
 
-// ShardGames is the number of games of the shard object o, from its
+// shardGames is the number of games of the shard object o, from its
 // Parquet footer: the file itself in a local run directory, a ranged read
 // of its last bytes in an object store (the shard is not downloaded). An
 // error of the store is returned as such (a shard removed meanwhile
 // matches fs.ErrNotExist); any other error is the shard's.
-func (s *Store) ShardGames(ctx context.Context, o ObjectInfo) (int, error) {
-	if s.dir != "" {
+func shardGames(ctx context.Context, s *store.Store, o store.ObjectInfo) (int, error) {
+	if _, ok := s.Local(); ok {
 		if _, err := os.Stat(s.Where(o.Name)); err != nil {
 			return 0, storeError{err}
 		}
@@ -51,7 +52,7 @@ func (s *Store) ShardGames(ctx context.Context, o ObjectInfo) (int, error) {
 // bytes once.
 type objectReaderAt struct {
 	ctx  context.Context
-	s    *Store
+	s    *store.Store
 	name string
 	size int64
 
@@ -92,16 +93,7 @@ func (r *objectReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // readRange reads n bytes of the object from off, retried as any store
 // operation.
 func (r *objectReaderAt) readRange(off, n int64) ([]byte, error) {
-	var data []byte
-	err := r.s.do(r.ctx, "read", r.name, func(int) error {
-		rd, err := r.s.bucket.NewRangeReader(r.ctx, r.name, off, n, nil)
-		if err != nil {
-			return err
-		}
-		defer rd.Close()
-		data, err = io.ReadAll(rd)
-		return err
-	})
+	data, err := r.s.ReadRange(r.ctx, r.name, off, n)
 	if err != nil {
 		r.err = err
 	}
@@ -128,10 +120,10 @@ type shardCount struct {
 
 // loadGameCounts reads the cache's counts (none, or unreadable: empty).
 func (l *Loop) loadGameCounts() *gameCounts {
-	if l.wd.local {
+	if l.wd.Local() {
 		return nil
 	}
-	c := &gameCounts{path: l.wd.path(gameCountsObject), counts: map[string]shardCount{}}
+	c := &gameCounts{path: l.wd.Path(gameCountsObject), counts: map[string]shardCount{}}
 	if data, err := os.ReadFile(c.path); err == nil {
 		if json.Unmarshal(data, &c.counts) != nil {
 			c.counts = map[string]shardCount{}
@@ -141,14 +133,14 @@ func (l *Loop) loadGameCounts() *gameCounts {
 }
 
 // games is the games of shard o: remembered, or read from its footer.
-func (c *gameCounts) games(ctx context.Context, s *Store, o ObjectInfo) (int, error) {
+func (c *gameCounts) games(ctx context.Context, s *store.Store, o store.ObjectInfo) (int, error) {
 	if c == nil {
-		return s.ShardGames(ctx, o)
+		return shardGames(ctx, s, o)
 	}
 	if k, ok := c.counts[o.Name]; ok && k.Size == o.Size {
 		return k.Games, nil
 	}
-	n, err := s.ShardGames(ctx, o)
+	n, err := shardGames(ctx, s, o)
 	if err == nil {
 		c.counts[o.Name] = shardCount{Size: o.Size, Games: n}
 		c.changed = true

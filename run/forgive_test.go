@@ -22,6 +22,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 	"github.com/millzero/millzero/train"
 )
 
@@ -33,7 +34,7 @@ func TestRunFiles_FollowTheUmask(t *testing.T) {
 	for _, mask := range []int{0o022, 0o002} {
 		old := syscall.Umask(mask)
 		dir := t.TempDir()
-		st, err := OpenStore(context.Background(), filepath.Join(dir, "run"))
+		st, err := store.Open(context.Background(), filepath.Join(dir, "run"))
 		if err != nil {
 			syscall.Umask(old)
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/internal/seed"
+	"github.com/millzero/millzero/store"
 )
 
 // player is the arena player of model generation gen, searching with
@@ -29,7 +30,7 @@ func (l *Loop) player(gen int) (arena.Player, error) {
 		}
 		e = arena.Evaluation{Net: net}
 	}
-	return arena.NewSearchPlayer(ModelName(gen), l.cfg.GateSearch(), e), nil
+	return arena.NewSearchPlayer(store.ModelName(gen), l.cfg.GateSearch(), e), nil
 }
 
 // gate plays the candidate against the best until the SPRT decides or
@@ -51,7 +52,7 @@ func (l *Loop) gate(ctx context.Context, cand, best int) (arena.GateResult, erro
 	if err != nil {
 		return res, err
 	}
-	id := "gate-" + ModelName(cand)
+	id := "gate-" + store.ModelName(cand)
 	recs, err := l.matchGames(ctx, id, arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: gc.OpeningPlies}, gc.MaxGames,
 		func(recs []arena.Record) bool {
 			res.Penta, res.Rounds, res.Decision, res.LLR = tally(recs, a.Name(), test)
@@ -96,7 +97,7 @@ func (l *Loop) ladder(ctx context.Context, gen int) error {
 		if err != nil {
 			return err
 		}
-		id := "ladder-" + ModelName(gen) + "-" + strings.ReplaceAll(spec, ":", "")
+		id := "ladder-" + store.ModelName(gen) + "-" + strings.ReplaceAll(spec, ":", "")
 		_, err = l.matchGames(ctx, id, arena.Match{Variant: l.v, A: me, B: ref, OpeningPlies: l.cfg.Gate.OpeningPlies},
 			l.v.Players*l.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
 				l.phase(len(recs), l.v.Players*l.cfg.Gate.LadderPairs)
@@ -171,7 +172,7 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		return nil, err
 	}
 	if written != "" {
-		if err := l.wd.push(ctx, "arena/"+id+arena.RecordExt); err != nil {
+		if err := l.wd.Push(ctx, "arena/"+id+arena.RecordExt); err != nil {
 			return nil, err
 		}
 	}
@@ -235,7 +236,7 @@ func eloFile(name string, g, best int) bool {
 // rating to metrics/elo.csv, and returns the best's Elo.
 func (l *Loop) ratings(g int) (float64, error) {
 	best, err := l.dir.Best()
-	if errors.Is(err, ErrNoModel) {
+	if errors.Is(err, store.ErrNoModel) {
 		best = 0
 	} else if err != nil {
 		return 0, err
@@ -276,7 +277,7 @@ func (l *Loop) ratings(g int) (float64, error) {
 		fitted[r.Name] = true
 		player := r.Name
 		switch {
-		case r.Name == ModelName(best):
+		case r.Name == store.ModelName(best):
 			eloBest = r.Elo
 			player = "best"
 		case !slices.Contains(l.cfg.Gate.Ladder, r.Name) || r.Name == arena.RandomName:

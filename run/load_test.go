@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/store/miniotest"
 )
 
 // loadFollowers is how many self-play workers the load test runs beside
@@ -106,16 +107,16 @@ func runUnderLoad(t *testing.T, loc string, outage func()) {
 		t.Errorf("losses.csv has generations %s; want 0,1", got)
 	}
 	for _, name := range []string{"metrics/generations.csv", "metrics/losses.csv"} {
-		stored, err := trainer.wd.store.Get(context.Background(), name)
+		stored, err := trainer.wd.Store().Get(context.Background(), name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if own, err := os.ReadFile(trainer.wd.path(name)); err != nil || string(own) != string(stored) {
+		if own, err := os.ReadFile(trainer.wd.Path(name)); err != nil || string(own) != string(stored) {
 			t.Errorf("the store's %s differs from the trainer's own (%v)", name, err)
 		}
 	}
 	// Every shard in the store, counted from its own footer, once.
-	st := trainer.wd.store
+	st := trainer.wd.Store()
 	objs, err := st.List(context.Background(), "games/")
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +132,7 @@ func runUnderLoad(t *testing.T, loc string, outage func()) {
 		}
 		seen[o.Name] = true
 		g, _ := genNumber(path.Base(path.Dir(o.Name)))
-		n, err := st.ShardGames(context.Background(), o)
+		n, err := shardGames(context.Background(), st, o)
 		if err != nil {
 			t.Fatalf("shard %s: %v", o.Name, err)
 		}
@@ -172,7 +173,8 @@ func TestLoad_TrainerAndFollowersOnMinIO_RideOutAnOutage(t *testing.T) {
 		// scripts/store-reliability.sh, not in every make test.
 		t.Skip("the MinIO outage under load: set MILLZERO_OUTAGE_TESTS=1")
 	}
-	srv, _ := openMinIOStore(t, "load")
+	srv := miniotest.Start(t)
+	srv.CreateBucket(t, "runs")
 	// The store goes away for longer than the trainer's lease lives: the
 	// workers wait, the trainer's lease lapses, and the trainer takes it
 	// back when the store answers again.

@@ -20,15 +20,16 @@ import (
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 	"github.com/millzero/millzero/train"
 )
 
 // Loop is `millzero train`: generation after generation of self-play,
 // training, and the arena, each step resumable from what is on disk.
 type Loop struct {
-	wd     *workDir // the store and the local directory
-	loc    string   // the run's path or URL, for messages
-	dir    Dir      // the local directory: the run's own, or its cache
+	wd     *store.WorkDir // the store and the local directory
+	loc    string         // the run's path or URL, for messages
+	dir    store.Dir      // the local directory: the run's own, or its cache
 	cfg    Config
 	v      *engine.Variant
 	prog   Progress
@@ -51,7 +52,7 @@ type Loop struct {
 	redraws int       // plots drawn by this invocation
 
 	noLocal  bool          // play no games: wait for the workers'
-	lease    *Lease        // the trainer's; nil for a worker
+	lease    *store.Lease  // the trainer's; nil for a worker
 	patience time.Duration // Options.StorePatience
 
 	tel Telemetry // the figures' receiver for monitoring; nil: none
@@ -61,7 +62,7 @@ type Loop struct {
 type Options struct {
 	Progress Progress     // shows the loop's state; nil shows nothing
 	Log      *slog.Logger // warnings, such as a skipped shard; nil: slog.Default()
-	Cache    string       // the local cache of a run in an object store; "" is DefaultCache
+	Cache    string       // the local cache of a run in an object store; "" is store.DefaultCache
 	Existing bool         // the run must exist, and this process only reads it and adds games (self-play, status)
 
 	// NoLocalSelfplay makes the trainer play no games itself: it waits
@@ -69,7 +70,7 @@ type Options struct {
 	NoLocalSelfplay bool
 
 	// StorePatience is how long a store operation is retried while the
-	// store does not answer (Store.SetPatience), saying every 30 s what it
+	// store does not answer (store.Store.SetPatience), saying every 30 s what it
 	// waits for: 0 keeps the store's few retries over about 12 s, a
 	// negative value retries until the process is stopped. The trainer
 	// whose lease lapsed while the store was away takes it back when the
@@ -85,7 +86,7 @@ type Options struct {
 	WaitForRun bool
 
 	// BreakLease makes the trainer take the run's lease even from a live
-	// holder (BreakLease), saying whose lease it broke.
+	// holder (store.BreakLease), saying whose lease it broke.
 	BreakLease bool
 
 	configPath string // Open's cfgPath: laid over an existing run's run.yaml
@@ -105,7 +106,7 @@ func (quiet) Update(string, ...any) {}
 func (quiet) Done(string, ...any)   {}
 
 // Open opens (or creates) the run at loc: a local path ("" is
-// runs/VARIANT) or an object-store URL (see OpenStore), which the loop
+// runs/VARIANT) or an object-store URL (see store.Open), which the loop
 // mirrors in a local cache (Options.Cache). A new run stores the resolved
 // config (cfgPath over the default) as run.yaml; an existing run uses its
 // run.yaml, and the trainer lays a cfgPath over it: the settings that may
@@ -113,7 +114,7 @@ func (quiet) Done(string, ...any)   {}
 // refused with the reason (see reconfigure).
 func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error) {
 	cfg, text, err := LoadConfig(cfgPath)
-	if err != nil && (loc == "" || opts.Existing || !strings.Contains(loc, "://") && !isFile(Dir(loc).Config())) {
+	if err != nil && (loc == "" || opts.Existing || !strings.Contains(loc, "://") && !isFile(store.Dir(loc).Config())) {
 		return nil, err // no run to lay cfgPath over: nothing is made
 	}
 	opts.configErr = err // over the default; the error of a new run, while an existing one lays cfgPath over its run.yaml
@@ -144,48 +145,48 @@ func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error)
 }
 
 // openOn opens the run in store st, opened from loc.
-func openOn(ctx context.Context, st *Store, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
+func openOn(ctx context.Context, st *store.Store, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
 	role := "train"
 	if opts.Existing {
 		role = "follow"
 	}
-	wd, err := newWorkDir(st, loc, opts.Cache, role)
+	wd, err := store.NewWorkDir(st, loc, opts.Cache, role)
 	if err != nil {
 		return nil, err
 	}
 	return open(ctx, wd, loc, cfg, text, given, opts)
 }
 
-func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
-	exists, err := wd.store.CheckRun(ctx)
-	if err != nil && !onlyLease(ctx, wd.store) {
+func open(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
+	exists, err := wd.Store().CheckRun(ctx)
+	if err != nil && !store.OnlyLease(ctx, wd.Store()) {
 		return nil, err
 	}
 	if !exists && opts.Existing && opts.WaitForRun {
-		if err := awaitRun(ctx, wd.store, loc, opts); err != nil {
+		if err := awaitRun(ctx, wd.Store(), loc, opts); err != nil {
 			return nil, err
 		}
 		exists = true
 	}
 	// Only a lease and no run.yaml: a new run whose trainer is starting,
 	// or died before it wrote run.yaml.
-	var lease *Lease
+	var lease *store.Lease
 	if !opts.Existing {
 		// The trainer takes the lease before it reads or writes anything:
 		// a second trainer stops here, naming the first.
-		if err := wd.store.CheckWriteOnce(ctx); err != nil {
+		if err := wd.Store().CheckWriteOnce(ctx); err != nil {
 			return nil, err
 		}
 		if opts.BreakLease {
-			var broken *LeaseInfo
-			if lease, broken, err = BreakLease(ctx, wd.store, "train", trainerLeaseTTL); err != nil {
+			var broken *store.LeaseInfo
+			if lease, broken, err = store.BreakLease(ctx, wd.Store(), "train", trainerLeaseTTL); err != nil {
 				return nil, err
 			}
 			if broken != nil && opts.Progress != nil {
 				opts.Progress.Done("run %s: broke the lease of %q (pid %d on host %s, renewed %s ago): if that trainer is alive, it stops at its next renewal, within %v",
 					loc, broken.Holder, broken.PID, broken.Host, time.Since(broken.Renewed).Round(time.Second), trainerLeaseTTL/3)
 			}
-		} else if lease, err = AcquireLease(ctx, wd.store, "train", trainerLeaseTTL); err != nil {
+		} else if lease, err = store.AcquireLease(ctx, wd.Store(), "train", trainerLeaseTTL); err != nil {
 			return nil, err
 		}
 	}
@@ -199,33 +200,14 @@ func open(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte,
 	return l, err
 }
 
-// onlyLease reports whether the store holds nothing but lease objects
-// and objects under the prefixes also.
-func onlyLease(ctx context.Context, st *Store, also ...string) bool {
-	objs, err := st.List(ctx, "")
-	if err != nil {
-		return false
-	}
-	for _, o := range objs {
-		ok := o.Name == LeaseObject || strings.HasPrefix(o.Name, leaseTakeoverDir)
-		for _, p := range also {
-			ok = ok || strings.HasPrefix(o.Name, p)
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // openLeased opens the run (one exists in the store when exists), the
 // trainer under its lease.
-func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
-	dir := wd.dir
+func openLeased(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
+	dir := wd.Dir()
 	var changes []string
 	switch {
 	case exists:
-		if err := wd.pull(ctx, "run.yaml"); err != nil {
+		if err := wd.Pull(ctx, "run.yaml"); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
 		storedCfg, storedText, err := LoadRunConfig(dir.Config())
@@ -253,7 +235,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 		if err := saveFile(dir.Config(), text); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
-		if err := wd.push(ctx, "run.yaml"); err != nil {
+		if err := wd.Push(ctx, "run.yaml"); err != nil {
 			return nil, err
 		}
 	}
@@ -328,7 +310,7 @@ func openLeased(ctx context.Context, wd *workDir, loc string, cfg Config, text [
 // arena's records and ratings, and the checkpoints of the best and the
 // newest generation.
 func (l *Loop) pullState(ctx context.Context, trainer bool) error {
-	if l.wd.local {
+	if l.wd.Local() {
 		return nil
 	}
 	names := []string{"models/best", "arena/ratings.csv"}
@@ -336,27 +318,27 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 		names = append(names, "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/strength.csv")
 	}
 	for _, name := range names {
-		if err := l.wd.pull(ctx, name); err != nil {
+		if err := l.wd.Pull(ctx, name); err != nil {
 			return err
 		}
 	}
 	if !trainer {
 		return nil
 	}
-	if _, err := l.wd.pullAll(ctx, "arena/"); err != nil {
+	if _, err := l.wd.PullAll(ctx, "arena/"); err != nil {
 		return err
 	}
-	models, err := l.wd.store.List(ctx, "models/gen-")
+	models, err := l.wd.Store().List(ctx, "models/gen-")
 	if err != nil {
 		return err
 	}
 	if n := len(models); n > 0 {
-		if err := l.wd.pull(ctx, models[n-1].Name); err != nil {
+		if err := l.wd.Pull(ctx, models[n-1].Name); err != nil {
 			return err
 		}
 	}
 	if best, err := l.dir.Best(); err == nil && best > 0 {
-		return l.wd.pull(ctx, "models/"+ModelName(best)+".safetensors")
+		return l.wd.Pull(ctx, "models/"+store.ModelName(best)+".safetensors")
 	}
 	return nil
 }
@@ -369,11 +351,11 @@ func (l *Loop) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), afterStopTimeout)
 		defer cancel()
 		if err := l.lease.Release(ctx); err != nil {
-			l.wd.store.Close()
+			l.wd.Store().Close()
 			return err
 		}
 	}
-	return l.wd.store.Close()
+	return l.wd.Store().Close()
 }
 
 // Config is the run's config; a command may change the budget
@@ -397,7 +379,7 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 	runStart := time.Now()
 	for {
 		why, err := l.runLeased(ctx, runStart)
-		if err == nil || l.patience == 0 || ctx.Err() != nil || !errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrLeaseTaken) {
+		if err == nil || l.patience == 0 || ctx.Err() != nil || !errors.Is(err, store.ErrLeaseLost) || errors.Is(err, store.ErrLeaseTaken) {
 			return why, err
 		}
 		l.prog.Done("run %s: the lease lapsed while the store did not answer (%v); taking it back once the store answers", l.loc, err)
@@ -417,13 +399,13 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 	defer cancel(nil)
 	lc := l.lease.Context()
 	defer context.AfterFunc(lc, func() { cancel(context.Cause(lc)) })()
-	if err := l.dir.removeTemp(); err != nil {
+	if err := l.dir.RemoveTemp(); err != nil {
 		return "", fmt.Errorf("run %s: %w", l.loc, err)
 	}
 	// What a stopped trainer finished but did not upload (the best
 	// pointer and metrics are uploaded with each generation's end).
 	for _, prefix := range []string{"models/", "arena/", "games/"} {
-		if err := l.wd.pushAll(ctx, prefix); err != nil {
+		if err := l.wd.PushAll(ctx, prefix); err != nil {
 			return "", fmt.Errorf("run %s: %w", l.loc, err)
 		}
 	}
@@ -465,7 +447,7 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 		switch {
 		case err == nil:
 			continue
-		case errors.Is(context.Cause(ctx), ErrLeaseLost):
+		case errors.Is(context.Cause(ctx), store.ErrLeaseLost):
 			// No last error is written: the lease is no longer held.
 			return "", fmt.Errorf("generation %d: %w", g, context.Cause(ctx))
 		case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRunHours):
@@ -485,7 +467,7 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 
 // trainerLeaseTTL is the time to live of the trainer's lease (a variable
 // so that the tests of outages longer than a lease take less time).
-var trainerLeaseTTL = DefaultLeaseTTL
+var trainerLeaseTTL = store.DefaultLeaseTTL
 
 // afterStopTimeout bounds what a stopped loop still sends to the store
 // (finished shards, plots, its last error): a store that does not answer
@@ -547,7 +529,7 @@ func (l *Loop) finalPlots(ctx context.Context) {
 	defer cancel()
 	for _, name := range plotFiles {
 		if err == nil {
-			err = l.wd.push(actx, name)
+			err = l.wd.Push(actx, name)
 		}
 	}
 	if err != nil {
@@ -562,9 +544,9 @@ const lastErrorObject = "metrics/last-error.txt"
 // is only logged (err is what matters).
 func (l *Loop) recordError(ctx context.Context, err error) {
 	text := fmt.Sprintf("%s %v\n", time.Now().UTC().Format(time.RFC3339), err)
-	werr := saveFile(l.wd.path(lastErrorObject), []byte(text))
+	werr := saveFile(l.wd.Path(lastErrorObject), []byte(text))
 	if werr == nil {
-		werr = l.wd.push(ctx, lastErrorObject)
+		werr = l.wd.Push(ctx, lastErrorObject)
 	}
 	if werr != nil {
 		l.log.Warn("record the last error", "err", werr)
@@ -574,7 +556,7 @@ func (l *Loop) recordError(ctx context.Context, err error) {
 // generation runs the phases of generation g; each skips what is done.
 func (l *Loop) generation(ctx context.Context, g int) error {
 	best, err := l.dir.Best()
-	if errors.Is(err, ErrNoModel) {
+	if errors.Is(err, store.ErrNoModel) {
 		best = 0
 	} else if err != nil {
 		return err
@@ -622,15 +604,15 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		return err
 	}
 	row := genRow{Generation: g, Hours: l.hours(), Games: games, MovesPerS: t.movesPerSecond(),
-		TrainLoss: trainLoss, ValLoss: valLoss, Candidate: ModelName(g + 1), Decision: decision, LLR: res.LLR,
-		Pairs: res.Counts(), Best: ModelName(best), BestElo: eloBest,
+		TrainLoss: trainLoss, ValLoss: valLoss, Candidate: store.ModelName(g + 1), Decision: decision, LLR: res.LLR,
+		Pairs: res.Counts(), Best: store.ModelName(best), BestElo: eloBest,
 		SelfplayS: t.seconds["selfplay"], TrainS: t.seconds["train"], GateS: t.seconds["gate"], LadderS: t.seconds["ladder"],
 		SearchKL: t.meanKL(), DrawShare: t.drawShare(), GamePlies: t.meanPlies(), TargetEntropy: t.meanEntropy(),
 		Lease: leaseTag(l.lease)}
 	if err := l.gens.add(row.values()...); err != nil {
 		return err
 	}
-	l.prog.Done("generation %d: %s %s: %s, %s %s; best %s, Elo %.0f", g, ModelName(g+1), decision, l.cfg.Gate.Why(res), res.Unit(), res.Counts(), ModelName(best), eloBest)
+	l.prog.Done("generation %d: %s %s: %s, %s %s; best %s, Elo %.0f", g, store.ModelName(g+1), decision, l.cfg.Gate.Why(res), res.Unit(), res.Counts(), store.ModelName(best), eloBest)
 	l.forget(best)
 	l.stale = true
 	if n := l.cfg.Loop.Generations; time.Since(l.plotted) >= plotEvery || n > 0 && g+1 >= n {
@@ -638,7 +620,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 			return err
 		}
 		for _, name := range plotFiles {
-			if err := l.wd.push(ctx, name); err != nil {
+			if err := l.wd.Push(ctx, name); err != nil {
 				return err
 			}
 		}
@@ -646,14 +628,14 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	// generations.csv last: it is the commit point of a generation.
 	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/phases.csv",
 		"metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
-		if _, err := os.Stat(l.wd.path(name)); os.IsNotExist(err) {
+		if _, err := os.Stat(l.wd.Path(name)); os.IsNotExist(err) {
 			continue
 		}
-		if err := l.wd.push(ctx, name); err != nil {
+		if err := l.wd.Push(ctx, name); err != nil {
 			return err
 		}
 	}
-	if !l.wd.local {
+	if !l.wd.Local() {
 		// The store keeps every shard; the trainer's cache only the
 		// window's (the next generation's window starts at g+2-W).
 		for k := 0; k <= g+1-l.cfg.Loop.WindowAt(g+1); k++ {
@@ -714,14 +696,14 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 		l.phase(have+int(s.Games), l.cfg.Loop.Games)
 		tell(s)
 		l.prog.Update("generation %d self-play (%s): %d/%d games, %.0f moves/s, mean length %.0f, wins %v draws %d",
-			g, ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
+			g, store.ModelName(best), have+int(s.Games), l.cfg.Loop.Games, s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
 	start := time.Now()
 	st, err := selfplay.Run(ctx, job)
 	tell(st)
 	pctx, pcancel := afterStop(ctx)
 	defer pcancel()
-	if perr := l.wd.pushAll(pctx, genPrefix(g)); err == nil {
+	if perr := l.wd.PushAll(pctx, store.ShardsPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted process
 	}
 	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws, st.EntropyMicro); err == nil {
@@ -731,14 +713,14 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 		return err
 	}
 	l.prog.Done("generation %d self-play (%s): %d games, %.0f moves/s, %d positions, mean length %.0f, draws %d (ply cap %d), search KL from the prior %.3f nats (the target's entropy %.3f), %d adjudicated and %d positions rescored by the tables%s%s",
-		g, ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.MeanTargetEntropy(), st.Adjudicated, st.Rescored, st.ResignSummary(), endgameSummary(st))
+		g, store.ModelName(best), have+int(st.Games), st.MovesPerSecond(), st.Positions, st.MeanLength(), st.Draws, st.Reasons[engine.PlyCapDraw], st.MeanPolicyKL(), st.MeanTargetEntropy(), st.Adjudicated, st.Rescored, st.ResignSummary(), endgameSummary(st))
 	return nil
 }
 
 // countGames is the number of games of generation g, from every self-play
 // process: the shards in the store, brought into the cache.
 func (l *Loop) countGames(ctx context.Context, g int) (int, error) {
-	if _, err := l.wd.pullAll(ctx, genPrefix(g)); err != nil {
+	if _, err := l.wd.PullAll(ctx, store.ShardsPrefix(g)); err != nil {
 		return 0, err
 	}
 	return l.shards.count(dataset.GenerationDir(l.dir.Games(), g), l.v.Name, l.log)
@@ -757,7 +739,7 @@ func (l *Loop) awaitGames(ctx context.Context, g, best int) error {
 			return err
 		}
 		if have >= l.cfg.Loop.Games {
-			l.prog.Done("generation %d self-play (%s): %d games from the workers", g, ModelName(best), have)
+			l.prog.Done("generation %d self-play (%s): %d games from the workers", g, store.ModelName(best), have)
 			return nil
 		}
 		l.phase(have, l.cfg.Loop.Games)
@@ -850,7 +832,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	for k := max(0, g-window+1); k < g; k++ {
 		// The window's shards, with those the workers added late; older
 		// generations are not read.
-		if _, err := l.wd.pullAll(ctx, genPrefix(k)); err != nil {
+		if _, err := l.wd.PullAll(ctx, store.ShardsPrefix(k)); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -896,8 +878,8 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	if err := tr.Checkpoint(g + 1).Save(path); err != nil {
 		return 0, 0, err
 	}
-	for _, name := range []string{"metrics/losses.csv", "models/" + ModelName(g+1) + ".safetensors"} {
-		if err := l.wd.push(ctx, name); err != nil {
+	for _, name := range []string{"metrics/losses.csv", "models/" + store.ModelName(g+1) + ".safetensors"} {
+		if err := l.wd.Push(ctx, name); err != nil {
 			return 0, 0, err
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/millzero/millzero/store"
 )
 
 // leaseColumn is the column of generations.csv and losses.csv that holds
@@ -18,7 +20,7 @@ import (
 const leaseColumn = "lease"
 
 // leaseTag is the short form of a lease token written in the metrics.
-func leaseTag(l *Lease) string {
+func leaseTag(l *store.Lease) string {
 	if l == nil {
 		return ""
 	}
@@ -154,7 +156,7 @@ func (l *Loop) reconcileMetrics(ctx context.Context) error {
 			return err
 		}
 		rows, store := local.rows, local.rows
-		if !l.wd.local {
+		if !l.wd.Local() {
 			if store, err = l.storeCopy(ctx, name, s.header); err != nil {
 				return err
 			}
@@ -187,7 +189,7 @@ func (l *Loop) reconcileMetrics(ctx context.Context) error {
 			}
 		}
 		if !same(rows, store) {
-			if err := l.wd.push(ctx, name); err != nil {
+			if err := l.wd.Push(ctx, name); err != nil {
 				return err
 			}
 		}
@@ -198,7 +200,7 @@ func (l *Loop) reconcileMetrics(ctx context.Context) error {
 // storeCopy reads the store's copy of the metrics table name (none: no
 // rows), its columns mapped onto header as openSeries maps an older file's.
 func (l *Loop) storeCopy(ctx context.Context, name string, header []string) ([][]string, error) {
-	data, err := l.wd.store.Get(ctx, name)
+	data, err := l.wd.Store().Get(ctx, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/store"
 )
 
 // rowsOf parses "g,a,lease;g,a,lease" into rows.
@@ -84,13 +86,13 @@ func TestReconcileMetrics_TheStoresOlderCopyNeverOverwritesTheCache(t *testing.T
 	l := open()
 	tag := leaseTag(l.lease)
 	row := func(g int) []any {
-		return []any{g, 0.1, 16, 1.0, 2.0, 2.1, ModelName(g + 1), "accepted", 0.0, "0/0/0/0/0", ModelName(g + 1), 0.0,
+		return []any{g, 0.1, 16, 1.0, 2.0, 2.1, store.ModelName(g + 1), "accepted", 0.0, "0/0/0/0/0", store.ModelName(g + 1), 0.0,
 			1.0, 1.0, 1.0, 1.0, 0.1, 0.2, 30.0, 0.5, tag}
 	}
 	if err := l.gens.add(row(0)...); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.wd.push(ctx, "metrics/generations.csv"); err != nil { // the store has generation 0
+	if err := l.wd.Push(ctx, "metrics/generations.csv"); err != nil { // the store has generation 0
 		t.Fatal(err)
 	}
 	if err := l.gens.add(row(1)...); err != nil { // generation 1's upload failed

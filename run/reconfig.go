@@ -13,6 +13,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/store"
 )
 
 // fixedSettings are the settings of a run's config that may not change
@@ -129,7 +130,7 @@ func orNone(s string) string {
 // reconfigureRun applies the config file at path to the existing run in
 // wd, whose run.yaml is stored: it writes the new run.yaml and returns the
 // new config and the changes.
-func reconfigureRun(ctx context.Context, wd *workDir, stored []byte, path string) (Config, []string, error) {
+func reconfigureRun(ctx context.Context, wd *store.WorkDir, stored []byte, path string) (Config, []string, error) {
 	cfg, text, changes, err := reconfigure(stored, path)
 	if err != nil || len(changes) == 0 {
 		return cfg, nil, err
@@ -141,10 +142,10 @@ func reconfigureRun(ctx context.Context, wd *workDir, stored []byte, path string
 	if err != nil {
 		return cfg, nil, fmt.Errorf("config %s over the run's run.yaml: %w", path, err)
 	}
-	if err := saveFile(wd.dir.Config(), text); err != nil {
+	if err := saveFile(wd.Dir().Config(), text); err != nil {
 		return cfg, nil, err
 	}
-	return cfg, changes, wd.push(ctx, "run.yaml")
+	return cfg, changes, wd.Push(ctx, "run.yaml")
 }
 
 // checkBeforeGames finds what fails only when settings meet, before the

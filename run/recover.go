@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+
+	"github.com/millzero/millzero/store"
 )
 
 // recoverBest makes models/best name a checkpoint there is. When the
@@ -16,7 +18,7 @@ import (
 // next candidate trains from the newest checkpoint there is.
 func (l *Loop) recoverBest(ctx context.Context) error {
 	best, err := l.dir.Best()
-	if errors.Is(err, ErrNoModel) || err == nil && best == 0 {
+	if errors.Is(err, store.ErrNoModel) || err == nil && best == 0 {
 		return nil
 	}
 	if err != nil {
@@ -26,7 +28,7 @@ func (l *Loop) recoverBest(ctx context.Context) error {
 	if err != nil || have {
 		return err
 	}
-	objs, err := l.wd.store.List(ctx, "models/gen-")
+	objs, err := l.wd.Store().List(ctx, "models/gen-")
 	if err != nil {
 		return err
 	}
@@ -38,38 +40,38 @@ func (l *Loop) recoverBest(ctx context.Context) error {
 		}
 	}
 	if fallback > 0 {
-		if err := l.wd.pull(ctx, "models/"+ModelName(fallback)+".safetensors"); err != nil {
+		if err := l.wd.Pull(ctx, "models/"+store.ModelName(fallback)+".safetensors"); err != nil {
 			return err
 		}
 		if err := l.dir.SetBest(fallback); err != nil {
 			return err
 		}
-		if err := l.wd.push(ctx, "models/best"); err != nil {
+		if err := l.wd.Push(ctx, "models/best"); err != nil {
 			return err
 		}
 		l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone; falling back to %s, the newest earlier checkpoint",
-			l.loc, ModelName(best), l.wd.store.Where("models/"+ModelName(best)+".safetensors"), ModelName(fallback))
+			l.loc, store.ModelName(best), l.wd.Store().Where("models/"+store.ModelName(best)+".safetensors"), store.ModelName(fallback))
 		return nil
 	}
 	if err := os.Remove(l.dir.BestFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := l.wd.store.Delete(ctx, "models/best"); err != nil {
+	if err := l.wd.Store().Delete(ctx, "models/best"); err != nil {
 		return err
 	}
 	l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone, and no earlier checkpoint is left; self-play goes on with rollouts until a candidate is accepted",
-		l.loc, ModelName(best), l.wd.store.Where("models/"+ModelName(best)+".safetensors"))
+		l.loc, store.ModelName(best), l.wd.Store().Where("models/"+store.ModelName(best)+".safetensors"))
 	return nil
 }
 
 // checkpointAt tells whether generation gen's checkpoint exists, bringing
 // it into the cache when only the store has it.
 func (l *Loop) checkpointAt(ctx context.Context, gen int) (bool, error) {
-	name := "models/" + ModelName(gen) + ".safetensors"
-	if err := l.wd.pull(ctx, name); err != nil {
+	name := "models/" + store.ModelName(gen) + ".safetensors"
+	if err := l.wd.Pull(ctx, name); err != nil {
 		return false, err
 	}
-	_, err := os.Stat(l.wd.path(name))
+	_, err := os.Stat(l.wd.Path(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -12,24 +12,26 @@ import (
 	"testing"
 	"time"
 
-	"gocloud.dev/blob/memblob"
-
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 )
 
 // sharedStore is an object store (not a local directory) that several
 // loops of one test share, as processes share a bucket.
-func sharedStore(t *testing.T) *Store {
+func sharedStore(t *testing.T) *store.Store {
 	t.Helper()
-	st := newStore("mem://test", memblob.OpenBucket(nil), "", "")
+	st, err := store.Open(context.Background(), "mem://test")
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { st.Close() })
 	return st
 }
 
 // openTest opens the run in st with its own cache, like a process on its
 // own machine.
-func openTest(t *testing.T, st *Store, cfgName string, opts Options) *Loop {
+func openTest(t *testing.T, st *store.Store, cfgName string, opts Options) *Loop {
 	t.Helper()
 	cfg, text, err := LoadConfig(cfgName)
 	if err != nil {
@@ -45,9 +47,9 @@ func openTest(t *testing.T, st *Store, cfgName string, opts Options) *Loop {
 }
 
 // storeShards lists the store's shards of generation g.
-func storeShards(t *testing.T, st *Store, g int) []string {
+func storeShards(t *testing.T, st *store.Store, g int) []string {
 	t.Helper()
-	objs, err := st.List(context.Background(), genPrefix(g))
+	objs, err := st.List(context.Background(), store.ShardsPrefix(g))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 			t.Errorf("store lacks %s (%v)", name, err)
 		}
 	}
-	if ok, _ := st.Exists(ctx, LeaseObject); ok {
+	if ok, _ := st.Exists(ctx, store.LeaseObject); ok {
 		t.Error("the lease was not released")
 	}
 	// Every game of a generation is the workers', each shard tagged with
@@ -111,10 +113,10 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 		shards := storeShards(t, st, g)
 		games := 0
 		for _, name := range shards {
-			if err := reader.wd.pull(ctx, name); err != nil {
+			if err := reader.wd.Pull(ctx, name); err != nil {
 				t.Fatal(err)
 			}
-			info, err := dataset.Inspect(reader.wd.path(name))
+			info, err := dataset.Inspect(reader.wd.Path(name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +154,7 @@ func TestRoles_ASecondTrainerStopsAtOnceNamingTheHolder(t *testing.T) {
 	}
 	start := time.Now()
 	_, err = openOn(context.Background(), st, "mem://test", cfg, text, false, Options{Cache: t.TempDir()})
-	if !errors.Is(err, ErrLeaseHeld) || !strings.Contains(err.Error(), `"train"`) {
+	if !errors.Is(err, store.ErrLeaseHeld) || !strings.Contains(err.Error(), `"train"`) {
 		t.Fatalf("a second trainer: %v, want the lease's holder named", err)
 	}
 	if el := time.Since(start); el > 5*time.Second {
@@ -217,7 +219,7 @@ func TestRoles_ANewRunWhoseTrainerDiedBeforeItsConfigStartsAgain(t *testing.T) {
 	// What a trainer killed between taking the lease and writing run.yaml
 	// leaves: an expired lease of a process that is gone.
 	stale := `{"holder":"train","host":"elsewhere","pid":1,"acquired":"2020-01-01T00:00:00Z","renewed":"2020-01-01T00:00:00Z","expires":"2020-01-01T00:01:00Z","token":"t"}`
-	if err := os.WriteFile(filepath.Join(dir, LeaseObject), []byte(stale), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, store.LeaseObject), []byte(stale), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, err := Open(context.Background(), dir, "three-test", Options{})
@@ -241,7 +243,7 @@ func TestRoles_ARunLocationHoldingSomethingElseIsRefusedBeforeAnyWork(t *testing
 			t.Errorf("trainer %v: %v, want an error naming what is there", !opts.Existing, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, LeaseObject)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, store.LeaseObject)); !os.IsNotExist(err) {
 		t.Errorf("the refused trainer left its lease: %v", err)
 	}
 }
@@ -255,16 +257,16 @@ func TestRoles_ATrainerKilledWhileTakingOverDoesNotBlockTheNext(t *testing.T) {
 	lease := func(pid int, token string) string {
 		now := time.Now().UTC()
 		return fmt.Sprintf(`{"holder":"train","host":%q,"pid":%d,"boot":%q,"pidns":%q,"acquired":%q,"renewed":%q,"expires":%q,"token":%q}`,
-			host, pid, bootID(), pidNamespace(), now.Format(time.RFC3339), now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), token)
+			host, pid, store.BootID(), store.PIDNamespace(), now.Format(time.RFC3339), now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), token)
 	}
 	const gone1, gone2 = 1 << 30, 1<<30 + 1 // no such processes
-	if err := os.WriteFile(filepath.Join(dir, LeaseObject), []byte(lease(gone1, "first")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, store.LeaseObject), []byte(lease(gone1, "first")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, leaseTakeoverDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, store.LeaseTakeoversPrefix), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, leaseTakeoverDir, "first.json"), []byte(lease(gone2, "second")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, store.LeaseTakeoversPrefix, "first.json"), []byte(lease(gone2, "second")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, err := Open(context.Background(), dir, "three-test", Options{})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 )
 
 // retryEvery is how long a following worker waits before it tries again
@@ -30,7 +31,7 @@ const retryEvery = 10 * time.Second
 // played meanwhile, so no shard holds games of a model the worker did not
 // load. Without follow it is an error.
 func (l *Loop) Selfplay(ctx context.Context, games int, follow bool) (selfplay.Stats, error) {
-	if err := l.wd.store.CheckWriteOnce(ctx); err != nil {
+	if err := l.wd.Store().CheckWriteOnce(ctx); err != nil {
 		return selfplay.Stats{}, err
 	}
 	round := l.cfg.SelfPlay.GamesPerShard * max(1, l.cfg.SelfPlay.Workers)
@@ -75,7 +76,7 @@ type modelError struct {
 }
 
 func (e *modelError) Error() string {
-	return fmt.Sprintf("cannot load the best model %s: %v", ModelName(e.gen), e.err)
+	return fmt.Sprintf("cannot load the best model %s: %v", store.ModelName(e.gen), e.err)
 }
 func (e *modelError) Unwrap() error { return e.err }
 
@@ -83,7 +84,7 @@ func (e *modelError) Unwrap() error { return e.err }
 // best model, and uploads the shards.
 func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 	for _, name := range []string{"metrics/generations.csv", "models/best"} {
-		if err := l.wd.pull(ctx, name); err != nil {
+		if err := l.wd.Pull(ctx, name); err != nil {
 			return selfplay.Stats{}, err
 		}
 	}
@@ -94,14 +95,14 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 	g := len(gens.rows)
 	l.telGeneration(g)
 	best, err := l.dir.Best()
-	if errors.Is(err, ErrNoModel) {
+	if errors.Is(err, store.ErrNoModel) {
 		best = 0
 	} else if err != nil {
 		return selfplay.Stats{}, err
 	}
 	l.forget(best)
 	if best > 0 {
-		err := l.wd.pull(ctx, "models/"+ModelName(best)+".safetensors")
+		err := l.wd.Pull(ctx, "models/"+store.ModelName(best)+".safetensors")
 		if err == nil {
 			_, err = l.network(best)
 		}
@@ -116,7 +117,7 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 	job.ProgressEvery = time.Second
 	line := func(s selfplay.Stats) string {
 		return fmt.Sprintf("selfplay into generation %d with %s: %d/%d games, %.0f positions/s, %.0f moves/s, mean length %.0f, wins %v, draws %d",
-			g, ModelName(best), s.Games, n, s.PositionsPerSecond(), s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
+			g, store.ModelName(best), s.Games, n, s.PositionsPerSecond(), s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
 	}
 	tell := l.selfplayTelemetry()
 	job.Progress = func(s selfplay.Stats) { l.phase(int(s.Games), n); tell(s); l.prog.Update("%s", line(s)) }
@@ -127,8 +128,8 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 	// shard being written when it was is never finished, so never sent.
 	pctx, pcancel := afterStop(ctx)
 	defer pcancel()
-	perr := l.wd.pushAll(pctx, genPrefix(g))
-	if perr == nil && !l.wd.local {
+	perr := l.wd.PushAll(pctx, store.ShardsPrefix(g))
+	if perr == nil && !l.wd.Local() {
 		perr = dropOwnShards(dataset.GenerationDir(l.dir.Games(), g))
 	}
 	if err == nil {
@@ -159,3 +160,6 @@ func dropOwnShards(dir string) error {
 	}
 	return nil
 }
+
+// seedNow is a seed for a process that must not repeat another's games.
+func seedNow() uint64 { return uint64(time.Now().UnixNano()) ^ uint64(os.Getpid())<<40 }

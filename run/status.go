@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/store"
 )
 
 // Status is a run's state for people and programs (millzero status).
@@ -28,7 +29,7 @@ type Status struct {
 	Strength    []StrengthStatus   `json:"strength,omitempty"`  // the newest strength measurement (metrics/strength.csv), a row per yardstick
 	Losses      *LossStatus        `json:"losses,omitempty"`    // the newest training losses (metrics/losses.csv)
 	Rating      *RatingStatus      `json:"rating,omitempty"`    // the best model's newest Elo on the ladder (metrics/elo.csv)
-	Lease       *LeaseInfo         `json:"lease,omitempty"`
+	Lease       *store.LeaseInfo   `json:"lease,omitempty"`
 	LeaseState  string             `json:"lease_state,omitempty"` // the holder as far as can be told: "live", "possibly dead", "dead" or "expired"
 	LeaseWhy    string             `json:"lease_why,omitempty"`   // how LeaseState is told, for people
 	LastError   string             `json:"last_error,omitempty"`  // the trainer's last failed generation
@@ -93,23 +94,23 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	if best, err := l.dir.Best(); err == nil {
-		st.Best = ModelName(best)
-	} else if !errors.Is(err, ErrNoModel) {
+		st.Best = store.ModelName(best)
+	} else if !errors.Is(err, store.ErrNoModel) {
 		return st, err
 	}
-	if info, err := ReadLease(ctx, l.wd.store); err == nil {
+	if info, err := store.ReadLease(ctx, l.wd.Store()); err == nil {
 		st.Lease = &info
 		st.LeaseState, st.LeaseWhy = leaseState(info, time.Now())
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return st, err
 	}
-	if err := l.wd.pull(ctx, lastErrorObject); err != nil {
+	if err := l.wd.Pull(ctx, lastErrorObject); err != nil {
 		return st, err
 	}
-	if data, err := os.ReadFile(l.wd.path(lastErrorObject)); err == nil {
+	if data, err := os.ReadFile(l.wd.Path(lastErrorObject)); err == nil {
 		st.LastError = strings.TrimSpace(string(data))
 	}
-	objs, err := l.wd.store.List(ctx, "games/")
+	objs, err := l.wd.Store().List(ctx, "games/")
 	if err != nil {
 		return st, err
 	}
@@ -129,7 +130,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			gs = &GenerationStatus{Generation: g}
 			gens[g] = gs
 		}
-		n, err := counts.games(ctx, l.wd.store, o)
+		n, err := counts.games(ctx, l.wd.Store(), o)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing
 		}
@@ -140,7 +141,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			return st, err
 		}
 		if err != nil { // the trainer skips it too
-			l.log.Warn("skipping shard", "shard", l.wd.store.Where(o.Name), "err", err)
+			l.log.Warn("skipping shard", "shard", l.wd.Store().Where(o.Name), "err", err)
 			continue
 		}
 		gs.Shards++
@@ -175,7 +176,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	return st, nil
 }
 
-// isShardError tells whether err, of Store.ShardGames, is the shard's (not
+// isShardError tells whether err, of shardGames, is the shard's (not
 // a shard, truncated, another format) rather than the store's.
 func isShardError(err error) bool {
 	var se storeError
@@ -187,14 +188,14 @@ func isShardError(err error) bool {
 // namespace and its process is gone; "possibly dead" when it has not
 // renewed for two of its renewal intervals (a third of its time to live);
 // else "live". why says how, for people.
-func leaseState(info LeaseInfo, now time.Time) (state, why string) {
+func leaseState(info store.LeaseInfo, now time.Time) (state, why string) {
 	ttl := info.Expires.Sub(info.Renewed)
 	every := ttl / 3
 	age := now.Sub(info.Renewed).Round(time.Second)
 	switch {
 	case now.After(info.Expires):
 		return "expired", fmt.Sprintf("not renewed for %v, expired %v ago: the next trainer takes it", age, now.Sub(info.Expires).Round(time.Second))
-	case HolderGone(info):
+	case store.HolderGone(info):
 		return "dead", fmt.Sprintf("pid %d is gone from this host; the next trainer here takes the lease at once", info.PID)
 	case every > 0 && now.Sub(info.Renewed) > 2*every:
 		return "possibly dead", fmt.Sprintf("not renewed for %v though renewed every %v; it lapses in %v", age, every.Round(time.Second),

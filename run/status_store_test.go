@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/millzero/millzero/store"
 )
 
 func TestStoreShardGames_FromTheFooter_LocalAndObjectStore(t *testing.T) {
@@ -17,23 +19,28 @@ func TestStoreShardGames_FromTheFooter_LocalAndObjectStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "games/gen-000002/" + filepath.Base(path)
-	for label, st := range map[string]*Store{"object store": sharedStore(t), "directory": openTestStores(t)["path"]} {
+	name := store.ShardsPrefix(2) + filepath.Base(path)
+	local, err := store.Open(ctx, filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	for label, st := range map[string]*store.Store{"object store": sharedStore(t), "directory": local} {
 		if err := st.Put(ctx, name, strings.NewReader(string(data))); err != nil {
 			t.Fatal(err)
 		}
-		objs, err := st.List(ctx, "games/")
+		objs, err := st.List(ctx, store.GamesPrefix)
 		if err != nil || len(objs) != 1 {
 			t.Fatalf("%s: List = %v, %v", label, objs, err)
 		}
-		if n, err := st.ShardGames(ctx, objs[0]); err != nil || n != 40 {
+		if n, err := shardGames(ctx, st, objs[0]); err != nil || n != 40 {
 			t.Errorf("%s: ShardGames = %d, %v; want the footer's 40", label, n, err)
 		}
-		bad := "games/gen-000002/cut.parquet"
+		bad := store.ShardsPrefix(2) + "cut.parquet"
 		if err := st.Put(ctx, bad, strings.NewReader(string(data[:len(data)/2]))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.ShardGames(ctx, ObjectInfo{Name: bad, Size: int64(len(data) / 2)}); err == nil {
+		if _, err := shardGames(ctx, st, store.ObjectInfo{Name: bad, Size: int64(len(data) / 2)}); err == nil {
 			t.Errorf("%s: a truncated shard was counted", label)
 		}
 	}
@@ -66,16 +73,16 @@ func TestStatus_GameCountsAreTheShardsAlsoForFinishedGenerations(t *testing.T) {
 func TestLeaseState_SaysHowAliveTheHolderIs(t *testing.T) {
 	now := time.Now()
 	host, _ := os.Hostname()
-	lease := func(renewedAgo time.Duration, pid int, ns string) LeaseInfo {
+	lease := func(renewedAgo time.Duration, pid int, ns string) store.LeaseInfo {
 		r := now.Add(-renewedAgo)
-		return LeaseInfo{Holder: "train", Host: host, Boot: bootID(), PIDNS: ns, PID: pid, Renewed: r, Expires: r.Add(time.Minute)}
+		return store.LeaseInfo{Holder: "train", Host: host, Boot: store.BootID(), PIDNS: ns, PID: pid, Renewed: r, Expires: r.Add(time.Minute)}
 	}
 	for _, c := range []struct {
 		name string
-		info LeaseInfo
+		info store.LeaseInfo
 		want string
 	}{
-		{"renewed lately", lease(5*time.Second, os.Getpid(), pidNamespace()), "live"},
+		{"renewed lately", lease(5*time.Second, os.Getpid(), store.PIDNamespace()), "live"},
 		{"two renewals missed", lease(45*time.Second, 1<<30, "pid:[1]"), "possibly dead"},
 		{"past its expiry", lease(2*time.Minute, 1<<30, "pid:[1]"), "expired"},
 	} {
@@ -83,8 +90,8 @@ func TestLeaseState_SaysHowAliveTheHolderIs(t *testing.T) {
 			t.Errorf("%s: leaseState = %q (%s); want %q", c.name, got, why, c.want)
 		}
 	}
-	if bootID() != "" && pidNamespace() != "" {
-		if got, _ := leaseState(lease(time.Second, 1<<30, pidNamespace()), now); got != "dead" {
+	if store.BootID() != "" && store.PIDNamespace() != "" {
+		if got, _ := leaseState(lease(time.Second, 1<<30, store.PIDNamespace()), now); got != "dead" {
 			t.Errorf("a holder whose process is gone from this host: %q; want dead", got)
 		}
 	}

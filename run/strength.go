@@ -9,6 +9,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine/tablebase"
+	"github.com/millzero/millzero/store"
 )
 
 // StrengthConfig is the loop's strength benchmark: now and then the best
@@ -86,7 +87,7 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 		return err
 	}
 	if h := before.column("hours"); len(h) > 0 {
-		if before.rows[len(h)-1][2] == ModelName(best) {
+		if before.rows[len(h)-1][2] == store.ModelName(best) {
 			return nil
 		}
 		last = h[len(h)-1]
@@ -98,7 +99,7 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	if err != nil {
 		return err
 	}
-	player := arena.NewSearchPlayer(ModelName(best), arena.ModelSettings(l.v, c.Simulations), arena.Evaluation{Net: net, RandomSymmetry: true})
+	player := arena.NewSearchPlayer(store.ModelName(best), arena.ModelSettings(l.v, c.Simulations), arena.Evaluation{Net: net, RandomSymmetry: true})
 	opponents, err := c.classicPlayers()
 	if err != nil {
 		return err
@@ -112,10 +113,10 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	rows, err := s.Run(ctx, func(opp int, _ *arena.Record) {
 		done++
 		l.phase(done, 2*c.Pairs*len(opponents))
-		l.prog.Update("strength of %s: %d of %d games (%s)", ModelName(best), done, 2*c.Pairs*len(opponents), opponents[opp].Name())
+		l.prog.Update("strength of %s: %d of %d games (%s)", store.ModelName(best), done, 2*c.Pairs*len(opponents), opponents[opp].Name())
 	})
 	if err != nil {
-		return fmt.Errorf("strength of %s: %w", ModelName(best), err)
+		return fmt.Errorf("strength of %s: %w", store.ModelName(best), err)
 	}
 	hours := l.hours()
 	l.telStrength(rows)
@@ -124,11 +125,11 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 		if r.ThrownEndgames >= 0 {
 			thrown = strconv.Itoa(r.ThrownEndgames)
 		}
-		if err := l.str.add(g, hours, ModelName(best), r.Opponent, r.Games, r.Score, r.Elo, r.Low, r.High, r.BlockadeLosses, thrown); err != nil {
+		if err := l.str.add(g, hours, store.ModelName(best), r.Opponent, r.Games, r.Score, r.Elo, r.Low, r.High, r.BlockadeLosses, thrown); err != nil {
 			return err
 		}
 	}
-	l.prog.Done("strength of %s at %d visits: %s", ModelName(best), c.Simulations, strengthSummary(rows))
+	l.prog.Done("strength of %s at %d visits: %s", store.ModelName(best), c.Simulations, strengthSummary(rows))
 	if err := l.tableAccuracy(ctx, g, hours, best); err != nil {
 		return err
 	}
@@ -160,10 +161,10 @@ func (l *Loop) tableAccuracy(ctx context.Context, g int, hours float64, best int
 	if err != nil {
 		return err
 	}
-	l.prog.Update("strength of %s: the tables' %d positions", ModelName(best), len(l.oracle))
+	l.prog.Update("strength of %s: the tables' %d positions", store.ModelName(best), len(l.oracle))
 	rows, err := arena.MeasureTables(ctx, l.v, l.oracle, net, l.cfg.SelfPlay.Search.Simulations)
 	if err != nil {
-		return fmt.Errorf("table accuracy of %s: %w", ModelName(best), err)
+		return fmt.Errorf("table accuracy of %s: %w", store.ModelName(best), err)
 	}
 	all := rows[len(rows)-1]
 	n := float64(all.Positions)
@@ -171,11 +172,11 @@ func (l *Loop) tableAccuracy(ctx context.Context, g int, hours float64, best int
 		name  string
 		right int
 	}{{"tables:network", all.Policy}, {"tables:search", all.Search}} {
-		if err := l.str.add(g, hours, ModelName(best), r.name, all.Positions, float64(r.right)/n, math.NaN(), math.NaN(), math.NaN(), 0, ""); err != nil {
+		if err := l.str.add(g, hours, store.ModelName(best), r.name, all.Positions, float64(r.right)/n, math.NaN(), math.NaN(), math.NaN(), 0, ""); err != nil {
 			return err
 		}
 	}
-	l.prog.Done("table accuracy of %s: network %.0f%%, search %.0f%% right of %d positions", ModelName(best),
+	l.prog.Done("table accuracy of %s: network %.0f%%, search %.0f%% right of %d positions", store.ModelName(best),
 		100*float64(all.Policy)/n, 100*float64(all.Search)/n, all.Positions)
 	return nil
 }

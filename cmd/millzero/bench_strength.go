@@ -13,6 +13,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 // DefaultStrengthClassic is bench strength's classical yardsticks: times
@@ -114,7 +115,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--search: %w", err)
 	}
-	player := arena.NewSearchPlayer(fmt.Sprintf("gen-%06d", src.ck.Generation)+suffix, set,
+	player := arena.NewSearchPlayer(store.ModelName(src.ck.Generation)+suffix, set,
 		arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
 		OpeningPlies: *openings, Seed: *seed, Workers: *workers, Dir: *gamesDir, Tables: prover}

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 func TestBenchStrength_JSONRowPerDepthWithEveryGame(t *testing.T) {
-	dir := run.Dir(t.TempDir())
+	dir := store.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 3)
 	games := filepath.Join(t.TempDir(), "games")
 	code, out, errOut := runCmd("bench", "strength", "--model", dir.Model(3), "--sims", "4", "--classic", "classic:1", "--depths", "2", "--pairs", "2", "--json", "--games", games)

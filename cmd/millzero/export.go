@@ -11,7 +11,7 @@ import (
 
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 func runExport(args []string, out io.Writer) error {
@@ -47,7 +47,7 @@ func runExport(args []string, out io.Writer) error {
 	}
 	path, why := *modelPath, "--model"
 	if *runPath != "" {
-		dir, err := run.Fetch(context.Background(), *runPath, "")
+		dir, err := store.Fetch(context.Background(), *runPath, "")
 		if err != nil {
 			return err
 		}

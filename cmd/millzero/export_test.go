@@ -12,12 +12,12 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 // saveGen writes a small random network of variant name as generation gen
 // of run dir and returns its checkpoint.
-func saveGen(t *testing.T, dir run.Dir, name string, gen int) *model.Checkpoint {
+func saveGen(t *testing.T, dir store.Dir, name string, gen int) *model.Checkpoint {
 	t.Helper()
 	v, err := engine.Load(name)
 	if err != nil {
@@ -59,7 +59,7 @@ func wantExport(t *testing.T, file string, ck *model.Checkpoint) {
 }
 
 func TestExport_PicksBestElseNewestElseTheGenerationAsked(t *testing.T) {
-	dir := run.Dir(t.TempDir())
+	dir := store.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 1)
 	two := saveGen(t, dir, "nine", 2)
 	three := saveGen(t, dir, "nine", 3)
@@ -92,7 +92,7 @@ func TestExport_PicksBestElseNewestElseTheGenerationAsked(t *testing.T) {
 	if code, _, errOut = runCmd("export", "--run", string(dir), "--generation", "1", "--out", one); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	wantExport(t, one, saveGen(t, run.Dir(t.TempDir()), "nine", 1))
+	wantExport(t, one, saveGen(t, store.Dir(t.TempDir()), "nine", 1))
 	if err := dir.SetBest(0); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestExport_PicksBestElseNewestElseTheGenerationAsked(t *testing.T) {
 }
 
 func TestExport_ModelFileOfAnyVariant(t *testing.T) {
-	dir := run.Dir(t.TempDir())
+	dir := store.Dir(t.TempDir())
 	ck := saveGen(t, dir, "moulin-rouge-3", 4)
 	out := filepath.Join(t.TempDir(), "mr3.onnx")
 	code, stdout, errOut := runCmd("export", "--model", dir.Model(4), "--out", out)
@@ -117,14 +117,14 @@ func TestExport_ModelFileOfAnyVariant(t *testing.T) {
 }
 
 func TestExport_BadInputIsAClearError(t *testing.T) {
-	dir := run.Dir(t.TempDir())
+	dir := store.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 1)
-	empty := run.Dir(t.TempDir())
+	empty := store.Dir(t.TempDir())
 	out := filepath.Join(t.TempDir(), "x.onnx")
 
 	// A checkpoint whose architecture is another variant's.
 	misfit := filepath.Join(t.TempDir(), "misfit.safetensors")
-	ck := saveGen(t, run.Dir(t.TempDir()), "three", 1)
+	ck := saveGen(t, store.Dir(t.TempDir()), "three", 1)
 	ck.Net.Variant = "nine"
 	if err := ck.Save(misfit); err != nil {
 		t.Fatal(err)
@@ -132,13 +132,13 @@ func TestExport_BadInputIsAClearError(t *testing.T) {
 	// A checkpoint whose input weight has the wrong shape for its
 	// architecture (the same number of values, transposed).
 	transposed := filepath.Join(t.TempDir(), "transposed.safetensors")
-	ck = saveGen(t, run.Dir(t.TempDir()), "nine", 1)
+	ck = saveGen(t, store.Dir(t.TempDir()), "nine", 1)
 	s := ck.Net.Params[0].Shape
 	ck.Net.Params[0].Shape = []int{s[1], s[0]}
 	if err := ck.Save(transposed); err != nil {
 		t.Fatal(err)
 	}
-	badBest := run.Dir(t.TempDir())
+	badBest := store.Dir(t.TempDir())
 	saveGen(t, badBest, "nine", 1)
 	if err := os.WriteFile(badBest.BestFile(), []byte("seven\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestExport_BadInputIsAClearError(t *testing.T) {
 // writes the network alone (no optimizer tensors or metadata), which
 // loads and computes as the source does.
 func TestExport_SafetensorsOutIsAPlayOnlyCheckpoint(t *testing.T) {
-	dir := run.Dir(t.TempDir())
+	dir := store.Dir(t.TempDir())
 	ck := saveGen(t, dir, "nine", 2)
 	ck.Extra = []model.Param{{Name: "adam.m.input.weight", Shape: []int{2}, Data: []float32{1, 2}}}
 	ck.Meta = map[string]string{"optimizer": "adam"}

@@ -10,6 +10,7 @@ import (
 	"github.com/millzero/millzero/engine/solve"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 func runOracle(args []string, out io.Writer) error {
@@ -36,7 +37,7 @@ func runOracle(args []string, out io.Writer) error {
 	if *sims < 0 || *per < 1 {
 		return fmt.Errorf("--sims %d, --positions %d: want positive counts", *sims, *per)
 	}
-	dir, err := run.Fetch(context.Background(), *runPath, "")
+	dir, err := store.Fetch(context.Background(), *runPath, "")
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func runOracle(args []string, out io.Writer) error {
 		if ck != nil {
 			net = ck.Net
 		}
-		label = run.ModelName(g)
+		label = store.ModelName(g)
 	}
 	if err != nil {
 		return err

@@ -15,12 +15,13 @@ import (
 	"github.com/millzero/millzero/model/onnx"
 	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 // TestPlay_AnONNXModelIsNamedAsSuch: play, arena and engine take the
 // .safetensors checkpoint; given the ONNX export they say so.
 func TestPlay_AnONNXModelIsNamedAsSuch(t *testing.T) {
-	dir := run.Dir(t.TempDir())
+	dir := store.Dir(t.TempDir())
 	ck := saveGen(t, dir, "nine", 1)
 	v, _ := engine.Load("nine")
 	path := filepath.Join(string(dir), "nine.onnx")

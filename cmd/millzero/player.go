@@ -18,6 +18,7 @@ import (
 	"github.com/millzero/millzero/model/builtin"
 	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 // playerConfig says which model plays and how hard it searches; the play,
@@ -99,7 +100,7 @@ func loadSource(c playerConfig) (modelSource, error) {
 	case c.Model != "" && c.Run != "":
 		return modelSource{}, fmt.Errorf("give --model or --run, not both")
 	case c.Run != "":
-		r, err := run.Fetch(context.Background(), c.Run, "")
+		r, err := store.Fetch(context.Background(), c.Run, "")
 		if err != nil {
 			return modelSource{}, err
 		}
@@ -107,10 +108,10 @@ func loadSource(c playerConfig) (modelSource, error) {
 			return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 		}
 		gen, err := r.Best()
-		if errors.Is(err, run.ErrNoModel) {
+		if errors.Is(err, store.ErrNoModel) {
 			src := modelSource{desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
 			if _, err := os.Stat(r.Config()); err == nil {
-				if src.variant, err = r.Variant(); err != nil {
+				if src.variant, err = run.VariantOf(r); err != nil {
 					return modelSource{}, fmt.Errorf("--run %s: %w", c.Run, err)
 				}
 			}

@@ -10,12 +10,12 @@ import (
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 // saveTestCheckpoint writes a small random network for variant as
 // generation gen of a run directory, and marks it best.
-func saveTestCheckpoint(t *testing.T, rd run.Dir, variant string, gen int) string {
+func saveTestCheckpoint(t *testing.T, rd store.Dir, variant string, gen int) string {
 	t.Helper()
 	v, err := engine.Load(variant)
 	if err != nil {
@@ -39,7 +39,7 @@ func saveTestCheckpoint(t *testing.T, rd run.Dir, variant string, gen int) strin
 }
 
 func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
-	rd := run.Dir(t.TempDir())
+	rd := store.Dir(t.TempDir())
 	src, err := loadSource(playerConfig{Run: string(rd)})
 	if err != nil || src.ck != nil || !strings.Contains(src.desc, "has no model yet") {
 		t.Fatalf("run without a model: %+v, %v; want rollouts and a note", src, err)

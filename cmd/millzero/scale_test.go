@@ -16,8 +16,9 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
-	"github.com/millzero/millzero/run/miniotest"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
+	"github.com/millzero/millzero/store/miniotest"
 )
 
 // The scale-out roles end to end on a real S3 (MinIO on loopback): one
@@ -114,7 +115,7 @@ func TestScaleOut_MinIO_TrainerAndFollowWorkersSurviveKills(t *testing.T) {
 func checkStoreRun(t *testing.T, url string, gens int) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := run.OpenStore(ctx, url)
+	st, err := store.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func checkStoreRun(t *testing.T, url string, gens int) {
 			t.Fatalf("%s: %v", o.Name, err)
 		}
 		switch {
-		case o.Name == run.LeaseObject:
+		case o.Name == store.LeaseObject:
 			t.Errorf("the lease was not released")
 		case strings.HasPrefix(o.Name, "games/") && strings.HasSuffix(o.Name, dataset.ShardExt):
 			n, err := selfplay.ShardGames(local)
@@ -167,10 +168,10 @@ func checkStoreRun(t *testing.T, url string, gens int) {
 		}
 	}
 	for g := 0; g < gens; g++ {
-		if n := games[run.ModelName(g)]; n < cfg.Loop.Games {
+		if n := games[store.ModelName(g)]; n < cfg.Loop.Games {
 			t.Errorf("generation %d: %d games in the store, want %d or more", g, n, cfg.Loop.Games)
 		}
-		if _, err := model.LoadCheckpointFor(filepath.Join(dir, "models", run.ModelName(g+1)+".safetensors"), v); err != nil {
+		if _, err := model.LoadCheckpointFor(filepath.Join(dir, "models", store.ModelName(g+1)+".safetensors"), v); err != nil {
 			t.Errorf("checkpoint of generation %d: %v", g+1, err)
 		}
 	}

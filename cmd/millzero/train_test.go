@@ -24,6 +24,7 @@ import (
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 )
 
 // TestMain lets a test run the command as a child process: with
@@ -334,11 +335,11 @@ func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
 		if code, out, errOut := runCmd("train", "--config", "three-test", "--run", dir, "--generations", fmt.Sprint(gen)); code != 0 {
 			t.Fatalf("train: exit %d: %s\n%s", code, errOut, out)
 		}
-		ck, err := model.LoadCheckpointFor(run.Dir(dir).Model(gen), v)
+		ck, err := model.LoadCheckpointFor(store.Dir(dir).Model(gen), v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if score(run.ModelName(gen), ck.Net) == total {
+		if score(store.ModelName(gen), ck.Net) == total {
 			return
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 // fileVariant is a variant no name knows: Three Men's Morris without its
@@ -64,7 +65,7 @@ func TestVariantFile_TrainedPlayedExportedAndServedFromItsSpec(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "reached the budget of 2 generations") {
 		t.Fatalf("train exit %d: %s\n%s", code, errOut, out)
 	}
-	rd := run.Dir(dir)
+	rd := store.Dir(dir)
 	stored, err := os.ReadFile(rd.Config())
 	if err != nil || !strings.Contains(string(stored), "variant_spec:") {
 		t.Fatalf("run.yaml records no variant_spec (%v):\n%s", err, stored)

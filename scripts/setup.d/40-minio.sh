@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MinIO, a real S3 server on loopback, runs the run store's s3:// tests (run/)
+# MinIO, a real S3 server on loopback, runs the run store's s3:// tests (store/)
 # and the end-to-end scale-out test. Built from source with the Go toolchain
 # (a few minutes, once) into $(go env GOPATH)/bin, where the tests look for
 # it when it is not on PATH. Does nothing when it is already there.

@@ -1,11 +1,10 @@
-package run
+package store
 
 import (
 	"errors"
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -27,22 +26,13 @@ func (r Dir) Checkpoints() ([]int, error) {
 }
 
 // checkpointGeneration is the generation of a checkpoint's file name
-// (ModelName's form with .safetensors), and whether it is one.
+// (CheckpointObject's base name), and whether it is one.
 func checkpointGeneration(name string) (int, bool) {
-	digits, ok := strings.CutPrefix(name, "gen-")
+	model, ok := strings.CutSuffix(name, CheckpointExt)
 	if !ok {
 		return 0, false
 	}
-	if digits, ok = strings.CutSuffix(digits, ".safetensors"); !ok || len(digits) < 6 {
-		return 0, false
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-	}
-	g, err := strconv.Atoi(digits)
-	return g, err == nil && ModelName(g)+".safetensors" == name
+	return ParseModelName(model)
 }
 
 // ChooseCheckpoint is the checkpoint of the run to play or export, and why

@@ -105,7 +105,7 @@ func Need(t testing.TB) string {
 // Start starts MinIO on a free loopback port with a temporary data
 // directory, waits (bounded) until it is ready, and stops it when t ends. It
 // sets the AWS credential variables of this process to the server's (so
-// run.OpenStore finds them), with t.Setenv.
+// store.Open finds them), with t.Setenv.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := Need(t)

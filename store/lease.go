@@ -1,4 +1,4 @@
-package run
+package store
 
 import (
 	"bytes"
@@ -19,21 +19,12 @@ import (
 	"github.com/millzero/millzero/internal/atomicfile"
 )
 
-// LeaseObject is the name of the trainer's lease in a run.
-const LeaseObject = "lease.json"
-
 // DefaultLeaseTTL is a lease's time to live unless the caller has reason
 // for another: renewed every 20 s, and a trainer that crashed blocks its
 // successor for at most a minute (not at all when the successor runs on the
 // same host, boot and PID namespace and the holder's process is gone there;
 // train --break-lease takes a lease at once).
 const DefaultLeaseTTL = time.Minute
-
-// leaseTakeoverDir holds one write-once object per lease taken over after
-// it expired, named by the token of the expired lease: of two trainers that
-// find the same expired lease at once, only the one that creates this
-// object takes over.
-const leaseTakeoverDir = "lease-takeovers/"
 
 // ErrLeaseHeld is matched (errors.Is) by the error AcquireLease returns
 // when another live trainer holds the run's lease.
@@ -163,7 +154,7 @@ func acquireLease(ctx context.Context, store *Store, holder string, ttl time.Dur
 		return nil, fmt.Errorf("acquire lease on %s: %w", store, err)
 	}
 	now := time.Now()
-	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Boot: bootID(), PIDNS: pidNamespace(), Acquired: now, Renewed: now,
+	info := LeaseInfo{Holder: holder, Host: host, PID: os.Getpid(), Boot: BootID(), PIDNS: PIDNamespace(), Acquired: now, Renewed: now,
 		Expires: now.Add(ttl), Token: hex.EncodeToString(tok[:])}
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
@@ -221,7 +212,7 @@ const takeOverKeep = time.Hour
 func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte, force bool) error {
 	stale := cur
 	for range 8 {
-		marker := leaseTakeoverDir + stale.Token + ".json"
+		marker := LeaseTakeoverObject(stale.Token)
 		err := store.Put(ctx, marker, bytes.NewReader(data))
 		if err == nil {
 			if err := store.PutReplace(ctx, LeaseObject, data); err != nil {
@@ -247,14 +238,14 @@ func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte, for
 		// A contender that crashed between its two writes is stale by the
 		// lease's own rule: expired, or its process gone from this host.
 		host, _ := os.Hostname()
-		if !force && !leaseStale(m, time.Now(), host, bootID(), pidNamespace()) {
+		if !force && !leaseStale(m, time.Now(), host, BootID(), PIDNamespace()) {
 			return fmt.Errorf("acquire lease on %s: %q (pid %d on host %s) is taking over the expired lease of %q (pid %d on %s) right now",
 				store, m.Holder, m.PID, m.Host, cur.Holder, cur.PID, cur.Host)
 		}
 		stale = m
 	}
 	return fmt.Errorf("acquire lease on %s: too many abandoned takeovers in %s; delete it and %s if no trainer is running",
-		store, store.Where(leaseTakeoverDir), store.Where(LeaseObject))
+		store, store.Where(LeaseTakeoversPrefix), store.Where(LeaseObject))
 }
 
 // cleanTakeOvers deletes takeover objects older than takeOverKeep, best
@@ -263,14 +254,14 @@ func takeOver(ctx context.Context, store *Store, cur LeaseInfo, data []byte, for
 // contender killed in the middle of writing one leaves (List skips them).
 func cleanTakeOvers(ctx context.Context, store *Store) {
 	if dir, ok := store.Local(); ok {
-		tmps, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(leaseTakeoverDir), "*"+atomicfile.TempSuffix))
+		tmps, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(LeaseTakeoversPrefix), "*"+atomicfile.TempSuffix))
 		for _, f := range tmps {
 			if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > takeOverKeep {
 				os.Remove(f)
 			}
 		}
 	}
-	objs, err := store.List(ctx, leaseTakeoverDir)
+	objs, err := store.List(ctx, LeaseTakeoversPrefix)
 	if err != nil {
 		return
 	}
@@ -325,10 +316,10 @@ func sameProcessSpace(cur LeaseInfo, host, boot, pidns string) bool {
 	return cur.Host == host && cur.Boot != "" && cur.Boot == boot && cur.PIDNS != "" && cur.PIDNS == pidns
 }
 
-// pidNamespace returns this process's PID namespace ("pid:[4026531836]" on
+// PIDNamespace returns this process's PID namespace ("pid:[4026531836]" on
 // Linux, "" where it cannot be read): process ids are only comparable
 // within one.
-func pidNamespace() string {
+func PIDNamespace() string {
 	ns, err := os.Readlink("/proc/self/ns/pid")
 	if err != nil {
 		return ""
@@ -341,13 +332,13 @@ func pidNamespace() string {
 // id. false means alive or unknown.
 func HolderGone(info LeaseInfo) bool {
 	host, _ := os.Hostname()
-	return sameProcessSpace(info, host, bootID(), pidNamespace()) && info.PID > 0 && info.PID != os.Getpid() && !processAlive(info.PID)
+	return sameProcessSpace(info, host, BootID(), PIDNamespace()) && info.PID > 0 && info.PID != os.Getpid() && !processAlive(info.PID)
 }
 
-// bootID returns the Linux kernel's boot id ("" elsewhere): two machines
+// BootID returns the Linux kernel's boot id ("" elsewhere): two machines
 // that share a host name have different ones, and a rebooted machine a new
 // one.
-func bootID() string {
+func BootID() string {
 	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return ""
@@ -473,4 +464,24 @@ func (l *Lease) Release(ctx context.Context) error {
 		}
 	})
 	return err
+}
+
+// OnlyLease reports whether the store holds nothing but lease objects
+// and objects under the prefixes also: a new run whose trainer is
+// starting, or died before it wrote run.yaml.
+func OnlyLease(ctx context.Context, st *Store, also ...string) bool {
+	objs, err := st.List(ctx, "")
+	if err != nil {
+		return false
+	}
+	for _, o := range objs {
+		ok := o.Name == LeaseObject || strings.HasPrefix(o.Name, LeaseTakeoversPrefix)
+		for _, p := range also {
+			ok = ok || strings.HasPrefix(o.Name, p)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

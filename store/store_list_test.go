@@ -1,4 +1,4 @@
-package run
+package store
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 func TestStoreList_WritersRenamingMeanwhile_NeverFailsNorListsTemp(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenStore(context.Background(), dir)
+	s, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestStoreList_WritersRenamingMeanwhile_NeverFailsNorListsTemp(t *testing.T)
 
 func TestStoreList_PrefixSelectsNamesAtAnyDepth(t *testing.T) {
 	dir := t.TempDir()
-	s, err := OpenStore(context.Background(), dir)
+	s, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

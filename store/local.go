@@ -1,4 +1,4 @@
-package run
+package store
 
 import (
 	"errors"
@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/millzero/millzero/internal/atomicfile"
-	"github.com/millzero/millzero/model"
 )
 
 // Writes to a local run directory do not go through fileblob (whose
@@ -92,7 +91,7 @@ func writeFileAtomic(path string, r io.Reader) error {
 // returns its name. On error the file is removed. Local file system errors
 // are localError.
 func writeTemp(path string, r io.Reader) (string, error) {
-	f, err := model.CreateTemp(path) // the umask's mode, as a new file
+	f, err := atomicfile.CreateTemp(path) // the umask's mode, as a new file
 	if err != nil {
 		return "", localError{err}
 	}

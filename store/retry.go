@@ -1,4 +1,4 @@
-package run
+package store
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func (s *Store) do(ctx context.Context, opName, name string, op func(attempt int
 			return nil
 		}
 		var pe permanentError
-		if errors.As(err, &pe) || ctx.Err() != nil || !isTransient(err) {
+		if errors.As(err, &pe) || ctx.Err() != nil || !IsTransient(err) {
 			return s.opError(opName, name, err)
 		}
 		waited := time.Since(start)
@@ -130,11 +130,11 @@ func storeErrorCode(err error) gcerrors.ErrorCode {
 	return gcerrors.Code(err)
 }
 
-// isTransient tells whether err may go away when the operation is tried
+// IsTransient tells whether err may go away when the operation is tried
 // again: the store is unavailable, overloaded or timed out, the connection
 // broke, or an HTTP 5xx/429 answer. gocloud's S3 driver reports most of these
 // as Unknown, so the HTTP status and the S3 error code are read too.
-func isTransient(err error) bool {
+func IsTransient(err error) bool {
 	switch storeErrorCode(err) {
 	case gcerrors.ResourceExhausted, gcerrors.DeadlineExceeded, gcerrors.Internal:
 		return true
@@ -147,7 +147,7 @@ func isTransient(err error) bool {
 	if errors.As(err, &se) || errors.As(err, &le) {
 		return false
 	}
-	if isCredentialError(err) {
+	if IsCredentialError(err) {
 		return false
 	}
 	var hs interface{ HTTPStatusCode() int }
@@ -175,9 +175,9 @@ func isTransient(err error) bool {
 	return errors.As(err, &ne)
 }
 
-// isUnreachable tells whether err says the store's endpoint cannot be
+// IsUnreachable tells whether err says the store's endpoint cannot be
 // reached (refused, no route, no such host).
-func isUnreachable(err error) bool {
+func IsUnreachable(err error) bool {
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
 		return true
 	}
@@ -186,9 +186,9 @@ func isUnreachable(err error) bool {
 	return errors.As(err, &dns) || errors.As(err, &op)
 }
 
-// isCredentialError tells whether err is an S3-style refusal of the
+// IsCredentialError tells whether err is an S3-style refusal of the
 // credentials, which gocloud reports as Unknown.
-func isCredentialError(err error) bool {
+func IsCredentialError(err error) bool {
 	var ec interface{ ErrorCode() string }
 	if errors.As(err, &ec) {
 		switch ec.ErrorCode() {

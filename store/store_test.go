@@ -1,4 +1,4 @@
-package run
+package store
 
 import (
 	"bytes"
@@ -31,9 +31,9 @@ func openTestStores(t *testing.T) map[string]*Store {
 		"path": filepath.Join(t.TempDir(), "run"),
 		"file": "file://" + filepath.Join(t.TempDir(), "run"),
 	} {
-		s, err := OpenStore(ctx, loc)
+		s, err := Open(ctx, loc)
 		if err != nil {
-			t.Fatalf("OpenStore(%q): %v", loc, err)
+			t.Fatalf("Open(%q): %v", loc, err)
 		}
 		t.Cleanup(func() { s.Close() })
 		out[kind] = s
@@ -41,7 +41,7 @@ func openTestStores(t *testing.T) map[string]*Store {
 	return out
 }
 
-func TestOpenStore_BadLocations_FailWithTheLocationAndTheCause(t *testing.T) {
+func TestOpen_BadLocations_FailWithTheLocationAndTheCause(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "afile")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
@@ -58,13 +58,13 @@ func TestOpenStore_BadLocations_FailWithTheLocationAndTheCause(t *testing.T) {
 		{filepath.Join(file, "run"), "create the directory"},
 	} {
 		t.Run(tc.loc, func(t *testing.T) {
-			s, err := OpenStore(context.Background(), tc.loc)
+			s, err := Open(context.Background(), tc.loc)
 			if err == nil {
 				s.Close()
-				t.Fatalf("OpenStore(%q) succeeded", tc.loc)
+				t.Fatalf("Open(%q) succeeded", tc.loc)
 			}
 			if !strings.Contains(err.Error(), tc.want) || (tc.loc != "" && !strings.Contains(err.Error(), tc.loc)) {
-				t.Errorf("OpenStore(%q) = %v; want the location and %q", tc.loc, err, tc.want)
+				t.Errorf("Open(%q) = %v; want the location and %q", tc.loc, err, tc.want)
 			}
 		})
 	}
@@ -80,7 +80,7 @@ func TestStore_Local_TellsALocalDirectory(t *testing.T) {
 		{"file://" + dir, dir},
 		{"mem://", ""},
 	} {
-		s, err := OpenStore(context.Background(), tc.loc)
+		s, err := Open(context.Background(), tc.loc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -506,7 +506,7 @@ func TestIsTransient_ClassifiesStoreErrors(t *testing.T) {
 		{"a local write error", localError{errors.New("no space")}, false},
 		{"a plain error", errors.New("what"), false},
 	} {
-		if got := isTransient(tc.err); got != tc.want {
+		if got := IsTransient(tc.err); got != tc.want {
 			t.Errorf("%s: isTransient = %v; want %v", tc.name, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package run
+package store
 
 import (
 	"bytes"
@@ -71,11 +71,11 @@ func TestLease_TwoLocalProcesses_OneDirectory_Exclude(t *testing.T) {
 	// Two stores on one directory are what two trainers on one host see.
 	ctx := context.Background()
 	dir := t.TempDir()
-	a, err := OpenStore(ctx, dir)
+	a, err := Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenStore(ctx, "file://"+dir)
+	b, err := Open(ctx, "file://"+dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +195,10 @@ func TestLease_HolderOnThisHostWhoseProcessIsGone_IsTakenOverAtOnce(t *testing.T
 	}
 	host, _ := os.Hostname()
 	now := time.Now()
-	if bootID() == "" || pidNamespace() == "" {
+	if BootID() == "" || PIDNamespace() == "" {
 		t.Skip("no boot id or PID namespace to tell this host's processes by")
 	}
-	putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: bootID(), PIDNS: pidNamespace(), PID: cmd.Process.Pid, Acquired: now, Renewed: now,
+	putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: BootID(), PIDNS: PIDNamespace(), PID: cmd.Process.Pid, Acquired: now, Renewed: now,
 		Expires: now.Add(time.Hour), Token: "crashed"})
 	l, err := AcquireLease(ctx, s, "train", time.Minute)
 	if err != nil {
@@ -208,7 +208,7 @@ func TestLease_HolderOnThisHostWhoseProcessIsGone_IsTakenOverAtOnce(t *testing.T
 
 	// A host of the same name that is another machine (another boot id)
 	// keeps its lease: its process is not ours to look for.
-	if boot := bootID(); boot != "" {
+	if boot := BootID(); boot != "" {
 		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: "another-machine", PID: cmd.Process.Pid, Acquired: now, Renewed: now,
 			Expires: now.Add(time.Hour), Token: "twin"})
 		if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
@@ -220,7 +220,7 @@ func TestLease_HolderOnThisHostWhoseProcessIsGone_IsTakenOverAtOnce(t *testing.T
 	// of the same host name) keeps its lease: the pid is not ours to look
 	// up. So does a lease that does not say its namespace.
 	for _, ns := range []string{"pid:[1]", ""} {
-		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: bootID(), PIDNS: ns, PID: cmd.Process.Pid, Acquired: now, Renewed: now,
+		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: BootID(), PIDNS: ns, PID: cmd.Process.Pid, Acquired: now, Renewed: now,
 			Expires: now.Add(time.Hour), Token: "container" + ns})
 		if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
 			t.Fatalf("AcquireLease over a lease of PID namespace %q = %v; want ErrLeaseHeld", ns, err)
@@ -338,7 +338,7 @@ func putTakeOver(t *testing.T, s *Store, stale string, info LeaseInfo) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Put(context.Background(), leaseTakeoverDir+stale+".json", bytes.NewReader(data)); err != nil {
+	if err := s.Put(context.Background(), LeaseTakeoversPrefix+stale+".json", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -357,7 +357,7 @@ func TestLease_TakeOverAbandonedMidway_IsTakenOverOnceItWouldHaveExpired(t *test
 				t.Fatalf("AcquireLease = %v; want a takeover", err)
 			}
 			defer l.Release(ctx)
-			if ok, _ := s.Exists(ctx, leaseTakeoverDir+"M1.json"); !ok {
+			if ok, _ := s.Exists(ctx, LeaseTakeoversPrefix+"M1.json"); !ok {
 				t.Fatal("the takeover went through without M1's takeover object")
 			}
 		})
@@ -382,13 +382,13 @@ func TestLease_TakeOver_DeletesOldTakeOverObjects(t *testing.T) {
 	dir, _ := s.Local()
 	old := time.Now().Add(-3 * time.Hour)
 	putTakeOver(t, s, "ancient", LeaseInfo{Holder: "x", Token: "A", Expires: old})
-	if err := os.Chtimes(filepath.Join(dir, leaseTakeoverDir, "ancient.json"), old, old); err != nil {
+	if err := os.Chtimes(filepath.Join(dir, LeaseTakeoversPrefix, "ancient.json"), old, old); err != nil {
 		t.Fatal(err)
 	}
 	// What a contender killed while writing a takeover object leaves: an
 	// old one goes, one that may still be being written stays.
-	tmpOld := filepath.Join(dir, leaseTakeoverDir, ".B.json.123.tmp")
-	tmpNew := filepath.Join(dir, leaseTakeoverDir, ".C.json.456.tmp")
+	tmpOld := filepath.Join(dir, LeaseTakeoversPrefix, ".B.json.123.tmp")
+	tmpNew := filepath.Join(dir, LeaseTakeoversPrefix, ".C.json.456.tmp")
 	for _, f := range []string{tmpOld, tmpNew} {
 		if err := os.WriteFile(f, []byte("{"), 0o644); err != nil {
 			t.Fatal(err)
@@ -403,8 +403,8 @@ func TestLease_TakeOver_DeletesOldTakeOverObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release(ctx)
-	objs, err := s.List(ctx, leaseTakeoverDir)
-	if err != nil || len(objs) != 1 || objs[0].Name != leaseTakeoverDir+"L0.json" {
+	objs, err := s.List(ctx, LeaseTakeoversPrefix)
+	if err != nil || len(objs) != 1 || objs[0].Name != LeaseTakeoversPrefix+"L0.json" {
 		t.Fatalf("takeover objects = %v, %v; want only the new one", objs, err)
 	}
 	if _, err := os.Stat(tmpOld); !os.IsNotExist(err) {
@@ -486,7 +486,7 @@ func TestLeaseChildProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the child of TestLease_HolderInAnotherPIDNamespace_IsNotTakenOver")
 	}
-	s, err := OpenStore(context.Background(), dir)
+	s, err := Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +509,7 @@ func TestLease_HolderInAnotherPIDNamespace_IsNotTakenOver(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := OpenStore(ctx, dir)
+	s, err := Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

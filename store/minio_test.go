@@ -1,4 +1,4 @@
-package run
+package store
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/millzero/millzero/run/miniotest"
+	"github.com/millzero/millzero/store/miniotest"
 )
 
 // openMinIOStore starts MinIO with a bucket "runs" and opens the run
@@ -26,7 +26,7 @@ func openMinIOStore(t *testing.T, prefix string) (*miniotest.Server, *Store) {
 	t.Helper()
 	srv := miniotest.Start(t)
 	srv.CreateBucket(t, "runs")
-	s, err := OpenStore(context.Background(), srv.URL("runs", prefix))
+	s, err := Open(context.Background(), srv.URL("runs", prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +47,8 @@ func TestMinIO_Store_WriteOnceReplaceListAndTransfer(t *testing.T) {
 	t.Setenv("AWS_REGION", "")
 	t.Setenv("AWS_DEFAULT_REGION", "")
 	noRegion := "s3://runs/nine?endpoint=" + srv.Endpoint + "&use_path_style=true"
-	if s2, err := OpenStore(ctx, noRegion); err != nil {
-		t.Fatalf("OpenStore(%s) = %v; want the default region", noRegion, err)
+	if s2, err := Open(ctx, noRegion); err != nil {
+		t.Fatalf("Open(%s) = %v; want the default region", noRegion, err)
 	} else {
 		s2.Close()
 	}
@@ -79,7 +79,7 @@ func TestMinIO_Store_WriteOnceReplaceListAndTransfer(t *testing.T) {
 		t.Fatalf("CheckRun = %v, %v", ok, err)
 	}
 	// The prefix scopes the run: the bucket's root is not a run.
-	root, err := OpenStore(ctx, srv.URL("runs", ""))
+	root, err := Open(ctx, srv.URL("runs", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestMinIO_Put_SimultaneousWriters_OneWins(t *testing.T) {
 func TestMinIO_Lease_Contention(t *testing.T) {
 	ctx := context.Background()
 	srv, s := openMinIOStore(t, "lease")
-	other, err := OpenStore(ctx, srv.URL("runs", "lease"))
+	other, err := Open(ctx, srv.URL("runs", "lease"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,30 +182,30 @@ func TestMinIO_Lease_Contention(t *testing.T) {
 	}
 }
 
-func TestMinIO_OpenStore_WrongCredentialsAndMissingBucket(t *testing.T) {
+func TestMinIO_Open_WrongCredentialsAndMissingBucket(t *testing.T) {
 	srv, _ := openMinIOStore(t, "x")
 	ctx := context.Background()
 
 	loc := srv.URL("nosuchbucket", "run")
-	_, err := OpenStore(ctx, loc)
+	_, err := Open(ctx, loc)
 	if err == nil || !strings.Contains(err.Error(), loc) || !strings.Contains(err.Error(), "bucket does not exist") {
-		t.Errorf("missing bucket: OpenStore = %v; want the URL and that the bucket does not exist", err)
+		t.Errorf("missing bucket: Open = %v; want the URL and that the bucket does not exist", err)
 	}
 
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong-secret")
 	loc = srv.URL("runs", "x")
 	start := time.Now()
-	_, err = OpenStore(ctx, loc)
+	_, err = Open(ctx, loc)
 	if err == nil || !strings.Contains(err.Error(), loc) || !strings.Contains(err.Error(), "access denied") ||
 		!strings.Contains(err.Error(), "AWS_SECRET_ACCESS_KEY") {
-		t.Errorf("wrong credentials: OpenStore = %v; want the URL, access denied and where credentials come from", err)
+		t.Errorf("wrong credentials: Open = %v; want the URL, access denied and where credentials come from", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("wrong credentials took %v to report", d)
 	}
 }
 
-func TestOpenStore_UnreachableEndpoint_FailsFastNamingIt(t *testing.T) {
+func TestOpen_UnreachableEndpoint_FailsFastNamingIt(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -217,9 +217,9 @@ func TestOpenStore_UnreachableEndpoint_FailsFastNamingIt(t *testing.T) {
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	loc := miniotest.URL(endpoint, "runs", "nine")
 	start := time.Now()
-	_, err = OpenStore(context.Background(), loc)
+	_, err = Open(context.Background(), loc)
 	if err == nil || !strings.Contains(err.Error(), loc) || !strings.Contains(err.Error(), "cannot reach the endpoint") {
-		t.Fatalf("OpenStore = %v; want the URL and that the endpoint cannot be reached", err)
+		t.Fatalf("Open = %v; want the URL and that the endpoint cannot be reached", err)
 	}
 	if d := time.Since(start); d > storeProbeTimeout+5*time.Second {
 		t.Fatalf("took %v; want under the probe's bound %v", d, storeProbeTimeout)
@@ -233,7 +233,7 @@ func TestOpenStore_UnreachableEndpoint_FailsFastNamingIt(t *testing.T) {
 func BenchmarkMinIO_PutGet(b *testing.B) {
 	srv := miniotest.Start(b)
 	srv.CreateBucket(b, "runs")
-	s, err := OpenStore(context.Background(), srv.URL("runs", "bench"))
+	s, err := Open(context.Background(), srv.URL("runs", "bench"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func BenchmarkMinIO_PutGet(b *testing.B) {
 // BenchmarkLocal_PutGet measures a write-once Put and a Get of one object in
 // a local run directory.
 func BenchmarkLocal_PutGet(b *testing.B) {
-	s, err := OpenStore(context.Background(), b.TempDir())
+	s, err := Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -313,15 +313,15 @@ func TestMinIO_StoreOutage_OperationsAreRetriedUntilItIsBack(t *testing.T) {
 	}
 }
 
-func TestOpenStore_EndpointThatIsNotS3_IsNamed(t *testing.T) {
+func TestOpen_EndpointThatIsNotS3_IsNamed(t *testing.T) {
 	web := httptest.NewServer(http.NotFoundHandler())
 	defer web.Close()
 	t.Setenv("AWS_ACCESS_KEY_ID", "x")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "y")
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	loc := miniotest.URL(web.URL, "runs", "nine")
-	_, err := OpenStore(context.Background(), loc)
+	_, err := Open(context.Background(), loc)
 	if err == nil || !strings.Contains(err.Error(), loc) || !strings.Contains(err.Error(), "is it an S3 server?") {
-		t.Fatalf("OpenStore = %v; want the URL and a doubt that it is S3", err)
+		t.Fatalf("Open = %v; want the URL and a doubt that it is S3", err)
 	}
 }

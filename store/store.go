@@ -1,4 +1,4 @@
-package run
+package store
 
 import (
 	"bytes"
@@ -55,18 +55,14 @@ type ObjectInfo struct {
 	ModTime time.Time // when the store last wrote it
 }
 
-// storeRunMarker is the object every run has (its resolved config); a
-// non-empty location without it holds something other than a run.
-const storeRunMarker = "run.yaml"
-
-// storeProbeTimeout bounds the probe OpenStore makes, so an unreachable
+// storeProbeTimeout bounds the probe Open makes, so an unreachable
 // endpoint fails in seconds instead of hanging.
 const storeProbeTimeout = 15 * time.Second
 
 // storeSchemes is the list of accepted URL schemes, for messages.
 const storeSchemes = "a local path, file://, s3://, gs://, azblob:// or mem://"
 
-// OpenStore opens the run store at loc and probes it, so that bad input
+// Open opens the run store at loc and probes it, so that bad input
 // fails here with an error naming loc and the cause, before any work:
 //
 //   - a local path (relative or absolute) or file:///abs/path: a directory,
@@ -82,7 +78,7 @@ const storeSchemes = "a local path, file://, s3://, gs://, azblob:// or mem://"
 //     GOOGLE_APPLICATION_CREDENTIALS or the environment;
 //   - azblob://container/prefix: Azure Blob Storage, account and
 //     credentials from AZURE_STORAGE_ACCOUNT, AZURE_STORAGE_KEY, ...;
-//   - mem://: an empty in-memory store (tests); every OpenStore of mem://
+//   - mem://: an empty in-memory store (tests); every Open of mem://
 //     is a new, separate store.
 //
 // The path after the bucket scopes the run: s3://b/runs/nine holds the run
@@ -90,7 +86,7 @@ const storeSchemes = "a local path, file://, s3://, gs://, azblob:// or mem://"
 // unknown scheme, an unreachable endpoint (bounded by a timeout), wrong
 // credentials and a missing bucket are reported as such. Whether loc holds
 // a run is CheckRun's question.
-func OpenStore(ctx context.Context, loc string) (*Store, error) {
+func Open(ctx context.Context, loc string) (*Store, error) {
 	s, err := openStore(ctx, loc)
 	if err != nil {
 		return nil, err
@@ -218,7 +214,7 @@ func (s *Store) describe(pctx context.Context, err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || pctx.Err() != nil:
 		return fmt.Sprintf("no answer within %v (is the endpoint right and reachable?)", storeProbeTimeout)
-	case isUnreachable(err):
+	case IsUnreachable(err):
 		return "cannot reach the endpoint (is the server running, the endpoint right?)"
 	case code == gcerrors.NotFound:
 		var ec interface{ ErrorCode() string }
@@ -226,7 +222,7 @@ func (s *Store) describe(pctx context.Context, err error) string {
 			return "the endpoint answered Not Found without naming the bucket (is it an S3 server?)"
 		}
 		return "the bucket does not exist (create it first)"
-	case code == gcerrors.PermissionDenied || isCredentialError(err):
+	case code == gcerrors.PermissionDenied || IsCredentialError(err):
 		return "access denied: wrong or missing credentials, or no permission on the bucket (" + s.credentialHint() + ")"
 	}
 	return "the store refused to list the run"
@@ -272,11 +268,11 @@ func (s *Store) Local() (dir string, ok bool) { return s.dir, s.dir != "" }
 func (s *Store) Close() error { return s.bucket.Close() }
 
 // CheckRun tells whether the store holds a run: (true, nil) when it has a
-// run.yaml, (false, nil) when it is empty (a new run), and an error naming
+// run.yaml (ConfigObject), (false, nil) when it is empty (a new run), and an error naming
 // the location and some of what is there when it holds other objects but
 // no run.yaml (a wrong path or prefix).
 func (s *Store) CheckRun(ctx context.Context) (bool, error) {
-	ok, err := s.Exists(ctx, storeRunMarker)
+	ok, err := s.Exists(ctx, ConfigObject)
 	if err != nil || ok {
 		return ok, err
 	}
@@ -310,7 +306,7 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 	}
 	if len(found) > 0 {
 		return false, fmt.Errorf("run store %s holds something other than a run: no %s, but objects such as %s (wrong path or prefix?)",
-			s.loc, storeRunMarker, strings.Join(found, ", "))
+			s.loc, ConfigObject, strings.Join(found, ", "))
 	}
 	return false, nil
 }
@@ -493,6 +489,23 @@ func (s *Store) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 		return nil, err // not a nil *blob.Reader in a non-nil interface
 	}
 	return r, nil
+}
+
+// ReadRange reads n bytes of the object name from the offset off (a
+// shard's footer, without downloading the shard), retried as any
+// operation.
+func (s *Store) ReadRange(ctx context.Context, name string, off, n int64) ([]byte, error) {
+	var data []byte
+	err := s.do(ctx, "read", name, func(int) error {
+		rd, err := s.bucket.NewRangeReader(ctx, name, off, n, nil)
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		data, err = io.ReadAll(rd)
+		return err
+	})
+	return data, err
 }
 
 // Exists tells whether the object name exists.

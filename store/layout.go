@@ -1,0 +1,198 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/internal/atomicfile"
+)
+
+// A run's layout, the same in a store and in a local directory (DESIGN.md).
+// Every reader and writer of a run takes its object names from here:
+//
+//	run.yaml                          ConfigObject: the resolved config
+//	lease.json                        LeaseObject: the trainer's lease
+//	lease-takeovers/TOKEN.json        LeaseTakeoversPrefix: taken-over leases
+//	models/gen-000007.safetensors     CheckpointObject(7): weights and metadata
+//	models/best                       BestObject: the generation self-play uses
+//	games/gen-000007/*.parquet        ShardsPrefix(7): self-play shards
+//	arena/*.parquet                   ArenaPrefix: every arena game
+//	arena/ratings.csv                 RatingsObject: the Elo ladder
+//	metrics/*.csv, metrics/*.png      MetricsPrefix: tables and plots
+//
+// Object names are slash-separated and relative to the run; Dir.Path is an
+// object's file in a local run directory.
+const (
+	ConfigObject         = "run.yaml"
+	LeaseObject          = "lease.json"       // the trainer's lease (AcquireLease)
+	LeaseTakeoversPrefix = "lease-takeovers/" // LeaseTakeoverObject's
+	ModelsPrefix         = "models/"
+	BestObject           = ModelsPrefix + "best"
+	CheckpointsPrefix    = ModelsPrefix + modelPrefix // what every checkpoint's name starts with
+	CheckpointExt        = ".safetensors"
+	GamesPrefix          = "games/"
+	ArenaPrefix          = "arena/"
+	RatingsObject        = ArenaPrefix + "ratings.csv"
+	MetricsPrefix        = "metrics/"
+)
+
+// The metrics tables and plots of a run, under MetricsPrefix. Only the
+// trainer writes them.
+const (
+	GenerationsTable = MetricsPrefix + "generations.csv" // one row a generation
+	LossesTable      = MetricsPrefix + "losses.csv"      // the training losses
+	EloTable         = MetricsPrefix + "elo.csv"         // the ratings ladder over time
+	PhasesTable      = MetricsPrefix + "phases.csv"      // where a generation's time goes
+	StrengthTable    = MetricsPrefix + "strength.csv"    // the yardstick matches
+	LastErrorObject  = MetricsPrefix + "last-error.txt"  // why the trainer last stopped on an error
+
+	EloPlot      = MetricsPrefix + "elo.png"
+	LossPlot     = MetricsPrefix + "loss.png"
+	TimePlot     = MetricsPrefix + "time.png"
+	SelfPlayPlot = MetricsPrefix + "selfplay.png"
+	StrengthPlot = MetricsPrefix + "strength.png"
+)
+
+// modelPrefix starts every model name (ModelName's form).
+const modelPrefix = "gen-"
+
+// ModelName is the name of generation gen's model: its arena name, its
+// checkpoint's name without CheckpointExt and its shards' directory
+// (gen-000007). Generation 0 is the search with random-rollout values that
+// plays before any model exists.
+func ModelName(gen int) string { return fmt.Sprintf("gen-%06d", gen) }
+
+// ParseModelName is the generation a model name (ModelName's form) names,
+// and whether name is one.
+func ParseModelName(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, modelPrefix)
+	if !ok || len(digits) < 6 {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	g, err := strconv.Atoi(digits)
+	return g, err == nil && ModelName(g) == name
+}
+
+// LeaseTakeoverObject is the write-once object that a trainer taking over
+// the expired lease whose token is token creates: of two trainers that
+// find the same expired lease at once, only the one that creates it takes
+// over.
+func LeaseTakeoverObject(token string) string { return LeaseTakeoversPrefix + token + ".json" }
+
+// CheckpointObject is the checkpoint of model generation gen
+// (models/gen-000007.safetensors).
+func CheckpointObject(gen int) string { return ModelsPrefix + ModelName(gen) + CheckpointExt }
+
+// ShardsPrefix is the prefix of the shards played by model generation gen
+// (games/gen-000007/).
+func ShardsPrefix(gen int) string { return GamesPrefix + ModelName(gen) + "/" }
+
+// Dir is a run's local directory, laid out as a store is (see the layout
+// above): the run's own when it is a local path, else a cache of a store.
+type Dir string
+
+// Path is the file of the object (or prefix) name in the directory.
+func (r Dir) Path(name string) string {
+	return filepath.Join(string(r), filepath.FromSlash(name))
+}
+
+// Config is run.yaml, the resolved config.
+func (r Dir) Config() string { return r.Path(ConfigObject) }
+
+// Models is the directory of the checkpoints and the best pointer.
+func (r Dir) Models() string { return r.Path(ModelsPrefix) }
+
+// Games is the directory of the self-play shards, one directory a generation.
+func (r Dir) Games() string { return r.Path(GamesPrefix) }
+
+// Arena is the directory of the arena's game records and ratings.
+func (r Dir) Arena() string { return r.Path(ArenaPrefix) }
+
+// Metrics is the directory of the metrics tables and plots.
+func (r Dir) Metrics() string { return r.Path(MetricsPrefix) }
+
+// BestFile is models/best, the pointer to the best generation.
+func (r Dir) BestFile() string { return r.Path(BestObject) }
+
+// Model is the checkpoint of model generation gen.
+func (r Dir) Model(gen int) string { return r.Path(CheckpointObject(gen)) }
+
+// ShardDir is the directory of the shards played by model generation gen.
+func (r Dir) ShardDir(gen int) string { return r.Path(ShardsPrefix(gen)) }
+
+// ErrNoModel is returned by Best when the run has no model yet
+// (generation 0 plays without one).
+var ErrNoModel = errors.New("no model yet")
+
+// Best is the generation self-play uses, from models/best.
+func (r Dir) Best() (int, error) {
+	data, err := os.ReadFile(r.BestFile())
+	if os.IsNotExist(err) {
+		return 0, ErrNoModel
+	}
+	if err != nil {
+		return 0, err
+	}
+	gen, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || gen < 0 {
+		return 0, fmt.Errorf("%s: %q is not a generation", r.BestFile(), strings.TrimSpace(string(data)))
+	}
+	return gen, nil
+}
+
+// SetBest records gen as the best generation (the trainer does this):
+// readers see the old pointer or the new one.
+func (r Dir) SetBest(gen int) error {
+	path := r.BestFile()
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, strconv.Itoa(gen)+"\n")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveTemp deletes the temporary files a killed run left in the
+// directories only the trainer writes (the top level, models, arena,
+// metrics), and games' temporary shards older than an hour (younger ones
+// may be another self-play process's, still being written).
+func (r Dir) RemoveTemp() error {
+	for _, d := range []string{string(r), r.Models(), r.Arena(), r.Metrics()} {
+		entries, err := os.ReadDir(d)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if !e.IsDir() && atomicfile.IsTemp(e.Name()) {
+				if err := os.Remove(filepath.Join(d, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if _, err := os.Stat(r.Games()); os.IsNotExist(err) {
+		return nil
+	}
+	_, err := dataset.RemoveStaleTemp(r.Games(), time.Hour)
+	return err
+}
