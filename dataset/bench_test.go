@@ -46,7 +46,7 @@ func benchmarkWindow(b *testing.B, opts WindowOptions) {
 	dir := b.TempDir()
 	samples := benchSamples(b)
 	for i := 0; i < 4; i++ {
-		writeShard(b, GenerationDir(dir, i), samples)
+		writeShard(b, generationDir(dir, i), samples)
 	}
 	opts.Repeat = true
 	w, err := OpenWindow(dir, opts)
@@ -101,7 +101,7 @@ func benchmarkOpenWindow(b *testing.B, opts WindowOptions) {
 	samples := playGames(b, "nine", 4, 1, 0, 150)
 	const shards = 64
 	for i := 0; i < shards; i++ {
-		writeShard(b, GenerationDir(dir, i/8), samples)
+		writeShard(b, generationDir(dir, i/8), samples)
 	}
 	if opts.Cache != nil {
 		w, err := OpenWindow(dir, opts) // the last generation's window

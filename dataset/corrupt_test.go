@@ -20,7 +20,7 @@ func TestWindow_CorruptedBytesNeverStopTheReader(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	games := t.TempDir()
-	dir := GenerationDir(games, 0)
+	dir := generationDir(games, 0)
 	os.MkdirAll(dir, 0o755)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	skipped := 0

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/millzero/millzero/engine"
@@ -115,4 +116,12 @@ func keyOf(s *Sample) key { return key{s.GameID, s.Ply} }
 func captureLog() (*slog.Logger, *bytes.Buffer) {
 	var buf bytes.Buffer
 	return slog.New(slog.NewTextHandler(&buf, nil)), &buf
+}
+
+// generationDir is the directory of generation gen's shards in the games
+// directory gamesDir, as a run lays it out (store.ShardsPrefix, which this
+// package's tests cannot import: store imports dataset) and OpenWindow
+// reads it.
+func generationDir(gamesDir string, gen int) string {
+	return filepath.Join(gamesDir, fmt.Sprintf("gen-%06d", gen))
 }

@@ -28,7 +28,7 @@ func TestHelperProcess_WriteShardsForever(t *testing.T) {
 
 func TestShardWriter_KilledWritersLeaveOnlyCompleteShards(t *testing.T) {
 	games := t.TempDir()
-	dir := GenerationDir(games, 1)
+	dir := generationDir(games, 1)
 	var procs []*exec.Cmd
 	for i := 0; i < 2; i++ { // two processes writing into one generation at once
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess_WriteShardsForever$")

@@ -75,7 +75,7 @@ func writeOldShard(t testing.TB, dir string, samples []Sample) string {
 func TestShardSpec_AVariantThatExistsOnlyAsAFileIsWrittenAndReadBack(t *testing.T) {
 	v := plainThree(t, false)
 	samples := playGamesOf(t, v, 3, 1, 0, 40)
-	dir := GenerationDir(t.TempDir(), 0)
+	dir := generationDir(t.TempDir(), 0)
 	w, err := NewShardWriter(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestShardSpec_AVariantThatExistsOnlyAsAFileIsWrittenAndReadBack(t *testing.
 func TestShardSpec_AShardWhoseSpecDiffersFromTheRunsIsRefusedNamingTheDifference(t *testing.T) {
 	games := t.TempDir()
 	diag := plainThree(t, true)
-	writeShardOf(t, GenerationDir(games, 0), playGamesOf(t, diag, 2, 1, 0, 40), diag)
+	writeShardOf(t, generationDir(games, 0), playGamesOf(t, diag, 2, 1, 0, 40), diag)
 	run := plainThree(t, false)
 
 	log, buf := captureLog()
@@ -134,7 +134,7 @@ func TestShardSpec_AShardWhoseSpecDiffersFromTheRunsIsRefusedNamingTheDifference
 	if kept := win.Shards(); len(kept) != 0 {
 		t.Errorf("window kept %v", kept)
 	}
-	shards, _ := filepath.Glob(filepath.Join(GenerationDir(games, 0), "*"+ShardExt))
+	shards, _ := filepath.Glob(filepath.Join(generationDir(games, 0), "*"+ShardExt))
 	if _, err := ReadShardFor(shards[0], run); !errors.Is(err, engine.ErrVariantMismatch) {
 		t.Errorf("ReadShardFor another spec: %v", err)
 	}
@@ -142,8 +142,8 @@ func TestShardSpec_AShardWhoseSpecDiffersFromTheRunsIsRefusedNamingTheDifference
 
 func TestShardSpec_AShardOfAnotherVariantIsRefused(t *testing.T) {
 	games := t.TempDir()
-	writeShard(t, GenerationDir(games, 0), playGames(t, "three", 2, 1, 0, 40))
-	writeOldShard(t, GenerationDir(games, 1), playGames(t, "three", 1, 2, 1, 40))
+	writeShard(t, generationDir(games, 0), playGames(t, "three", 2, 1, 0, 40))
+	writeOldShard(t, generationDir(games, 1), playGames(t, "three", 1, 2, 1, 40))
 	for _, path := range []string{"gen-000000", "gen-000001"} {
 		shards, _ := filepath.Glob(filepath.Join(games, path, "*"+ShardExt))
 		_, err := ReadShardFor(shards[0], plainThree(t, true))
@@ -156,7 +156,7 @@ func TestShardSpec_AShardOfAnotherVariantIsRefused(t *testing.T) {
 func TestShardSpec_OldShardsWithoutASpecAreReadByName(t *testing.T) {
 	games := t.TempDir()
 	samples := playGames(t, "three", 2, 5, 0, 40)
-	path := writeOldShard(t, GenerationDir(games, 0), samples)
+	path := writeOldShard(t, generationDir(games, 0), samples)
 	if info, err := Inspect(path); err != nil || info.Metadata[VariantSpecKey+"three"] != "" {
 		t.Fatalf("the old shard: %v, metadata %v", err, info.Metadata)
 	}
@@ -182,7 +182,7 @@ func TestShardSpec_OldShardsWithoutASpecAreReadByName(t *testing.T) {
 
 func TestShardSpec_AMalformedSpecMakesTheShardForeign(t *testing.T) {
 	games := t.TempDir()
-	dir := GenerationDir(games, 0)
+	dir := generationDir(games, 0)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

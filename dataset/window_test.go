@@ -30,7 +30,7 @@ func writeRun(t *testing.T, variant string, gens []int, shardsPerGen, gamesPerSh
 	for _, gen := range gens {
 		for i := 0; i < shardsPerGen; i++ {
 			s := playGames(t, variant, gamesPerShard, uint64(100*gen+i), gen, 40)
-			writeShard(t, GenerationDir(r.dir, gen), s)
+			writeShard(t, generationDir(r.dir, gen), s)
 			r.shards = append(r.shards, s)
 			r.samples = append(r.samples, s...)
 		}
@@ -268,7 +268,7 @@ func TestWindow_RepeatStartsAgainAndFailsWhenEmpty(t *testing.T) {
 
 func TestWindow_SkipsEveryBadFileWithAWarningNamingIt(t *testing.T) {
 	r := writeRun(t, "nine", []int{0}, 2, 2)
-	dir := GenerationDir(r.dir, 0)
+	dir := generationDir(r.dir, 0)
 	good := writeShard(t, dir, playGames(t, "nine", 1, 77, 0, 30))
 	data, err := os.ReadFile(good)
 	if err != nil {
@@ -396,7 +396,7 @@ func TestWindow_CacheCarriesKeptShardsToTheNextWindow(t *testing.T) {
 		}
 	}
 	first.Close()
-	gen1 := GenerationDir(r.dir, 1)
+	gen1 := generationDir(r.dir, 1)
 	for _, f := range files(t, gen1) {
 		if _, ok := cache.shards[filepath.Join(gen1, f)]; !ok {
 			t.Errorf("generation 1's shard %s, read whole, is not in the cache", f)
@@ -406,7 +406,7 @@ func TestWindow_CacheCarriesKeptShardsToTheNextWindow(t *testing.T) {
 		t.Errorf("the cache holds %d shards, want generation 1's 2 (generation 2 held out games)", len(cache.shards))
 	}
 
-	writeShard(t, GenerationDir(r.dir, 3), playGames(t, "nine", 2, 300, 3, 40))
+	writeShard(t, generationDir(r.dir, 3), playGames(t, "nine", 2, 300, 3, 40))
 	opts.Generations, opts.Seed = 3, 6 // generations 1, 2 and 3
 	log, warnings := captureLog()
 	opts.Logger = log
@@ -455,7 +455,7 @@ func TestWindow_CacheChecksEachFooterOnce(t *testing.T) {
 	if len(cache.rows) != 6 {
 		t.Fatalf("the cache holds the row counts of %d shards, want the window's 6", len(cache.rows))
 	}
-	gen1 := GenerationDir(r.dir, 1)
+	gen1 := generationDir(r.dir, 1)
 	for _, f := range files(t, gen1) {
 		if err := os.WriteFile(filepath.Join(gen1, f), []byte("not parquet"), 0o644); err != nil {
 			t.Fatal(err)

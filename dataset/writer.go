@@ -30,19 +30,14 @@ const TempExt = atomicfile.TempSuffix
 // most one group's pages of a shard in memory.
 const rowsPerGroup = 16384
 
-// GenerationDir is the directory of a run's games directory that holds the
-// shards played by model generation gen: gamesDir/gen-000007.
-func GenerationDir(gamesDir string, gen int) string {
-	return filepath.Join(gamesDir, fmt.Sprintf("gen-%06d", gen))
-}
-
 // ShardFile is a shard in a generation directory, as ShardFiles lists it.
 type ShardFile struct {
 	Path string
 	Size int64
 }
 
-// ShardFiles lists the shards of a generation directory (GenerationDir),
+// ShardFiles lists the shards of a generation directory (a run's
+// store.Dir.ShardDir),
 // in name order: the files named *.parquet, leaving out directories and a
 // writer's hidden temporary files. A missing directory has none.
 func ShardFiles(genDir string) ([]ShardFile, error) {
@@ -90,7 +85,8 @@ type ShardWriter struct {
 var ErrClosed = errors.New("dataset: shard writer closed")
 
 // NewShardWriter returns a writer of one shard into dir (created if
-// missing), typically GenerationDir(gamesDir, gen). meta adds key/value
+// missing), typically a generation's directory in a run's games directory
+// (store.Dir.ShardDir). meta adds key/value
 // pairs to the shard's file metadata (the millzero.* keys are reserved).
 // variants are the variants of the samples to come (a sample names its
 // variant; one not given is looked up by name among the named variants);

@@ -27,7 +27,7 @@ func files(t *testing.T, dir string) []string {
 }
 
 func TestShardWriter_NothingVisibleUntilCloseThenOneCompleteShard(t *testing.T) {
-	dir := GenerationDir(t.TempDir(), 3)
+	dir := generationDir(t.TempDir(), 3)
 	w, err := NewShardWriter(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -44,9 +44,6 @@ func TestShardWriter_NothingVisibleUntilCloseThenOneCompleteShard(t *testing.T) 
 	names := files(t, dir)
 	if len(names) != 1 || !strings.HasSuffix(names[0], ShardExt) || filepath.Join(dir, names[0]) != w.Path() {
 		t.Fatalf("after Close the directory holds %v, want just %s", names, filepath.Base(w.Path()))
-	}
-	if filepath.Base(dir) != "gen-000003" {
-		t.Errorf("GenerationDir = %s, want gen-000003", filepath.Base(dir))
 	}
 	if err := w.Write(playGames(t, "nine", 1, 3, 3, 5)...); !errors.Is(err, ErrClosed) {
 		t.Errorf("Write after Close: %v, want ErrClosed", err)
@@ -145,7 +142,7 @@ func TestShardWriter_InvalidSampleIsRefusedAndNothingOfTheCallKept(t *testing.T)
 
 func TestRemoveStaleTemp_DeletesOnlyOldTemporaryFiles(t *testing.T) {
 	games := t.TempDir()
-	dir := GenerationDir(games, 2)
+	dir := generationDir(games, 2)
 	shard := writeShard(t, dir, playGames(t, "three", 1, 6, 2, 10))
 	old := filepath.Join(dir, "1-host-1-aa"+ShardExt+TempExt)
 	fresh := filepath.Join(dir, "2-host-1-bb"+ShardExt+TempExt)

@@ -134,7 +134,7 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 	}
 	names := make([]string, len(chosen))
 	for i, g := range chosen {
-		names[i] = "models/" + store.ModelName(g) + ".safetensors"
+		names[i] = store.CheckpointObject(g)
 	}
 	if dir, err = store.Fetch(ctx, loc, cache, names...); err != nil {
 		return nil, err

@@ -84,13 +84,13 @@ func (b *TargetsBench) Run(searches int, symmetry bool, orientations int, seed u
 
 // generationShards lists the shard files of generation g's games in r.
 func generationShards(r store.Dir, g int) ([]string, error) {
-	return filepath.Glob(filepath.Join(dataset.GenerationDir(r.Games(), g), "*"+dataset.ShardExt))
+	return filepath.Glob(filepath.Join(r.ShardDir(g), "*"+dataset.ShardExt))
 }
 
 // spreadPositions reads the full-search samples of generation g's games
 // and keeps n of them spread evenly (all, if there are fewer).
 func spreadPositions(r store.Dir, g int, v *engine.Variant, n int) ([]dataset.Sample, error) {
-	dir := dataset.GenerationDir(r.Games(), g)
+	dir := r.ShardDir(g)
 	files, err := generationShards(r, g)
 	if err != nil {
 		return nil, err

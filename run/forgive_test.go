@@ -93,7 +93,7 @@ func writeTestShard(t *testing.T, games, variant string, g int) string {
 	for _, a := range legal {
 		s.Policy = append(s.Policy, dataset.PolicyEntry{Action: uint16(v.ActionIndex(a)), Prob: 1 / float32(len(legal))})
 	}
-	w, err := dataset.NewShardWriter(dataset.GenerationDir(games, g), map[string]string{selfplay.GamesKey: "40"})
+	w, err := dataset.NewShardWriter(filepath.Join(games, store.ModelName(g)), map[string]string{selfplay.GamesKey: "40"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func BenchmarkCheckShard(b *testing.B) {
 	for _, a := range legal {
 		s.Policy = append(s.Policy, dataset.PolicyEntry{Action: uint16(v.ActionIndex(a)), Prob: 1 / float32(len(legal))})
 	}
-	w, err := dataset.NewShardWriter(dataset.GenerationDir(b.TempDir(), 0), map[string]string{selfplay.GamesKey: "32"})
+	w, err := dataset.NewShardWriter(filepath.Join(b.TempDir(), store.ModelName(0)), map[string]string{selfplay.GamesKey: "32"})
 	if err != nil {
 		b.Fatal(err)
 	}

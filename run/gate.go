@@ -172,7 +172,7 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		return nil, err
 	}
 	if written != "" {
-		if err := l.wd.Push(ctx, "arena/"+id+arena.RecordExt); err != nil {
+		if err := l.wd.Push(ctx, store.ArenaPrefix+id+arena.RecordExt); err != nil {
 			return nil, err
 		}
 	}
@@ -265,7 +265,7 @@ func (l *Loop) ratings(g int) (float64, error) {
 	if len(rs) == 0 {
 		return math.NaN(), l.elo.replace(gen)
 	}
-	path := filepath.Join(l.dir.Arena(), "ratings.csv")
+	path := l.dir.Path(store.RatingsObject)
 	old, err := arena.ReadRatingsCSV(path)
 	if err != nil {
 		return 0, err

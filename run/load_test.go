@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/store"
 	"github.com/millzero/millzero/store/miniotest"
 )
 
@@ -131,7 +132,7 @@ func runUnderLoad(t *testing.T, loc string, outage func()) {
 			t.Errorf("%s listed twice", o.Name)
 		}
 		seen[o.Name] = true
-		g, _ := genNumber(path.Base(path.Dir(o.Name)))
+		g, _ := store.ParseModelName(path.Base(path.Dir(o.Name)))
 		n, err := shardGames(context.Background(), st, o)
 		if err != nil {
 			t.Fatalf("shard %s: %v", o.Name, err)

@@ -207,7 +207,7 @@ func openLeased(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, 
 	var changes []string
 	switch {
 	case exists:
-		if err := wd.Pull(ctx, "run.yaml"); err != nil {
+		if err := wd.Pull(ctx, store.ConfigObject); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
 		storedCfg, storedText, err := LoadRunConfig(dir.Config())
@@ -235,7 +235,7 @@ func openLeased(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, 
 		if err := saveFile(dir.Config(), text); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
-		if err := wd.Push(ctx, "run.yaml"); err != nil {
+		if err := wd.Push(ctx, store.ConfigObject); err != nil {
 			return nil, err
 		}
 	}
@@ -271,22 +271,22 @@ func openLeased(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, 
 	if err := l.pullState(ctx, !opts.Existing); err != nil {
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
-	if l.gens, err = openSeries(filepath.Join(dir.Metrics(), "generations.csv"),
+	if l.gens, err = openSeries(dir.Path(store.GenerationsTable),
 		genColumns...); err != nil {
 		return nil, err
 	}
-	if l.loss, err = openSeries(filepath.Join(dir.Metrics(), "losses.csv"),
+	if l.loss, err = openSeries(dir.Path(store.LossesTable),
 		lossColumns...); err != nil {
 		return nil, err
 	}
-	if l.elo, err = openSeries(filepath.Join(dir.Metrics(), "elo.csv"),
+	if l.elo, err = openSeries(dir.Path(store.EloTable),
 		"generation", "hours", "player", "elo", "low", "high", "games"); err != nil {
 		return nil, err
 	}
-	if l.str, err = openSeries(filepath.Join(dir.Metrics(), "strength.csv"), strengthHeader...); err != nil {
+	if l.str, err = openSeries(dir.Path(store.StrengthTable), strengthHeader...); err != nil {
 		return nil, err
 	}
-	if l.phases, err = openSeries(filepath.Join(dir.Metrics(), "phases.csv"), phaseColumns...); err != nil {
+	if l.phases, err = openSeries(dir.Path(store.PhasesTable), phaseColumns...); err != nil {
 		return nil, err
 	}
 	if !opts.Existing {
@@ -313,9 +313,9 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 	if l.wd.Local() {
 		return nil
 	}
-	names := []string{"models/best", "arena/ratings.csv"}
+	names := []string{store.BestObject, store.RatingsObject}
 	if !trainer {
-		names = append(names, "metrics/generations.csv", "metrics/losses.csv", "metrics/elo.csv", "metrics/phases.csv", "metrics/strength.csv")
+		names = append(names, store.GenerationsTable, store.LossesTable, store.EloTable, store.PhasesTable, store.StrengthTable)
 	}
 	for _, name := range names {
 		if err := l.wd.Pull(ctx, name); err != nil {
@@ -325,10 +325,10 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 	if !trainer {
 		return nil
 	}
-	if _, err := l.wd.PullAll(ctx, "arena/"); err != nil {
+	if _, err := l.wd.PullAll(ctx, store.ArenaPrefix); err != nil {
 		return err
 	}
-	models, err := l.wd.Store().List(ctx, "models/gen-")
+	models, err := l.wd.Store().List(ctx, store.CheckpointsPrefix)
 	if err != nil {
 		return err
 	}
@@ -338,7 +338,7 @@ func (l *Loop) pullState(ctx context.Context, trainer bool) error {
 		}
 	}
 	if best, err := l.dir.Best(); err == nil && best > 0 {
-		return l.wd.Pull(ctx, "models/"+store.ModelName(best)+".safetensors")
+		return l.wd.Pull(ctx, store.CheckpointObject(best))
 	}
 	return nil
 }
@@ -404,7 +404,7 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 	}
 	// What a stopped trainer finished but did not upload (the best
 	// pointer and metrics are uploaded with each generation's end).
-	for _, prefix := range []string{"models/", "arena/", "games/"} {
+	for _, prefix := range []string{store.ModelsPrefix, store.ArenaPrefix, store.GamesPrefix} {
 		if err := l.wd.PushAll(ctx, prefix); err != nil {
 			return "", fmt.Errorf("run %s: %w", l.loc, err)
 		}
@@ -505,7 +505,7 @@ func hoursDuration(h float64) time.Duration { return time.Duration(h * float64(t
 const plotEvery = time.Minute
 
 // plotFiles are the plots redraw draws.
-var plotFiles = []string{"metrics/elo.png", "metrics/loss.png", "metrics/time.png", "metrics/selfplay.png"}
+var plotFiles = []string{store.EloPlot, store.LossPlot, store.TimePlot, store.SelfPlayPlot}
 
 // redraw draws the plots of the metrics so far.
 func (l *Loop) redraw() error {
@@ -537,16 +537,13 @@ func (l *Loop) finalPlots(ctx context.Context) {
 	}
 }
 
-// lastErrorObject holds the trainer's last error, for millzero status.
-const lastErrorObject = "metrics/last-error.txt"
-
 // recordError writes err as the run's last error; a failure to write it
 // is only logged (err is what matters).
 func (l *Loop) recordError(ctx context.Context, err error) {
 	text := fmt.Sprintf("%s %v\n", time.Now().UTC().Format(time.RFC3339), err)
-	werr := saveFile(l.wd.Path(lastErrorObject), []byte(text))
+	werr := saveFile(l.wd.Path(store.LastErrorObject), []byte(text))
 	if werr == nil {
-		werr = l.wd.Push(ctx, lastErrorObject)
+		werr = l.wd.Push(ctx, store.LastErrorObject)
 	}
 	if werr != nil {
 		l.log.Warn("record the last error", "err", werr)
@@ -626,8 +623,8 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		}
 	}
 	// generations.csv last: it is the commit point of a generation.
-	for _, name := range []string{"models/best", "arena/ratings.csv", "metrics/elo.csv", "metrics/phases.csv",
-		"metrics/strength.csv", "metrics/strength.png", "metrics/generations.csv"} {
+	for _, name := range []string{store.BestObject, store.RatingsObject, store.EloTable, store.PhasesTable,
+		store.StrengthTable, store.StrengthPlot, store.GenerationsTable} {
 		if _, err := os.Stat(l.wd.Path(name)); os.IsNotExist(err) {
 			continue
 		}
@@ -639,7 +636,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		// The store keeps every shard; the trainer's cache only the
 		// window's (the next generation's window starts at g+2-W).
 		for k := 0; k <= g+1-l.cfg.Loop.WindowAt(g+1); k++ {
-			if err := os.RemoveAll(dataset.GenerationDir(l.dir.Games(), k)); err != nil {
+			if err := os.RemoveAll(l.dir.ShardDir(k)); err != nil {
 				return err
 			}
 		}
@@ -723,7 +720,7 @@ func (l *Loop) countGames(ctx context.Context, g int) (int, error) {
 	if _, err := l.wd.PullAll(ctx, store.ShardsPrefix(g)); err != nil {
 		return 0, err
 	}
-	return l.shards.count(dataset.GenerationDir(l.dir.Games(), g), l.v.Name, l.log)
+	return l.shards.count(l.dir.ShardDir(g), l.v.Name, l.log)
 }
 
 // pollEvery is how often a trainer without local self-play looks for the
@@ -757,7 +754,7 @@ func (l *Loop) awaitGames(ctx context.Context, g, best int) error {
 // generation best (0: rollouts).
 func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
 	set := l.cfg.SelfPlay
-	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, Model: best, GamesDir: l.dir.Games(), Seed: seed,
+	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, Model: best, ShardDir: l.dir.ShardDir(g), Seed: seed,
 		Prover: l.tables}
 	if best > 0 {
 		net, err := l.network(best)
@@ -878,7 +875,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	if err := tr.Checkpoint(g + 1).Save(path); err != nil {
 		return 0, 0, err
 	}
-	for _, name := range []string{"metrics/losses.csv", "models/" + store.ModelName(g+1) + ".safetensors"} {
+	for _, name := range []string{store.LossesTable, store.CheckpointObject(g + 1)} {
 		if err := l.wd.Push(ctx, name); err != nil {
 			return 0, 0, err
 		}

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/store"
 )
 
 // series is one table of a run's metrics: a CSV file with a header row. It
@@ -360,7 +361,7 @@ func (l *Loop) plots() error {
 	for _, name := range order {
 		lines = append(lines, *byPlayer[name])
 	}
-	if err := plotLines(filepath.Join(l.dir.Metrics(), "elo.png"), "Elo over time ("+l.v.Name+", random = 0)",
+	if err := plotLines(l.dir.Path(store.EloPlot), "Elo over time ("+l.v.Name+", random = 0)",
 		"hours", "Elo", lines...); err != nil {
 		return err
 	}
@@ -368,7 +369,7 @@ func (l *Loop) plots() error {
 	if err != nil {
 		return err
 	}
-	if err := plotLines(filepath.Join(l.dir.Metrics(), "loss.png"), "Loss ("+l.v.Name+")", "optimizer steps", "loss",
+	if err := plotLines(l.dir.Path(store.LossPlot), "Loss ("+l.v.Name+")", "optimizer steps", "loss",
 		lossLines(loss)...); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -148,9 +147,12 @@ func keepCommittedLosses(rows [][]string, leaseAt int, genLease map[int]string) 
 // committed lease's rows; a table is written where it changed and uploaded
 // where the store's copy differs.
 func (l *Loop) reconcileMetrics(ctx context.Context) error {
-	tables := []*series{l.gens, l.loss, l.elo, l.str, l.phases}
-	for _, s := range tables {
-		name := "metrics/" + filepath.Base(s.path)
+	tables := []struct {
+		s    *series
+		name string
+	}{{l.gens, store.GenerationsTable}, {l.loss, store.LossesTable}, {l.elo, store.EloTable}, {l.str, store.StrengthTable}, {l.phases, store.PhasesTable}}
+	for _, t := range tables {
+		s, name := t.s, t.name
 		local, err := s.load()
 		if err != nil {
 			return err

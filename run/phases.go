@@ -3,8 +3,9 @@ package run
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"time"
+
+	"github.com/millzero/millzero/store"
 )
 
 // genColumns are the columns of metrics/generations.csv, one row per
@@ -168,7 +169,7 @@ func (l *Loop) plotTime() error {
 	for _, p := range phaseNames {
 		lines = append(lines, line{name: p, x: x, y: gens.column(p + "_s")})
 	}
-	return plotLines(filepath.Join(l.dir.Metrics(), "time.png"), "Where a generation's time goes ("+l.v.Name+")",
+	return plotLines(l.dir.Path(store.TimePlot), "Where a generation's time goes ("+l.v.Name+")",
 		"generation", "seconds", lines...)
 }
 
@@ -185,7 +186,7 @@ func (l *Loop) plotSelfplay() error {
 	for i := range share {
 		share[i] *= 100
 	}
-	return plotLines(filepath.Join(l.dir.Metrics(), "selfplay.png"), "Self-play games ("+l.v.Name+")",
+	return plotLines(l.dir.Path(store.SelfPlayPlot), "Self-play games ("+l.v.Name+")",
 		"generation", "percent drawn; plies", line{name: "drawn (%)", x: x, y: share},
 		line{name: "mean length (plies)", x: x, y: gens.column("game_plies")})
 }

@@ -145,7 +145,7 @@ func reconfigureRun(ctx context.Context, wd *store.WorkDir, stored []byte, path 
 	if err := saveFile(wd.Dir().Config(), text); err != nil {
 		return cfg, nil, err
 	}
-	return cfg, changes, wd.Push(ctx, "run.yaml")
+	return cfg, changes, wd.Push(ctx, store.ConfigObject)
 }
 
 // checkBeforeGames finds what fails only when settings meet, before the

@@ -26,7 +26,7 @@ func OpenRecords(ctx context.Context, loc, cache string) (*Records, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := st.CheckRun(ctx); err != nil && !store.OnlyLease(ctx, st, "arena/") {
+	if _, err := st.CheckRun(ctx); err != nil && !store.OnlyLease(ctx, st, store.ArenaPrefix) {
 		st.Close()
 		return nil, err
 	}
@@ -43,12 +43,12 @@ func (r *Records) Dir() string { return r.wd.Dir().Arena() }
 
 // Pull brings every record of the run into Dir.
 func (r *Records) Pull(ctx context.Context) error {
-	_, err := r.wd.PullAll(ctx, "arena/")
+	_, err := r.wd.PullAll(ctx, store.ArenaPrefix)
 	return err
 }
 
 // Push puts the records written in Dir that the store lacks.
-func (r *Records) Push(ctx context.Context) error { return r.wd.PushAll(ctx, "arena/") }
+func (r *Records) Push(ctx context.Context) error { return r.wd.PushAll(ctx, store.ArenaPrefix) }
 
 // Close releases the store.
 func (r *Records) Close() error { return r.wd.Store().Close() }
@@ -57,7 +57,7 @@ func (r *Records) Close() error { return r.wd.Store().Close() }
 // of a run of another variant; a location holding only arena records
 // takes any variant.
 func (r *Records) CheckVariant(ctx context.Context, v *engine.Variant) error {
-	if err := r.wd.Pull(ctx, "run.yaml"); err != nil {
+	if err := r.wd.Pull(ctx, store.ConfigObject); err != nil {
 		return err
 	}
 	path := r.wd.Dir().Config()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 
 	"github.com/millzero/millzero/store"
 )
@@ -28,46 +27,46 @@ func (l *Loop) recoverBest(ctx context.Context) error {
 	if err != nil || have {
 		return err
 	}
-	objs, err := l.wd.Store().List(ctx, "models/gen-")
+	objs, err := l.wd.Store().List(ctx, store.CheckpointsPrefix)
 	if err != nil {
 		return err
 	}
 	fallback := 0
 	for _, o := range objs {
-		g, ok := genNumber(trimExt(path.Base(o.Name)))
+		g, ok := store.ParseCheckpointObject(o.Name)
 		if ok && g < best && g > fallback {
 			fallback = g
 		}
 	}
 	if fallback > 0 {
-		if err := l.wd.Pull(ctx, "models/"+store.ModelName(fallback)+".safetensors"); err != nil {
+		if err := l.wd.Pull(ctx, store.CheckpointObject(fallback)); err != nil {
 			return err
 		}
 		if err := l.dir.SetBest(fallback); err != nil {
 			return err
 		}
-		if err := l.wd.Push(ctx, "models/best"); err != nil {
+		if err := l.wd.Push(ctx, store.BestObject); err != nil {
 			return err
 		}
 		l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone; falling back to %s, the newest earlier checkpoint",
-			l.loc, store.ModelName(best), l.wd.Store().Where("models/"+store.ModelName(best)+".safetensors"), store.ModelName(fallback))
+			l.loc, store.ModelName(best), l.wd.Store().Where(store.CheckpointObject(best)), store.ModelName(fallback))
 		return nil
 	}
 	if err := os.Remove(l.dir.BestFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := l.wd.Store().Delete(ctx, "models/best"); err != nil {
+	if err := l.wd.Store().Delete(ctx, store.BestObject); err != nil {
 		return err
 	}
 	l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone, and no earlier checkpoint is left; self-play goes on with rollouts until a candidate is accepted",
-		l.loc, store.ModelName(best), l.wd.Store().Where("models/"+store.ModelName(best)+".safetensors"))
+		l.loc, store.ModelName(best), l.wd.Store().Where(store.CheckpointObject(best)))
 	return nil
 }
 
 // checkpointAt tells whether generation gen's checkpoint exists, bringing
 // it into the cache when only the store has it.
 func (l *Loop) checkpointAt(ctx context.Context, gen int) (bool, error) {
-	name := "models/" + store.ModelName(gen) + ".safetensors"
+	name := store.CheckpointObject(gen)
 	if err := l.wd.Pull(ctx, name); err != nil {
 		return false, err
 	}
@@ -76,12 +75,4 @@ func (l *Loop) checkpointAt(ctx context.Context, gen int) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
-}
-
-// trimExt is a checkpoint's file name without ".safetensors".
-func trimExt(name string) string {
-	if ext := path.Ext(name); ext != "" {
-		return name[:len(name)-len(ext)]
-	}
-	return name
 }

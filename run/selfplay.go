@@ -83,7 +83,7 @@ func (e *modelError) Unwrap() error { return e.err }
 // round plays n games into the run's current generation with its current
 // best model, and uploads the shards.
 func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
-	for _, name := range []string{"metrics/generations.csv", "models/best"} {
+	for _, name := range []string{store.GenerationsTable, store.BestObject} {
 		if err := l.wd.Pull(ctx, name); err != nil {
 			return selfplay.Stats{}, err
 		}
@@ -102,7 +102,7 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 	}
 	l.forget(best)
 	if best > 0 {
-		err := l.wd.Pull(ctx, "models/"+store.ModelName(best)+".safetensors")
+		err := l.wd.Pull(ctx, store.CheckpointObject(best))
 		if err == nil {
 			_, err = l.network(best)
 		}
@@ -130,7 +130,7 @@ func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
 	defer pcancel()
 	perr := l.wd.PushAll(pctx, store.ShardsPrefix(g))
 	if perr == nil && !l.wd.Local() {
-		perr = dropOwnShards(dataset.GenerationDir(l.dir.Games(), g))
+		perr = dropOwnShards(l.dir.ShardDir(g))
 	}
 	if err == nil {
 		err = perr

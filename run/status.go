@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -104,13 +103,13 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return st, err
 	}
-	if err := l.wd.Pull(ctx, lastErrorObject); err != nil {
+	if err := l.wd.Pull(ctx, store.LastErrorObject); err != nil {
 		return st, err
 	}
-	if data, err := os.ReadFile(l.wd.Path(lastErrorObject)); err == nil {
+	if data, err := os.ReadFile(l.wd.Path(store.LastErrorObject)); err == nil {
 		st.LastError = strings.TrimSpace(string(data))
 	}
-	objs, err := l.wd.Store().List(ctx, "games/")
+	objs, err := l.wd.Store().List(ctx, store.GamesPrefix)
 	if err != nil {
 		return st, err
 	}
@@ -121,7 +120,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	window := st.Generations - l.cfg.Loop.WindowAt(st.Generations) + 1
 	for _, o := range objs {
 		dir, file := path.Split(o.Name)
-		g, ok := genNumber(path.Base(dir))
+		g, ok := store.ParseModelName(path.Base(dir))
 		if !ok || !strings.HasSuffix(file, dataset.ShardExt) {
 			continue
 		}
@@ -227,12 +226,6 @@ func (l *Loop) newestStrength() ([]StrengthStatus, error) {
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// genNumber reads a generation directory's name, gen-000007.
-func genNumber(name string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimPrefix(name, "gen-"))
-	return n, err == nil && strings.HasPrefix(name, "gen-") && n >= 0
 }
 
 // shardWorker is HOST/PID of the process that wrote a shard, from its name

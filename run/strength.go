@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 
 	"github.com/millzero/millzero/arena"
@@ -216,6 +215,6 @@ func (l *Loop) plotStrength() error {
 	for _, o := range order {
 		lines = append(lines, *byOpp[o])
 	}
-	return plotLines(filepath.Join(l.dir.Metrics(), "strength.png"),
+	return plotLines(l.dir.Path(store.StrengthPlot),
 		"Strength of the best ("+l.v.Name+", "+strconv.Itoa(l.cfg.Strength.Simulations)+" visits)", "hours", "score %", lines...)
 }

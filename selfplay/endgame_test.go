@@ -56,7 +56,7 @@ func TestEndgameStarts_OffChangesNoGame(t *testing.T) {
 	set.Workers = 1
 	run := func(set Settings) map[string]string {
 		dir := t.TempDir()
-		if _, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, GamesDir: dir, Seed: 5}); err != nil {
+		if _, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, ShardDir: dir, Seed: 5}); err != nil {
 			t.Fatal(err)
 		}
 		return gameRecord(t, dir)

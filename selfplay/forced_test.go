@@ -20,7 +20,7 @@ func TestRun_ForcedPlayoutsAndPruningInFullSearches(t *testing.T) {
 	set.Search.Simulations = 64
 	set.Search.ForcedPlayoutsK, set.Search.PrunePolicyTarget = 2, true
 	dir := t.TempDir()
-	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 2, GamesDir: dir, Seed: 6})
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 2, ShardDir: dir, Seed: 6})
 	if err != nil {
 		t.Fatal(err)
 	}

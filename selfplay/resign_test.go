@@ -35,14 +35,14 @@ func seatZeroWinsJob(t *testing.T, variant string, set Settings, games int, seed
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	return Job{Variant: v, Settings: set, Games: games, GamesDir: dir, Seed: seed,
+	return Job{Variant: v, Settings: set, Games: games, ShardDir: dir, Seed: seed,
 		NewEvaluator: func(int) (mcts.Evaluator, error) { return seatZeroWins{}, nil }}, dir
 }
 
 // readSamples reads every sample of generation 0's shards.
 func readSamples(t *testing.T, dir string) []dataset.Sample {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(dir, 0), "*"+dataset.ShardExt))
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+dataset.ShardExt))
 	var out []dataset.Sample
 	for _, f := range files {
 		s, err := dataset.ReadShard(f)
@@ -134,7 +134,7 @@ func TestResign_OffOrNeverReachedChangesNoGame(t *testing.T) {
 	set.Workers = 1
 	run := func(set Settings) (Stats, map[string]string) {
 		dir := t.TempDir()
-		stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 6, GamesDir: dir, Seed: 5})
+		stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 6, ShardDir: dir, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,9 +23,9 @@ type Job struct {
 	Variant    *engine.Variant
 	Settings   Settings
 	Games      int    // games to finish; 0 plays until ctx is cancelled
-	Generation int    // the run's generation the games are for; shards go to GenerationDir(GamesDir, Generation)
+	Generation int    // the run's generation the games are for; each shard records it
 	Model      int    // the model generation playing (0: none, rollouts); shards record it under ModelKey
-	GamesDir   string // the run's games directory
+	ShardDir   string // where the shards go: the directory of the generation's shards (store.Dir.ShardDir in a run)
 	Seed       uint64 // seeds the searches, the move choice and the game ids (gameIDPrefix)
 
 	// NewEvaluator makes worker i's evaluator (each worker calls it once,
@@ -492,8 +492,7 @@ func (w *worker) flush() error {
 	if w.games == 0 {
 		return nil
 	}
-	dir := dataset.GenerationDir(w.job.GamesDir, w.job.Generation)
-	sw, err := dataset.NewShardWriter(dir, map[string]string{
+	sw, err := dataset.NewShardWriter(w.job.ShardDir, map[string]string{
 		GamesKey:     strconv.Itoa(w.games),
 		"generation": strconv.Itoa(w.job.Generation),
 		ModelKey:     strconv.Itoa(w.job.Model),

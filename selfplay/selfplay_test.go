@@ -39,7 +39,7 @@ func TestRun_WritesEveryFinishedGameOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	job := Job{Variant: v, Settings: smallSettings(), Games: 10, Generation: 0, GamesDir: dir, Seed: 1}
+	job := Job{Variant: v, Settings: smallSettings(), Games: 10, Generation: 0, ShardDir: dir, Seed: 1}
 	stats, err := Run(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
@@ -47,13 +47,12 @@ func TestRun_WritesEveryFinishedGameOnce(t *testing.T) {
 	if stats.Games != 10 {
 		t.Fatalf("%d games finished, want 10", stats.Games)
 	}
-	genDir := dataset.GenerationDir(dir, 0)
-	n, err := CountGames(genDir)
+	n, err := CountGames(dir)
 	if err != nil || n != 10 {
 		t.Fatalf("shards hold %d games (%v), want 10", n, err)
 	}
 	var samples []dataset.Sample
-	files, _ := filepath.Glob(filepath.Join(genDir, "*"))
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for _, f := range files {
 		if !strings.HasSuffix(f, dataset.ShardExt) {
 			t.Errorf("stray file %s", f)
@@ -128,7 +127,7 @@ func TestRun_CancelLeavesOnlyCompleteShards(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	job := Job{Variant: v, Settings: smallSettings(), Games: 0, GamesDir: dir, Seed: 2,
+	job := Job{Variant: v, Settings: smallSettings(), Games: 0, ShardDir: dir, Seed: 2,
 		ProgressEvery: 50 * time.Millisecond}
 	job.Progress = func(s Stats) {
 		if s.Games >= 4 {
@@ -139,14 +138,14 @@ func TestRun_CancelLeavesOnlyCompleteShards(t *testing.T) {
 	if err != context.Canceled {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	n, err := CountGames(dataset.GenerationDir(dir, 0))
+	n, err := CountGames(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if int64(n) != stats.Games || n < 4 {
 		t.Fatalf("shards hold %d games, stats %d, want the same and at least 4", n, stats.Games)
 	}
-	entries, _ := os.ReadDir(dataset.GenerationDir(dir, 0))
+	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), dataset.TempExt) {
 			t.Fatalf("temporary file %s left behind", e.Name())
@@ -189,14 +188,14 @@ func TestRun_AProverEndsGamesAndRescoresWhatItKnows(t *testing.T) {
 	set := smallSettings()
 	set.FullFraction = 1 // record every position, the start included
 	dir := t.TempDir()
-	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 6, GamesDir: dir, Seed: 3, Prover: plyProver{}})
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 6, ShardDir: dir, Seed: 3, Prover: plyProver{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stats.Adjudicated != 6 || stats.Wins[1] != 6 || stats.Plies != 36 {
 		t.Fatalf("adjudicated %d, seat 1 won %d, %d plies: want all 6 games ended at ply 6, won by seat 1", stats.Adjudicated, stats.Wins[1], stats.Plies)
 	}
-	files, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(dir, 0), "*"+dataset.ShardExt))
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+dataset.ShardExt))
 	starts := 0
 	for _, f := range files {
 		samples, err := dataset.ReadShard(f)
@@ -229,7 +228,7 @@ func TestRun_PlayOutTablesPlaysOnAndStillRescores(t *testing.T) {
 	set.FullFraction = 1
 	set.Tables = TablesPlayOut
 	dir := t.TempDir()
-	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, GamesDir: dir, Seed: 3, Prover: plyProver{}})
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, ShardDir: dir, Seed: 3, Prover: plyProver{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +278,7 @@ func TestRun_RescoreTablesOnlyRescores(t *testing.T) {
 	set.Tables = TablesRescore
 	dir := t.TempDir()
 	prover := &countingProver{}
-	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, GamesDir: dir, Seed: 3, Prover: prover})
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, ShardDir: dir, Seed: 3, Prover: prover})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +317,7 @@ func TestRun_TablesOffIgnoresTheProver(t *testing.T) {
 	}
 	set := smallSettings()
 	set.Tables = TablesOff
-	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, GamesDir: t.TempDir(), Seed: 3, Prover: plyProver{}})
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, ShardDir: t.TempDir(), Seed: 3, Prover: plyProver{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,14 +345,14 @@ func TestRun_GumbelRootRecordsTheImprovedPolicy(t *testing.T) {
 	set.Search.Root = mcts.RootGumbel
 	set.FullFraction = 1
 	dir := t.TempDir()
-	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 2, GamesDir: dir, Seed: 4})
+	stats, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 2, ShardDir: dir, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stats.Games != 2 {
 		t.Fatalf("%d games finished, want 2", stats.Games)
 	}
-	files, _ := filepath.Glob(filepath.Join(dataset.GenerationDir(dir, 0), "*"+dataset.ShardExt))
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+dataset.ShardExt))
 	n := 0
 	h := 0.0 // the written targets' summed entropy
 	var buf [engine.MaxActions]engine.Action
@@ -409,7 +408,7 @@ func TestRun_GameIDsFollowTheSeed(t *testing.T) {
 	set.Workers = 1
 	ids := func(seed uint64) map[string]bool {
 		dir := t.TempDir()
-		if _, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 3, GamesDir: dir, Seed: seed}); err != nil {
+		if _, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 3, ShardDir: dir, Seed: seed}); err != nil {
 			t.Fatal(err)
 		}
 		out := map[string]bool{}

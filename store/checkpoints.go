@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 )
 
 // Checkpoints is the generations with a checkpoint in models/, oldest
@@ -23,16 +22,6 @@ func (r Dir) Checkpoints() ([]int, error) {
 	}
 	sort.Ints(gens)
 	return gens, nil
-}
-
-// checkpointGeneration is the generation of a checkpoint's file name
-// (CheckpointObject's base name), and whether it is one.
-func checkpointGeneration(name string) (int, bool) {
-	model, ok := strings.CutSuffix(name, CheckpointExt)
-	if !ok {
-		return 0, false
-	}
-	return ParseModelName(model)
 }
 
 // ChooseCheckpoint is the checkpoint of the run to play or export, and why

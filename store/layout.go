@@ -95,6 +95,26 @@ func LeaseTakeoverObject(token string) string { return LeaseTakeoversPrefix + to
 // (models/gen-000007.safetensors).
 func CheckpointObject(gen int) string { return ModelsPrefix + ModelName(gen) + CheckpointExt }
 
+// ParseCheckpointObject is the generation of a checkpoint's object name
+// (CheckpointObject's form), and whether name is one.
+func ParseCheckpointObject(name string) (int, bool) {
+	file, ok := strings.CutPrefix(name, ModelsPrefix)
+	if !ok {
+		return 0, false
+	}
+	return checkpointGeneration(file)
+}
+
+// checkpointGeneration is the generation of a checkpoint's file name in
+// models/ (CheckpointObject's base name), and whether it is one.
+func checkpointGeneration(file string) (int, bool) {
+	model, ok := strings.CutSuffix(file, CheckpointExt)
+	if !ok {
+		return 0, false
+	}
+	return ParseModelName(model)
+}
+
 // ShardsPrefix is the prefix of the shards played by model generation gen
 // (games/gen-000007/).
 func ShardsPrefix(gen int) string { return GamesPrefix + ModelName(gen) + "/" }

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/blas/gonum"
@@ -9,6 +10,7 @@ import (
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/store"
 )
 
 // BenchmarkTrainStep is one optimizer step (forward, backward, Adam) for
@@ -124,7 +126,7 @@ func BenchmarkFitFromWindow(b *testing.B) {
 	const perGen = 5000
 	samples := randomSamples(b, v, 4*perGen, 5)
 	for g := 0; g < 4; g++ {
-		w, err := dataset.NewShardWriter(dataset.GenerationDir(dir, g), nil, v)
+		w, err := dataset.NewShardWriter(filepath.Join(dir, store.ModelName(g)), nil, v)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,11 +3,13 @@ package train
 import (
 	"errors"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/store"
 )
 
 // recordingSource notes the game of every sample it passes on.
@@ -27,7 +29,7 @@ func (r *recordingSource) Next(s *dataset.Sample) error {
 func TestSplitsFromAGamesDirectoryAreDisjointByGame(t *testing.T) {
 	v := mustVariant(t, "three")
 	dir := t.TempDir()
-	w, err := dataset.NewShardWriter(dataset.GenerationDir(dir, 0), nil)
+	w, err := dataset.NewShardWriter(filepath.Join(dir, store.ModelName(0)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestSplits_ValidationReadsTheNewestGenerationOnly(t *testing.T) {
 	v := mustVariant(t, "three")
 	dir := t.TempDir()
 	for gen := 0; gen < 3; gen++ {
-		w, err := dataset.NewShardWriter(dataset.GenerationDir(dir, gen), nil)
+		w, err := dataset.NewShardWriter(filepath.Join(dir, store.ModelName(gen)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +124,7 @@ func TestSplits_OlderGenerationsValidationGamesAreTrainedOn(t *testing.T) {
 	v := mustVariant(t, "three")
 	dir := t.TempDir()
 	for gen := 0; gen < 2; gen++ {
-		w, err := dataset.NewShardWriter(dataset.GenerationDir(dir, gen), nil)
+		w, err := dataset.NewShardWriter(filepath.Join(dir, store.ModelName(gen)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -166,7 +166,7 @@ func benchSelfplay(out io.Writer, v *engine.Variant, mc model.Config, sims int, 
 	workers := runtime.NumCPU()
 	fmt.Fprintf(out, "selfplay: %s, network %v, %d+%d simulations (full+fast, %.0f%% full), %d workers x %d games in flight, for %v\n",
 		v.Name, a, set.Search.Simulations, set.FastSimulations, 100*set.FullFraction, workers, set.GamesInFlight, dur)
-	st, err := selfplay.Run(ctx, selfplay.Job{Variant: v, Settings: set, GamesDir: dir, Seed: 1,
+	st, err := selfplay.Run(ctx, selfplay.Job{Variant: v, Settings: set, ShardDir: dir, Seed: 1,
 		NewEvaluator: model.WorkerEvaluators(v, net, set.MaxBatch(), set.Orientations, 1)})
 	if err != nil && err != context.DeadlineExceeded {
 		return err

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 )
 
 func TestSelfplay_AddsGamesToTheRunsCurrentGeneration(t *testing.T) {
@@ -22,7 +22,7 @@ func TestSelfplay_AddsGamesToTheRunsCurrentGeneration(t *testing.T) {
 	if !strings.Contains(out, "selfplay: 40 games") {
 		t.Fatalf("summary missing:\n%s", out)
 	}
-	n, err := selfplay.CountGames(dataset.GenerationDir(filepath.Join(dir, "games"), 1))
+	n, err := selfplay.CountGames(store.Dir(dir).ShardDir(1))
 	if err != nil || n != 40 {
 		t.Fatalf("generation 1 has %d games (%v), want the 40 just played", n, err)
 	}

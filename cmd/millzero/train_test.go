@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
 	"github.com/millzero/millzero/model"
@@ -138,7 +137,7 @@ func checkRun(t *testing.T, dir string, gens int) {
 		if rows[g+1][0] != fmt.Sprint(g) {
 			t.Fatalf("row %d is generation %s", g+1, rows[g+1][0])
 		}
-		n, err := selfplay.CountGames(dataset.GenerationDir(filepath.Join(dir, "games"), g))
+		n, err := selfplay.CountGames(store.Dir(dir).ShardDir(g))
 		if err != nil || n != cfg.Loop.Games {
 			t.Fatalf("generation %d has %d games (%v), want exactly %d", g, n, err, cfg.Loop.Games)
 		}
