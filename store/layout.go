@@ -30,17 +30,17 @@ import (
 // Object names are slash-separated and relative to the run; Dir.Path is an
 // object's file in a local run directory.
 const (
-	ConfigObject         = "run.yaml"
-	LeaseObject          = "lease.json"       // the trainer's lease (AcquireLease)
-	LeaseTakeoversPrefix = "lease-takeovers/" // LeaseTakeoverObject's
-	ModelsPrefix         = "models/"
-	BestObject           = ModelsPrefix + "best"
-	CheckpointsPrefix    = ModelsPrefix + modelPrefix // what every checkpoint's name starts with
-	CheckpointExt        = ".safetensors"
-	GamesPrefix          = "games/"
-	ArenaPrefix          = "arena/"
-	RatingsObject        = ArenaPrefix + "ratings.csv"
-	MetricsPrefix        = "metrics/"
+	ConfigObject         = "run.yaml"                  // the resolved config; every run has it
+	LeaseObject          = "lease.json"                // the trainer's lease (AcquireLease)
+	LeaseTakeoversPrefix = "lease-takeovers/"          // LeaseTakeoverObject's
+	ModelsPrefix         = "models/"                   // the checkpoints and the best pointer
+	BestObject           = ModelsPrefix + "best"       // the generation self-play uses (Dir.Best)
+	CheckpointsPrefix    = ModelsPrefix + modelPrefix  // what every checkpoint's name starts with
+	CheckpointExt        = ".safetensors"              // what every checkpoint's name ends with
+	GamesPrefix          = "games/"                    // the self-play shards, a directory a generation
+	ArenaPrefix          = "arena/"                    // the arena's game records and ratings
+	RatingsObject        = ArenaPrefix + "ratings.csv" // the Elo ladder
+	MetricsPrefix        = "metrics/"                  // the tables and plots
 )
 
 // The metrics tables and plots of a run, under MetricsPrefix. Only the
@@ -51,13 +51,13 @@ const (
 	EloTable         = MetricsPrefix + "elo.csv"         // the ratings ladder over time
 	PhasesTable      = MetricsPrefix + "phases.csv"      // where a generation's time goes
 	StrengthTable    = MetricsPrefix + "strength.csv"    // the yardstick matches
-	LastErrorObject  = MetricsPrefix + "last-error.txt"  // why the trainer last stopped on an error
+	LastErrorObject  = MetricsPrefix + "last-error.txt"  // the trainer's last error, for millzero status
 
-	EloPlot      = MetricsPrefix + "elo.png"
-	LossPlot     = MetricsPrefix + "loss.png"
-	TimePlot     = MetricsPrefix + "time.png"
-	SelfPlayPlot = MetricsPrefix + "selfplay.png"
-	StrengthPlot = MetricsPrefix + "strength.png"
+	EloPlot      = MetricsPrefix + "elo.png"      // Elo over time
+	LossPlot     = MetricsPrefix + "loss.png"     // the losses
+	TimePlot     = MetricsPrefix + "time.png"     // where a generation's time goes
+	SelfPlayPlot = MetricsPrefix + "selfplay.png" // self-play's games
+	StrengthPlot = MetricsPrefix + "strength.png" // the yardstick matches
 )
 
 // modelPrefix starts every model name (ModelName's form).

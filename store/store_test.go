@@ -507,7 +507,7 @@ func TestIsTransient_ClassifiesStoreErrors(t *testing.T) {
 		{"a plain error", errors.New("what"), false},
 	} {
 		if got := IsTransient(tc.err); got != tc.want {
-			t.Errorf("%s: isTransient = %v; want %v", tc.name, got, tc.want)
+			t.Errorf("%s: IsTransient = %v; want %v", tc.name, got, tc.want)
 		}
 	}
 }
