@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/bench"
 )
 
 // runBenchTargets is `millzero bench targets`: how much self-play's
@@ -50,7 +50,7 @@ func runBenchTargets(args []string, out io.Writer) error {
 	if *positions < 1 || *searches < 2 || *sims < 0 {
 		return fmt.Errorf("--positions %d, --searches %d, --sims %d: want 1 or more positions, 2 or more searches, 0 or more visits", *positions, *searches, *sims)
 	}
-	b, err := run.NewTargetsBench(*runDir, *gen, *positions)
+	b, err := bench.NewTargetsBench(*runDir, *gen, *positions)
 	if err != nil {
 		if *gen >= 0 {
 			return fmt.Errorf("--run %s --generation %d: %w", *runDir, *gen, err)

@@ -1,4 +1,4 @@
-package run
+package bench
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/selfplay"
 )
 
@@ -29,8 +30,8 @@ type TargetsBench struct {
 // run stopped after training has no games of its best) with up to
 // positions of its recorded positions.
 func NewTargetsBench(dir string, gen, positions int) (*TargetsBench, error) {
-	r := Dir(dir)
-	cfg, _, err := LoadRunConfig(r.Config())
+	r := run.Dir(dir)
+	cfg, _, err := run.LoadRunConfig(r.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +41,7 @@ func NewTargetsBench(dir string, gen, positions int) (*TargetsBench, error) {
 	}
 	if gen < 0 {
 		best, err := r.Best()
-		if errors.Is(err, ErrNoModel) {
+		if errors.Is(err, run.ErrNoModel) {
 			return nil, fmt.Errorf("no model yet: the targets of a network need one")
 		}
 		if err != nil {
@@ -82,13 +83,13 @@ func (b *TargetsBench) Run(searches int, symmetry bool, orientations int, seed u
 }
 
 // generationShards lists the shard files of generation g's games in r.
-func generationShards(r Dir, g int) ([]string, error) {
+func generationShards(r run.Dir, g int) ([]string, error) {
 	return filepath.Glob(filepath.Join(dataset.GenerationDir(r.Games(), g), "*"+dataset.ShardExt))
 }
 
 // spreadPositions reads the full-search samples of generation g's games
 // and keeps n of them spread evenly (all, if there are fewer).
-func spreadPositions(r Dir, g int, v *engine.Variant, n int) ([]dataset.Sample, error) {
+func spreadPositions(r run.Dir, g int, v *engine.Variant, n int) ([]dataset.Sample, error) {
 	dir := dataset.GenerationDir(r.Games(), g)
 	files, err := generationShards(r, g)
 	if err != nil {
