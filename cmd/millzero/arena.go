@@ -12,6 +12,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/arena/classic"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
 
@@ -60,7 +61,7 @@ func runArena(args []string, out io.Writer) (err error) {
 	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
 	}
-	prover, err := tablesFor(v, *tables)
+	prover, err := play.Tables(v, *tables)
 	if err != nil {
 		return err
 	}

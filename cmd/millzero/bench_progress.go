@@ -13,6 +13,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
 
@@ -74,7 +75,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if *outDir != "" {
 		b.Out = *outDir
 	}
-	if b.Tables, err = tablesFor(b.Variant, *tables); err != nil {
+	if b.Tables, err = play.Tables(b.Variant, *tables); err != nil {
 		return err
 	}
 	if *reference != "" {

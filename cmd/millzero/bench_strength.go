@@ -12,6 +12,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
 
@@ -29,7 +30,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --run runs/nine --tablebase tables/nine   # also count the endgames it threw away",
 		"millzero bench strength --run runs/nine --search root=puct,c_puct=2   # another search at the same visits",
 	}, out)
-	var pc playerConfig
+	var pc play.PlayerConfig
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
@@ -69,21 +70,21 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if len(opponents) == 0 {
 		return fmt.Errorf("--classic none and no --depths: no yardstick to meet")
 	}
-	src, err := loadSource(pc)
+	src, err := play.LoadSource(pc)
 	if err != nil {
 		return err
 	}
-	if src.ck == nil {
-		return fmt.Errorf("%s: the strength benchmark measures a model", src.desc)
+	if src.Checkpoint == nil {
+		return fmt.Errorf("%s: the strength benchmark measures a model", src.Desc)
 	}
-	v, err := src.variantFor("")
+	v, err := src.VariantFor("")
 	if err != nil {
 		return err
 	}
 	if v.Players != 2 {
 		return fmt.Errorf("variant %s has %d players: the strength benchmark is for two-player variants (arena plays 3-4)", v.Name, v.Players)
 	}
-	prover, err := tablesFor(v, *tables)
+	prover, err := play.Tables(v, *tables)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if *search != "" {
 		opts = strings.Split(*search, ",")
 	}
-	player, err := bench.StrengthPlayer(v, src.ck, *sims, opts)
+	player, err := bench.StrengthPlayer(v, src.Checkpoint, *sims, opts)
 	if err != nil {
 		return fmt.Errorf("--search: %w", err)
 	}
@@ -105,7 +106,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		names[i] = o.Name()
 	}
 	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
-		src.desc, *sims, strings.Join(names, ", "), *pairs, v.Name)
+		src.Desc, *sims, strings.Join(names, ", "), *pairs, v.Name)
 	prog, done, start := newProgress(os.Stderr), 0, time.Now()
 	defer prog.Close()
 	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
 
@@ -56,7 +57,7 @@ func runOracle(args []string, out io.Writer) error {
 	if *tables == "" {
 		return o.Solved(context.Background(), out, *sims)
 	}
-	set, err := openTablesFlag(o.Variant, *tables)
+	set, err := play.OpenTables(o.Variant, *tables)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func TestPlayWeb_ARequestNamesNoFileAndComesFromThePage(t *testing.T) {
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- play.ServeWeb(ctx, webConfig(playerConfig{Sims: 4, Seed: 1}, modelSource{desc: "random-rollout search (test)"}, v, 0, webOptions{Addr: "127.0.0.1:0"}, nil),
+		done <- play.ServeWeb(ctx, play.NewWebConfig(play.PlayerConfig{Sims: 4, Seed: 1}, play.Source{Desc: "random-rollout search (test)"}, v, 0, play.WebOptions{Addr: "127.0.0.1:0"}, nil),
 			io.Discard, func(u string) { urls <- u })
 	}()
 	defer func() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
 
@@ -40,30 +41,30 @@ func saveTestCheckpoint(t *testing.T, rd run.Dir, variant string, gen int) strin
 
 func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 	rd := run.Dir(t.TempDir())
-	src, err := loadSource(playerConfig{Run: string(rd)})
-	if err != nil || src.ck != nil || !strings.Contains(src.desc, "has no model yet") {
+	src, err := play.LoadSource(play.PlayerConfig{Run: string(rd)})
+	if err != nil || src.Checkpoint != nil || !strings.Contains(src.Desc, "has no model yet") {
 		t.Fatalf("run without a model: %+v, %v; want rollouts and a note", src, err)
 	}
 	if err := os.WriteFile(rd.Config(), []byte("variant: three\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err = loadSource(playerConfig{Run: string(rd)})
-	if v, err2 := src.variantFor(""); err != nil || err2 != nil || v.Name != "three" {
+	src, err = play.LoadSource(play.PlayerConfig{Run: string(rd)})
+	if v, err2 := src.VariantFor(""); err != nil || err2 != nil || v.Name != "three" {
 		t.Fatalf("run of three without a model: variant %v, %v, %v; want three", v, err, err2)
 	}
 	path := saveTestCheckpoint(t, rd, "three", 3)
-	src, err = loadSource(playerConfig{Run: string(rd)})
+	src, err = play.LoadSource(play.PlayerConfig{Run: string(rd)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if src.ck == nil || !strings.Contains(src.desc, filepath.Base(path)) || !strings.Contains(src.desc, "generation 3") {
-		t.Fatalf("source %q: want the checkpoint %s of generation 3", src.desc, path)
+	if src.Checkpoint == nil || !strings.Contains(src.Desc, filepath.Base(path)) || !strings.Contains(src.Desc, "generation 3") {
+		t.Fatalf("source %q: want the checkpoint %s of generation 3", src.Desc, path)
 	}
-	v, err := src.variantFor("")
+	v, err := src.VariantFor("")
 	if err != nil || v.Name != "three" {
 		t.Fatalf("variant %v, %v: want the model's, three", v, err)
 	}
-	if _, err := src.variantFor("nine"); err == nil || !strings.Contains(err.Error(), "three") {
+	if _, err := src.VariantFor("nine"); err == nil || !strings.Contains(err.Error(), "three") {
 		t.Errorf("a three model asked to play nine: error %v, want one naming both", err)
 	}
 	var out bytes.Buffer
@@ -81,7 +82,7 @@ func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 	if got := out.String(); !strings.Contains(got, "8 visits per move, 3 turns of the board a position") || !strings.Contains(got, "black plays ") {
 		t.Errorf("a game against the checkpoint with three views:\n%s", got)
 	}
-	p, err := searchPlayer(v, src, 8, 3)
+	p, err := src.SearchPlayer(v, 8, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
