@@ -65,9 +65,8 @@ func runBenchTargets(args []string, out io.Writer) error {
 			return fmt.Errorf("--search: %w", err)
 		}
 	}
-	set, g := b.Search, b.Generation
 	fmt.Fprintf(os.Stderr, "targets: generation %d of %s (%v), %d positions of its games, %d searches each at %d visits, root %s\n",
-		g, *runDir, b.Net.Arch, len(b.Samples), *searches, set.Simulations, set.Root)
+		b.Generation, *runDir, b.Net.Arch, len(b.Samples), *searches, b.Search.Simulations, b.Search.Root)
 	start := time.Now()
 	sp, err := b.Run(*searches, *symmetry, *orientations, *seed)
 	if err != nil {
@@ -78,17 +77,6 @@ func runBenchTargets(args []string, out io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(sp)
 	}
-	turned := fmt.Sprintf("board turned: %v, views a position: %d", *symmetry, *orientations)
-	if b.Net.Arch.Canonical {
-		turned = "every board in its canonical turn (model.orientation)"
-	}
-	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, %s), %.0fs\n",
-		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, turned, time.Since(start).Seconds())
-	fmt.Fprintf(out, "  entropy of one search's target      %s nats (self-play recorded %s there)\n", sp.Entropy, sp.Recorded)
-	fmt.Fprintf(out, "  entropy of the searches' mean       %s nats: the least policy loss on such targets\n", sp.MeanEntropy)
-	fmt.Fprintf(out, "  cross-entropy under the network     %s nats: its policy loss on them\n", sp.CrossEntropy)
-	fmt.Fprintf(out, "    beyond the searches' disagreement %s nats: KL(mean target || network)\n", sp.Excess)
-	fmt.Fprintf(out, "  two searches' top actions the same  %s\n", sp.Agreement)
-	fmt.Fprintln(out, "\n± is the 95% half-width over the positions; the mean target's entropy, from a finite number of searches, is low.")
+	b.Write(out, sp, *symmetry, *orientations, time.Since(start))
 	return nil
 }
