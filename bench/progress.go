@@ -142,6 +142,22 @@ type ProgressBench struct {
 	ReferenceName string // its player name, "reference" when empty
 }
 
+// Players is the number of players Run meets: the models, and the
+// reference when there is one.
+func (b *ProgressBench) Players() int {
+	if b.Reference != nil {
+		return len(b.Generations) + 1
+	}
+	return len(b.Generations)
+}
+
+// Matches is the number of matches Run plays or finds: one between every
+// two of its players.
+func (b *ProgressBench) Matches() int {
+	n := b.Players()
+	return n * (n - 1) / 2
+}
+
 // ProgressRow is one model's rating.
 type ProgressRow struct {
 	Model      string             `json:"model"`

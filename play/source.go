@@ -187,6 +187,23 @@ func NewSourceBot(v *engine.Variant, src Source, sims, views int, seed uint64, p
 	return NewBot(v, p, p.Name(), seed)
 }
 
+// ParseOpponent is the classical engine the --opponent spec names
+// (classic@TIME or classic:N) for variant v; "" is none (nil).
+func ParseOpponent(spec string, v *engine.Variant) (*arena.Classic, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	p, err := arena.ParsePlayer(spec, v, arena.DefaultSpecSettings())
+	if err != nil {
+		return nil, fmt.Errorf("--opponent: %w", err)
+	}
+	c, ok := p.(arena.Classic)
+	if !ok {
+		return nil, fmt.Errorf("--opponent %q: want classic@TIME or classic:N", spec)
+	}
+	return &c, nil
+}
+
 // NewOpponentBot is the bot of v: the classical engine opp when not nil
 // (with the tables of prover, if any), else NewSourceBot's model or
 // rollouts as pc says.

@@ -83,28 +83,23 @@ func runBenchProgress(args []string, out io.Writer) error {
 			return fmt.Errorf("--reference: %w", err)
 		}
 	}
-	chosen := b.Generations
-
-	n := len(chosen)
-	if b.Reference != nil {
-		n++ // the reference meets every model
-	}
-	matches := fmt.Sprintf("%d matches", n*(n-1)/2)
-	if n == 2 {
+	n, m := b.Players(), b.Matches()
+	matches := fmt.Sprintf("%d matches", m)
+	if m == 1 {
 		matches = "one match"
 	}
 	fmt.Fprintf(os.Stderr, "progress: run %s, %d models (generations %s), %s of %d pairs at %d visits\n",
-		*runLoc, n, strings.Trim(fmt.Sprint(chosen), "[]"), matches, *pairs, *sims)
+		*runLoc, n, strings.Trim(fmt.Sprint(b.Generations), "[]"), matches, *pairs, *sims)
 	prog, start := newProgress(os.Stderr), time.Now()
 	defer prog.Close()
 	var match arena.RoundRobinMatch
 	played, reused := 0, 0
-	rows, err := b.Run(ctx, func(m arena.RoundRobinMatch) {
-		match, played = m, 0
-		prog.Budget(run.Budget{Start: start, Done: m.K - 1, Total: m.Of, Unit: "matches"})
-		if m.Reused {
+	rows, err := b.Run(ctx, func(rm arena.RoundRobinMatch) {
+		match, played = rm, 0
+		prog.Budget(run.Budget{Start: start, Done: rm.K - 1, Total: rm.Of, Unit: "matches"})
+		if rm.Reused {
 			reused++
-			prog.Update("progress: match %d of %d, %s against %s: found in %s", m.K, m.Of, m.A, m.B, b.Out)
+			prog.Update("progress: match %d of %d, %s against %s: found in %s", rm.K, rm.Of, rm.A, rm.B, b.Out)
 		}
 	}, func(*arena.Record) {
 		played++
@@ -124,6 +119,6 @@ func runBenchProgress(args []string, out io.Writer) error {
 	}
 	bench.WriteProgress(out, rows, b.ReferenceName)
 	fmt.Fprintf(out, "\nkept in %s: progress.csv, progress.png and the games (matches played now %d, found there %d)\n",
-		b.Out, n*(n-1)/2-reused, reused)
+		b.Out, m-reused, reused)
 	return nil
 }

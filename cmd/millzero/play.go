@@ -80,16 +80,8 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *opponent != "" {
-		p, err := arena.ParsePlayer(*opponent, v, arena.DefaultSpecSettings())
-		if err != nil {
-			return fmt.Errorf("--opponent: %w", err)
-		}
-		c, ok := p.(arena.Classic)
-		if !ok {
-			return fmt.Errorf("--opponent %q: want classic@TIME or classic:N", *opponent)
-		}
-		web.Opponent = &c
+	if web.Opponent, err = play.ParseOpponent(*opponent, v); err != nil {
+		return err
 	}
 	if *serve {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
