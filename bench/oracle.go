@@ -17,15 +17,17 @@ import (
 // the 3x3 variants (Solved), the endgame tables' on any (arena.TableOracle).
 type Oracle struct {
 	Variant      *engine.Variant
-	Net          *model.Network
-	Label        string // the model's name: its generation's, or "untrained"
-	SelfplaySims int    // the run's self-play visits a move
+	Net          *model.Network // nil until Load
+	Label        string         // the model's name: its generation's, or "untrained"
+	SelfplaySims int            // the run's self-play visits a move
+
+	dir   run.Dir
+	shape model.Config
 }
 
-// LoadOracle is the Oracle of the run in dir: the model of generation
-// gen, or with untrained a randomly initialised network of the run's
-// shape.
-func LoadOracle(dir run.Dir, gen int, untrained bool) (*Oracle, error) {
+// OpenOracle is the Oracle of the run in dir, its variant and settings
+// read from the run's config; Load chooses the model.
+func OpenOracle(dir run.Dir) (*Oracle, error) {
 	cfg, _, err := run.LoadRunConfig(dir.Config())
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
@@ -34,18 +36,23 @@ func LoadOracle(dir run.Dir, gen int, untrained bool) (*Oracle, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Oracle{Variant: v, SelfplaySims: cfg.SelfPlay.Search.Simulations}
+	return &Oracle{Variant: v, SelfplaySims: cfg.SelfPlay.Search.Simulations, dir: dir, shape: cfg.Model}, nil
+}
+
+// Load loads the model of generation gen, or with untrained makes a
+// randomly initialised network of the run's shape.
+func (o *Oracle) Load(gen int, untrained bool) error {
 	if untrained {
-		o.Label = "untrained"
-		o.Net, err = model.New(v.Name, model.NewArch(v, cfg.Model), rand.New(rand.NewPCG(7, 7)))
-		return o, err
+		net, err := model.New(o.Variant.Name, model.NewArch(o.Variant, o.shape), rand.New(rand.NewPCG(7, 7)))
+		o.Net, o.Label = net, "untrained"
+		return err
 	}
-	ck, err := model.LoadCheckpointFor(dir.Model(gen), v)
+	ck, err := model.LoadCheckpointFor(o.dir.Model(gen), o.Variant)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	o.Net, o.Label = ck.Net, run.ModelName(gen)
-	return o, nil
+	return nil
 }
 
 // Solved plays the model, sims fresh visits a move, against the perfect

@@ -39,14 +39,17 @@ func runOracle(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	o, err := bench.OpenOracle(dir)
+	if err != nil {
+		return err
+	}
 	g := *gen
 	if g < 0 && !*untrained {
 		if g, err = dir.Best(); err != nil {
 			return fmt.Errorf("run %s: %w (give --generation)", *runPath, err)
 		}
 	}
-	o, err := bench.LoadOracle(dir, g, *untrained)
-	if err != nil {
+	if err := o.Load(g, *untrained); err != nil {
 		return err
 	}
 	if *sims == 0 && *tables != "" {
