@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -113,9 +112,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(out, rows)
 	}
 	bench.WriteProgress(out, rows, b.ReferenceName)
 	fmt.Fprintf(out, "\nkept in %s: progress.csv, progress.png and the games (matches played now %d, found there %d)\n",

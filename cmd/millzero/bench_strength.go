@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -119,9 +118,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	prog.Close()
 	if len(rows) > 0 {
 		if *asJSON {
-			enc := json.NewEncoder(out)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(rows); err != nil {
+			if err := writeJSON(out, rows); err != nil {
 				return err
 			}
 		} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -73,9 +72,7 @@ func runBenchTargets(args []string, out io.Writer) error {
 		return fmt.Errorf("--orientations %d, --symmetry=%v: %w", *orientations, *symmetry, err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sp)
+		return writeJSON(out, sp)
 	}
 	b.Write(out, sp, *symmetry, *orientations, time.Since(start))
 	return nil

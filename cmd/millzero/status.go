@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -44,9 +43,7 @@ func runStatus(args []string, out io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return writeJSON(out, st)
 	}
 	st.Write(out, *all)
 	return nil
