@@ -3,6 +3,7 @@ package arena
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 
@@ -413,4 +414,27 @@ func invert(a [][]float64) ([][]float64, error) {
 		}
 	}
 	return inv, nil
+}
+
+// WriteRatings fits Elo to recs and prints a row per player, best first.
+func WriteRatings(out io.Writer, recs []Record) error {
+	ratings, err := FitElo(recs, DefaultEloSettings())
+	if err != nil {
+		return err
+	}
+	width := len("player")
+	for _, r := range ratings {
+		width = max(width, len(r.Name))
+	}
+	fmt.Fprintf(out, "\n%-*s %6s %7s %6s %6s %6s %8s %8s\n", width, "player", "games", "score", "wins", "draws", "losses", "Elo", "±95%")
+	for _, r := range ratings {
+		pct := 0.0
+		if r.Games > 0 {
+			pct = 100 * r.Score / float64(r.Games)
+		}
+		fmt.Fprintf(out, "%-*s %6d %6.1f%% %6d %6d %6d %8.0f %8.0f\n", width, r.Name, r.Games, pct,
+			r.Wins, r.Draws, r.Losses, r.Elo, math.Max(r.High-r.Elo, r.Elo-r.Low))
+	}
+	fmt.Fprintln(out, "\nElo: maximum likelihood (Bradley-Terry, a draw half a win, one virtual draw per pair of opponents), random = 0 when it played; ±95% from the inverse Fisher information.")
+	return nil
 }

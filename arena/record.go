@@ -368,3 +368,12 @@ func ReadRecordDirFunc(dir string, keep func(name string) bool) ([]Record, error
 	}
 	return all, nil
 }
+
+// WriteUnfinished says how many of recs are unfinished (an external
+// engine's draw claim, no move or timeout), which the ratings and the
+// pairs leave out; nothing when none is.
+func WriteUnfinished(out io.Writer, recs []Record) {
+	if u := CountUnfinished(recs); u.Total() > 0 {
+		fmt.Fprintf(out, "\n%s: out of the scores and Elo above.\n", u)
+	}
+}

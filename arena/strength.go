@@ -260,3 +260,23 @@ func thrownCell(n int) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// WritePairs prints each two-player match of recs (a and b of each
+// pairing) from a's side, with its Elo interval from the pair scores (the
+// two games of an opening are one sample, as in the strength benchmark),
+// which the ratings' interval, taking each game alone, understates.
+func WritePairs(out io.Writer, recs []Record, matches []Pairing) {
+	width := len("match")
+	for _, m := range matches {
+		width = max(width, len(m.A.Name())+len(" against ")+len(m.B.Name()))
+	}
+	fmt.Fprintf(out, "\n%-*s %6s %7s %16s %20s\n", width, "match", "games", "score", "+ = -", "Elo [95%]")
+	for _, m := range matches {
+		r := StrengthOf(m.A.Name(), m.B.Name(), recs)
+		if r.Games == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "%-*s %6d %6.1f%% %16s %20s\n", width, m.A.Name()+" against "+m.B.Name(), r.Games, 100*r.Score, r.WDL(), r.EloCell())
+	}
+	fmt.Fprintln(out, "\nmatch: the first player's score; its Elo interval from the pair scores (an opening's two games are one sample).")
+}

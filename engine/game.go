@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Game is a game in progress with the history the repetition rule needs.
 type Game struct {
@@ -19,6 +22,37 @@ func NewGame(v *Variant) *Game {
 // NewGameFrom starts a game of v from position p, with no history.
 func NewGameFrom(v *Variant, p Position) *Game {
 	return &Game{V: v, Pos: p}
+}
+
+// NewGameAt starts a game of v from a Sanmill FEN (24-point boards), else
+// from a position string, else (both "") from the start.
+func NewGameAt(v *Variant, fen, pos string) (*Game, error) {
+	switch {
+	case fen != "":
+		p, err := v.ParseFEN(fen)
+		if err != nil {
+			return nil, err
+		}
+		return NewGameFrom(v, p), nil
+	case pos != "":
+		p, err := v.ParsePosition(pos)
+		if err != nil {
+			return nil, err
+		}
+		return NewGameFrom(v, p), nil
+	}
+	return NewGame(v), nil
+}
+
+// PlayAll plays the actions of moves, space separated, in the variant's
+// notation; an error names the first it cannot play ("action 2: ...").
+func (g *Game) PlayAll(moves string) error {
+	for i, m := range strings.Fields(moves) {
+		if err := g.PlayString(m); err != nil {
+			return fmt.Errorf("action %d: %w", i+1, err)
+		}
+	}
+	return nil
 }
 
 // Outcome is the game's result by every rule, repetition included.

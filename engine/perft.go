@@ -1,5 +1,40 @@
 package engine
 
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// WritePerft prints the perft of g's position at every depth from 1 to
+// depth, then the time and the speed of them all.
+func (g *Game) WritePerft(out io.Writer, depth int) {
+	var total uint64
+	start := time.Now()
+	for d := 1; d <= depth; d++ {
+		n := g.V.Perft(&g.Pos, d, g.Hashes)
+		total += n
+		fmt.Fprintf(out, "perft(%d) = %d\n", d, n)
+	}
+	el := time.Since(start)
+	fmt.Fprintf(out, "time %.3fs, %.1f million nodes/s (all depths)\n", el.Seconds(), float64(total)/el.Seconds()/1e6)
+}
+
+// WritePerftDivide prints each legal action of g's position with its
+// perft count at depth, then their total, its time and speed.
+func (g *Game) WritePerftDivide(out io.Writer, depth int) {
+	start := time.Now()
+	actions, counts := g.V.PerftDivide(&g.Pos, depth, g.Hashes)
+	var total uint64
+	for i, a := range actions {
+		fmt.Fprintf(out, "%s: %d\n", g.V.FormatAction(a), counts[i])
+		total += counts[i]
+	}
+	el := time.Since(start)
+	fmt.Fprintf(out, "perft(%d) = %d\n", depth, total)
+	fmt.Fprintf(out, "time %.3fs, %.1f million nodes/s\n", el.Seconds(), float64(total)/el.Seconds()/1e6)
+}
+
 // Perft counts the positions reachable from p in exactly depth actions,
 // making every action in full (ApplyTo: Apply's copy-make) at every node,
 // the leaves included. A position where the game is over has no children,

@@ -58,3 +58,30 @@ func TestPerft_NineFEN(t *testing.T) {
 		}
 	}
 }
+
+func TestNewGameAt_PlayAllThenWritePerft(t *testing.T) {
+	v, err := Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGameAt(v, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.PlayAll("d6 d6"); err == nil || !strings.HasPrefix(err.Error(), "action 2: ") {
+		t.Fatalf("d6 twice: %v, want an error naming action 2", err)
+	}
+	var b strings.Builder
+	NewGame(v).WritePerft(&b, 2)
+	if out := b.String(); !strings.Contains(out, "perft(1) = 24\nperft(2) = 552\n") {
+		t.Errorf("perft of nine's start:\n%s", out)
+	}
+	b.Reset()
+	NewGame(v).WritePerftDivide(&b, 1)
+	if out := b.String(); strings.Count(out, ": 1\n") != 24 || !strings.Contains(out, "perft(1) = 24\n") {
+		t.Errorf("divide of nine's start:\n%s", out)
+	}
+	if _, err := NewGameAt(v, "", "not a position"); err == nil {
+		t.Error("a bad position string: no error")
+	}
+}

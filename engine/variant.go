@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"math/bits"
+	"os"
 	"sort"
 	"strings"
 
@@ -74,6 +75,27 @@ func Load(name string) (*Variant, error) {
 		return nil, err
 	}
 	return New(spec)
+}
+
+// LoadNameOrFile builds the variant s names: a named variant, else the
+// variant file at path s. Neither gives the name's error, which lists the
+// names. Only a command line may name a file: a request never does.
+func LoadNameOrFile(s string) (*Variant, error) {
+	v, err := Load(s)
+	if err == nil {
+		return v, nil
+	}
+	text, ferr := os.ReadFile(s)
+	if errors.Is(ferr, fs.ErrNotExist) {
+		return nil, err
+	}
+	if ferr != nil {
+		return nil, fmt.Errorf("variant file: %w", ferr)
+	}
+	if v, err = ParseVariant(text); err != nil {
+		return nil, fmt.Errorf("variant file %s: %w", s, err)
+	}
+	return v, nil
 }
 
 // ParseVariant builds a variant from the text of a variant file. Its base,

@@ -1,7 +1,8 @@
-// Package play is a person's game against a model: the model at the board
-// (Bot), a game that remembers who played each action (Game), the game in
-// a terminal (Text) and the web page's server (Web). The play command
-// wires it to flags.
+// Package play is a person's game against a model: where the model comes
+// from (Source), the model at the board (Bot), a game that remembers who
+// played each action (Game), the game as text (Text), the web page's
+// server (Web) and the engine protocol's players for GUIs (EngineServer).
+// The play and engine commands wire it to flags.
 package play
 
 import (

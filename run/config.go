@@ -9,9 +9,7 @@ package run
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -21,6 +19,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
@@ -173,7 +172,7 @@ func loadConfig(path string, text []byte) (Config, []byte, error) {
 		where = "embedded config " + DefaultConfigName
 	}
 	if c.VariantSpec == nil {
-		v, err := LoadVariant(c.Variant)
+		v, err := engine.LoadNameOrFile(c.Variant)
 		if err != nil {
 			return c, nil, fmt.Errorf("%s: variant: %w", where, err)
 		}
@@ -299,7 +298,7 @@ func decodeStrict(text []byte, c *Config) error {
 // Variant: a name, or a variant file's path.
 func (c *Config) LoadVariant() (*engine.Variant, error) {
 	if c.VariantSpec == nil {
-		return LoadVariant(c.Variant)
+		return engine.LoadNameOrFile(c.Variant)
 	}
 	v, err := engine.New(*c.VariantSpec)
 	if err != nil {
@@ -323,26 +322,6 @@ func (c *Config) CheckSameVariant(other *Config, whose string) error {
 	return engine.CheckSame(theirs, whose, mine, "this run")
 }
 
-// LoadVariant builds the variant s names: a named variant, else the variant
-// file at path s. Neither gives the name's error, which lists the names.
-func LoadVariant(s string) (*engine.Variant, error) {
-	v, err := engine.Load(s)
-	if err == nil {
-		return v, nil
-	}
-	text, ferr := os.ReadFile(s)
-	if errors.Is(ferr, fs.ErrNotExist) {
-		return nil, err
-	}
-	if ferr != nil {
-		return nil, fmt.Errorf("variant file: %w", ferr)
-	}
-	if v, err = engine.ParseVariant(text); err != nil {
-		return nil, fmt.Errorf("variant file %s: %w", s, err)
-	}
-	return v, nil
-}
-
 func (c *Config) validate() error {
 	v, err := c.LoadVariant()
 	if err != nil {
@@ -357,7 +336,7 @@ func (c *Config) validate() error {
 	if c.SelfPlay.Orientations > 1 && c.Model.Orientation == model.OrientCanonical {
 		return fmt.Errorf("selfplay: orientations %d with model.orientation %s: a canonical network sees one turn of each board (set orientations 1)", c.SelfPlay.Orientations, model.OrientCanonical)
 	}
-	if c.Tablebase != "" && c.Tablebase != AutoTables {
+	if c.Tablebase != "" && c.Tablebase != tablebase.Auto {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {
 			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build --out DIR makes one)", c.Tablebase)
 		}

@@ -193,7 +193,7 @@ func sameVariantIfNamed(stored *Config, text []byte, path string) error {
 	if err := yaml.Unmarshal(text, &named); err != nil || named.Variant == nil || named.VariantSpec != nil || *named.Variant != stored.Variant {
 		return nil // a decoding error is decodeStrict's to report; another variant or a spec is refused as a change
 	}
-	v, err := LoadVariant(*named.Variant)
+	v, err := engine.LoadNameOrFile(*named.Variant)
 	if err != nil {
 		return fmt.Errorf("config %s: variant: %w", path, err)
 	}

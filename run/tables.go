@@ -2,43 +2,26 @@ package run
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
 )
 
-// AutoTables, as a run's tablebase, names the tables of every material up
-// to AutoTablePieces pieces in the user's cache directory
-// ($XDG_CACHE_HOME/millzero/tables/VARIANT-HASH), built there by the
-// first process that needs them: seconds on two cores for nine, and
-// every machine of the run builds its own.
-const (
-	AutoTables      = "auto"
-	AutoTablePieces = 8
-)
+// AutoTablePieces is how many pieces the tables of a run with
+// tablebase.Auto cover: every material up to it is built in the user's
+// cache by the first process that needs it.
+const AutoTablePieces = 8
 
-// AutoTablesDir is the directory of v's AutoTables in the user's cache.
-func AutoTablesDir(v *engine.Variant) (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("a cache directory for the tables (or name a directory): %w", err)
-	}
-	return filepath.Join(base, "millzero", "tables", v.Name+"-"+v.Spec.Hash()), nil
-}
-
-// openTables opens a run's tables: those of dir, or with AutoTables the
+// openTables opens a run's tables: those of dir, or with tablebase.Auto the
 // cache's of every material up to pieces pieces, built first where
-// missing (with progress); nil, and no error, when AutoTables meets a
+// missing (with progress); nil, and no error, when tablebase.Auto meets a
 // variant the tables do not cover.
 func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tablebase.Set, error) {
-	if dir != AutoTables {
+	if dir != tablebase.Auto {
 		return tablebase.Open(v, dir, 0)
 	}
-	dir, err := AutoTablesDir(v)
+	dir, err := tablebase.AutoDir(v)
 	if err != nil {
 		return nil, err
 	}

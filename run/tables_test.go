@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
 )
 
 // TestOpenTables_AutoBuildsOnceInTheCache: tablebase auto builds the
@@ -20,7 +21,7 @@ func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first, second progressLog
-	set, err := openTables(v, AutoTables, 6, &first)
+	set, err := openTables(v, tablebase.Auto, 6, &first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
 	if len(files) != 1 || !strings.Contains(first.String(), "(1 new files)") {
 		t.Errorf("files %v, progress %q: want the 3 v 3 table built", files, first.String())
 	}
-	if _, err := openTables(v, AutoTables, 6, &second); err != nil {
+	if _, err := openTables(v, tablebase.Auto, 6, &second); err != nil {
 		t.Fatal(err)
 	}
 	if second.String() != "" {
@@ -42,7 +43,7 @@ func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	var none progressLog
-	if set, err := openTables(three, AutoTables, 6, &none); err != nil || set != nil || !strings.Contains(none.String(), "three") {
+	if set, err := openTables(three, tablebase.Auto, 6, &none); err != nil || set != nil || !strings.Contains(none.String(), "three") {
 		t.Errorf("three: tables %v, error %v, said %q: want none, and a line naming three", set, err, none.String())
 	}
 	if _, err := openTables(three, t.TempDir(), 6, &none); err == nil || !strings.Contains(err.Error(), "three") {

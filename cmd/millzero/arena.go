@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/arena/classic"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
 
@@ -47,7 +47,7 @@ func runArena(args []string, out io.Writer) (err error) {
 		fs.Usage()
 		return fmt.Errorf("want two players or more, got %d", len(specs))
 	}
-	v, err := run.LoadVariant(*variant)
+	v, err := engine.LoadNameOrFile(*variant)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func runArena(args []string, out io.Writer) (err error) {
 	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
 	}
-	prover, err := tablesFor(v, *tables)
+	prover, err := play.Tables(v, *tables)
 	if err != nil {
 		return err
 	}
@@ -92,67 +92,35 @@ func runArena(args []string, out io.Writer) (err error) {
 	set := arena.DefaultSpecSettings()
 	set.Simulations = *sims
 	set.MoveTime = *moveTime
-	players := make([]arena.Player, len(specs))
-	names := map[string]string{}
-	for i, s := range specs {
-		p, err := arena.ParsePlayer(s, v, set)
-		if err != nil {
-			return err
-		}
-		if c, ok := p.(arena.Classic); ok && prover != nil {
-			if t, ok := prover.(classic.Tables); ok {
-				c.Tables = t
-				p = c
-			}
-		}
-		if sp, ok := p.(*arena.SearchPlayer); ok {
-			if !*searchTime {
-				sp.MoveTime = 0
-			}
-			if prover != nil {
-				sp.Prover, sp.Label = prover, sp.Label+"+tb"
-			}
-		}
-		if prev, ok := names[p.Name()]; ok {
-			return fmt.Errorf("players %q and %q are both named %q: each player may appear once", prev, s, p.Name())
-		}
-		names[p.Name()] = s
-		players[i] = p
+	players, err := arena.ParsePlayers(specs, v, set, *searchTime, prover)
+	if err != nil {
+		return err
 	}
-
-	matches := arena.Schedule(players, *gauntlet)
-
-	total := len(matches) * v.Players * *pairs
-	done := 0
-	var recs []arena.Record
+	t := arena.Tournament{Variant: v, Players: players, Gauntlet: *gauntlet, Pairs: *pairs, OpeningPlies: *openings,
+		Seed: *seed, Workers: *workers, Dir: dir}
+	matches, total, done := t.Matches(), t.Games(), 0
 	start := time.Now()
 	prog := newProgress(out) // on a terminal, a bar of the games with an ETA below the lines
 	defer prog.Close()
 	lines := prog.Writer()
-	for k, mp := range matches {
-		m := arena.Match{Variant: v, A: mp.A, B: mp.B, Pairs: *pairs, OpeningPlies: *openings,
-			Seed: arena.MatchSeed(*seed, k), Workers: *workers, Dir: dir}
+	recs, err := t.Run(ctx, func(k int, mp arena.Pairing) {
 		prog.Budget(run.Budget{Start: start, Done: done, Total: total, Unit: "games"})
 		fmt.Fprintf(lines, "match %d/%d: %s vs %s, %d pair(s) of %s\n", k+1, len(matches), mp.A.Name(), mp.B.Name(), *pairs, v.Name)
-		got, err := m.Run(ctx, func(r *arena.Record) error {
-			done++
-			prog.Budget(run.Budget{Start: start, Done: done, Total: total, Unit: "games"})
-			fmt.Fprintf(lines, "  [%d/%d] pair %d game %d: %s  %-7s  %s, %d plies\n",
-				done, total, r.Pair+1, r.Game+1, r.Lineup(), r.ResultString(), r.Reason, r.Plies)
-			return nil
-		})
-		recs = append(recs, got...)
-		if err != nil {
-			prog.Close()
-			if len(recs) > 0 {
-				fmt.Fprintf(out, "stopped after %d games: %v\n", len(recs), err)
-				printTable(out, recs)
-				printUnfinished(out, recs)
-			}
-			return err
-		}
-	}
+	}, func(r *arena.Record) {
+		done++
+		prog.Budget(run.Budget{Start: start, Done: done, Total: total, Unit: "games"})
+		fmt.Fprintf(lines, "  [%d/%d] pair %d game %d: %s  %-7s  %s, %d plies\n",
+			done, total, r.Pair+1, r.Game+1, r.Lineup(), r.ResultString(), r.Reason, r.Plies)
+	})
 	prog.Close()
+	if err != nil {
+		if len(recs) > 0 {
+			fmt.Fprintf(out, "stopped after %d games: %v\n", len(recs), err)
+			arena.WriteRatings(out, recs)
+			arena.WriteUnfinished(out, recs)
+		}
+		return err
+	}
 	fmt.Fprintf(out, "%d games in %.1fs\n", len(recs), time.Since(start).Seconds())
 	if dir != "" {
 		fmt.Fprintf(out, "games stored under %s\n", dir)
@@ -165,47 +133,14 @@ func runArena(args []string, out io.Writer) (err error) {
 		recs = allRecs
 		fmt.Fprintf(out, "rating all %d games under %s\n", len(recs), dir)
 	}
-	if err := printTable(out, recs); err != nil {
+	if err := arena.WriteRatings(out, recs); err != nil {
 		return err
 	}
-	printUnfinished(out, recs)
+	arena.WriteUnfinished(out, recs)
 	if v.Players == 2 {
-		var rows [][2]string
-		for _, mp := range matches {
-			rows = append(rows, [2]string{mp.A.Name(), mp.B.Name()})
-		}
-		printPairs(out, recs, rows)
+		arena.WritePairs(out, recs, matches)
 	}
 	return nil
-}
-
-// printPairs prints each two-player match of recs (a and b of each row)
-// from a's side, with its Elo interval from the pair scores (the two
-// games of an opening are one sample, as in the strength benchmark),
-// which the ratings' interval, taking each game alone, understates.
-func printPairs(out io.Writer, recs []arena.Record, matches [][2]string) {
-	width := len("match")
-	for _, m := range matches {
-		width = max(width, len(m[0])+len(" against ")+len(m[1]))
-	}
-	fmt.Fprintf(out, "\n%-*s %6s %7s %16s %20s\n", width, "match", "games", "score", "+ = -", "Elo [95%]")
-	for _, m := range matches {
-		r := arena.StrengthOf(m[0], m[1], recs)
-		if r.Games == 0 {
-			continue
-		}
-		fmt.Fprintf(out, "%-*s %6d %6.1f%% %16s %20s\n", width, m[0]+" against "+m[1], r.Games, 100*r.Score, r.WDL(), r.EloCell())
-	}
-	fmt.Fprintln(out, "\nmatch: the first player's score; its Elo interval from the pair scores (an opening's two games are one sample).")
-}
-
-// printUnfinished says how many of recs are unfinished (an external
-// engine's draw claim, no move or timeout), which the table and the
-// matches leave out; nothing when none is.
-func printUnfinished(out io.Writer, recs []arena.Record) {
-	if u := arena.CountUnfinished(recs); u.Total() > 0 {
-		fmt.Fprintf(out, "\n%s: out of the scores and Elo above.\n", u)
-	}
 }
 
 // wrapUsage appends the list of player specs to a command's usage.
@@ -214,27 +149,4 @@ func wrapUsage(usage func(), out io.Writer) func() {
 		usage()
 		fmt.Fprintf(out, "\nPlayers:\n  %s\n", strings.ReplaceAll(arena.SpecHelp, "\n", "\n  "))
 	}
-}
-
-// printTable fits Elo to recs and prints a row per player, best first.
-func printTable(out io.Writer, recs []arena.Record) error {
-	ratings, err := arena.FitElo(recs, arena.DefaultEloSettings())
-	if err != nil {
-		return err
-	}
-	width := len("player")
-	for _, r := range ratings {
-		width = max(width, len(r.Name))
-	}
-	fmt.Fprintf(out, "\n%-*s %6s %7s %6s %6s %6s %8s %8s\n", width, "player", "games", "score", "wins", "draws", "losses", "Elo", "±95%")
-	for _, r := range ratings {
-		pct := 0.0
-		if r.Games > 0 {
-			pct = 100 * r.Score / float64(r.Games)
-		}
-		fmt.Fprintf(out, "%-*s %6d %6.1f%% %6d %6d %6d %8.0f %8.0f\n", width, r.Name, r.Games, pct,
-			r.Wins, r.Draws, r.Losses, r.Elo, math.Max(r.High-r.Elo, r.Elo-r.Low))
-	}
-	fmt.Fprintln(out, "\nElo: maximum likelihood (Bradley-Terry, a draw half a win, one virtual draw per pair of opponents), random = 0 when it played; ±95% from the inverse Fisher information.")
-	return nil
 }

@@ -2,19 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/model/builtin"
+	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
 
@@ -56,7 +54,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if *sims < 1 || *pairs < 1 || *openings < 0 || *workers < 0 || *every < 0 {
 		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d, --every-hours %v: want positive counts", *sims, *pairs, *openings, *workers, *every)
 	}
-	choice := run.ProgressChoice{Models: *models, EveryHours: *every}
+	choice := bench.ProgressChoice{Models: *models, EveryHours: *every}
 	if *gens != "" {
 		for _, f := range strings.Split(*gens, ",") {
 			g, err := strconv.Atoi(strings.TrimSpace(f))
@@ -68,7 +66,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	b, err := run.NewProgressBench(ctx, *runLoc, *cache, choice)
+	b, err := bench.NewProgressBench(ctx, *runLoc, *cache, choice)
 	if err != nil {
 		return fmt.Errorf("--run %s: %w", *runLoc, err)
 	}
@@ -76,44 +74,31 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if *outDir != "" {
 		b.Out = *outDir
 	}
-	if b.Tables, err = tablesFor(b.Variant, *tables); err != nil {
+	if b.Tables, err = play.Tables(b.Variant, *tables); err != nil {
 		return err
 	}
-	switch *reference {
-	case "":
-	case arena.BuiltinModel:
-		if b.Reference, err = builtin.Nine(); err != nil {
-			return err
-		}
-		b.ReferenceName = "builtin"
-	default:
-		if b.Reference, err = model.LoadCheckpoint(*reference); err != nil {
+	if *reference != "" {
+		if b.Reference, b.ReferenceName, err = bench.LoadReference(*reference); err != nil {
 			return fmt.Errorf("--reference: %w", err)
 		}
-		b.ReferenceName = strings.TrimSuffix(filepath.Base(*reference), ".safetensors")
 	}
-	chosen := b.Generations
-
-	n := len(chosen)
-	if b.Reference != nil {
-		n++ // the reference meets every model
-	}
-	matches := fmt.Sprintf("%d matches", n*(n-1)/2)
-	if n == 2 {
+	n, m := b.Players(), b.Matches()
+	matches := fmt.Sprintf("%d matches", m)
+	if m == 1 {
 		matches = "one match"
 	}
 	fmt.Fprintf(os.Stderr, "progress: run %s, %d models (generations %s), %s of %d pairs at %d visits\n",
-		*runLoc, n, strings.Trim(fmt.Sprint(chosen), "[]"), matches, *pairs, *sims)
+		*runLoc, n, strings.Trim(fmt.Sprint(b.Generations), "[]"), matches, *pairs, *sims)
 	prog, start := newProgress(os.Stderr), time.Now()
 	defer prog.Close()
 	var match arena.RoundRobinMatch
 	played, reused := 0, 0
-	rows, err := b.Run(ctx, func(m arena.RoundRobinMatch) {
-		match, played = m, 0
-		prog.Budget(run.Budget{Start: start, Done: m.K - 1, Total: m.Of, Unit: "matches"})
-		if m.Reused {
+	rows, err := b.Run(ctx, func(rm arena.RoundRobinMatch) {
+		match, played = rm, 0
+		prog.Budget(run.Budget{Start: start, Done: rm.K - 1, Total: rm.Of, Unit: "matches"})
+		if rm.Reused {
 			reused++
-			prog.Update("progress: match %d of %d, %s against %s: found in %s", m.K, m.Of, m.A, m.B, b.Out)
+			prog.Update("progress: match %d of %d, %s against %s: found in %s", rm.K, rm.Of, rm.A, rm.B, b.Out)
 		}
 	}, func(*arena.Record) {
 		played++
@@ -127,36 +112,10 @@ func runBenchProgress(args []string, out io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return writeJSON(out, rows)
 	}
-	writeProgress(out, rows, b.ReferenceName)
+	bench.WriteProgress(out, rows, b.ReferenceName)
 	fmt.Fprintf(out, "\nkept in %s: progress.csv, progress.png and the games (matches played now %d, found there %d)\n",
-		b.Out, n*(n-1)/2-reused, reused)
+		b.Out, m-reused, reused)
 	return nil
-}
-
-// writeProgress prints the rows: each model's Elo over the anchor (the
-// reference named, else the first model), and its match against the
-// model before it.
-func writeProgress(out io.Writer, rows []run.ProgressRow, reference string) {
-	fmt.Fprintf(out, "%-10s %6s %6s %7s %6s %13s   %s\n", "model", "hours", "games", "score", "Elo", "95%", "against the one before")
-	for i, r := range rows {
-		iv := "(anchor)"
-		if i > 0 || reference != "" {
-			iv = fmt.Sprintf("[%+.0f, %+.0f]", r.Low, r.High)
-		}
-		fmt.Fprintf(out, "%-10s %6.2f %6d %6.1f%% %+6.0f %13s", r.Model, r.Hours, r.Games, 100*r.Score, r.Elo, iv)
-		if p := r.Previous; p != nil {
-			fmt.Fprintf(out, "   %5.1f%%, %+.0f [%+.0f, %+.0f]", 100*p.Score, p.Elo, p.Low, p.High)
-		}
-		fmt.Fprintln(out)
-	}
-	anchor := "the first model 0"
-	if reference != "" {
-		anchor = "the reference " + reference + " 0"
-	}
-	fmt.Fprintf(out, "\nElo: one maximum-likelihood fit of every match (Bradley-Terry, a draw half a win), %s, 95%% from the\n", anchor)
-	fmt.Fprintln(out, "inverse Fisher information; against the one before: that match alone, the interval from its pairs' scores.")
 }

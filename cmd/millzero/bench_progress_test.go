@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/bench"
 )
 
 func TestBenchProgress_RatesTheChosenModelsAndRefusesBadChoices(t *testing.T) {
@@ -18,7 +18,7 @@ func TestBenchProgress_RatesTheChosenModelsAndRefusesBadChoices(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rows []run.ProgressRow
+	var rows []bench.ProgressRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("output is not JSON rows: %v\n%s", err, out)
 	}

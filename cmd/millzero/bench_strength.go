@@ -2,23 +2,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
-	"github.com/millzero/millzero/store"
 )
-
-// DefaultStrengthClassic is bench strength's classical yardsticks: times
-// a move that a strong network does not saturate.
-const DefaultStrengthClassic = "classic@100ms,classic@300ms,classic@1s"
 
 // runBenchStrength is `millzero bench strength`: a model with a fixed
 // search against the classical yardsticks (the classical engine at a few
@@ -34,12 +29,12 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --run runs/nine --tablebase tables/nine   # also count the endgames it threw away",
 		"millzero bench strength --run runs/nine --search root=puct,c_puct=2   # another search at the same visits",
 	}, out)
-	var pc playerConfig
+	pc := play.PlayerConfig{RunVariant: run.VariantOf}
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
 	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct: the benchmark before 2026-11-27)")
-	classicFlag := fs.String("classic", DefaultStrengthClassic, "classical-engine players met, comma separated: classic@TIME (a move's time) or classic:N (N plies); none for no classical engine")
+	classicFlag := fs.String("classic", bench.DefaultClassic, "classical-engine players met, comma separated: classic@TIME (a move's time) or classic:N (N plies); none for no classical engine")
 	depths := fs.String("depths", "", "alpha-beta depths met, comma separated (2,4,6,8: the yardsticks of older figures)")
 	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
@@ -62,48 +57,33 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if *sims < 1 || *pairs < 1 || *openings < 0 || *workers < 0 {
 		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d: want positive counts", *sims, *pairs, *openings, *workers)
 	}
-	var opponents []arena.Player
-	if *classicFlag != "none" && *classicFlag != "" {
-		for _, f := range strings.Split(*classicFlag, ",") {
-			p, err := arena.ParsePlayer(strings.TrimSpace(f), nil, arena.SpecSettings{})
-			if err == nil {
-				if _, ok := p.(arena.Classic); !ok {
-					err = fmt.Errorf("player %q: want classic@TIME or classic:N", f)
-				}
-			}
-			if err != nil {
-				return fmt.Errorf("--classic %q: %w", *classicFlag, err)
-			}
-			opponents = append(opponents, p)
-		}
+	opponents, err := bench.ClassicYardsticks(*classicFlag)
+	if err != nil {
+		return fmt.Errorf("--classic %q: %w", *classicFlag, err)
 	}
-	if *depths != "" {
-		for _, f := range strings.Split(*depths, ",") {
-			d, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || d < 1 || d > arena.MaxAlphaBetaDepth {
-				return fmt.Errorf("--depths %q: %q is not a depth in 1..%d", *depths, f, arena.MaxAlphaBetaDepth)
-			}
-			opponents = append(opponents, arena.AlphaBeta{Depth: d})
-		}
+	byDepth, err := bench.DepthYardsticks(*depths)
+	if err != nil {
+		return fmt.Errorf("--depths %q: %w", *depths, err)
 	}
+	opponents = append(opponents, byDepth...)
 	if len(opponents) == 0 {
 		return fmt.Errorf("--classic none and no --depths: no yardstick to meet")
 	}
-	src, err := loadSource(pc)
+	src, err := play.LoadSource(pc)
 	if err != nil {
 		return err
 	}
-	if src.ck == nil {
-		return fmt.Errorf("%s: the strength benchmark measures a model", src.desc)
+	if src.Checkpoint == nil {
+		return fmt.Errorf("%s: the strength benchmark measures a model", src.Desc)
 	}
-	v, err := src.variantFor("")
+	v, err := src.VariantFor("")
 	if err != nil {
 		return err
 	}
 	if v.Players != 2 {
 		return fmt.Errorf("variant %s has %d players: the strength benchmark is for two-player variants (arena plays 3-4)", v.Name, v.Players)
 	}
-	prover, err := tablesFor(v, *tables)
+	prover, err := play.Tables(v, *tables)
 	if err != nil {
 		return err
 	}
@@ -111,12 +91,10 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if *search != "" {
 		opts = strings.Split(*search, ",")
 	}
-	set, suffix, err := arena.SearchSpec(arena.ModelSettings(v, *sims), *sims, opts)
+	player, err := bench.StrengthPlayer(v, src.Checkpoint, *sims, opts)
 	if err != nil {
 		return fmt.Errorf("--search: %w", err)
 	}
-	player := arena.NewSearchPlayer(store.ModelName(src.ck.Generation)+suffix, set,
-		arena.Evaluation{Net: src.ck.Net, RandomSymmetry: true})
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
 		OpeningPlies: *openings, Seed: *seed, Workers: *workers, Dir: *gamesDir, Tables: prover}
 
@@ -127,7 +105,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		names[i] = o.Name()
 	}
 	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
-		src.desc, *sims, strings.Join(names, ", "), *pairs, v.Name)
+		src.Desc, *sims, strings.Join(names, ", "), *pairs, v.Name)
 	prog, done, start := newProgress(os.Stderr), 0, time.Now()
 	defer prog.Close()
 	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {
@@ -140,9 +118,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	prog.Close()
 	if len(rows) > 0 {
 		if *asJSON {
-			enc := json.NewEncoder(out)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(rows); err != nil {
+			if err := writeJSON(out, rows); err != nil {
 				return err
 			}
 		} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +8,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/bench"
 )
 
 // runBenchTargets is `millzero bench targets`: how much self-play's
@@ -50,7 +49,7 @@ func runBenchTargets(args []string, out io.Writer) error {
 	if *positions < 1 || *searches < 2 || *sims < 0 {
 		return fmt.Errorf("--positions %d, --searches %d, --sims %d: want 1 or more positions, 2 or more searches, 0 or more visits", *positions, *searches, *sims)
 	}
-	b, err := run.NewTargetsBench(*runDir, *gen, *positions)
+	b, err := bench.NewTargetsBench(*runDir, *gen, *positions)
 	if err != nil {
 		if *gen >= 0 {
 			return fmt.Errorf("--run %s --generation %d: %w", *runDir, *gen, err)
@@ -65,30 +64,16 @@ func runBenchTargets(args []string, out io.Writer) error {
 			return fmt.Errorf("--search: %w", err)
 		}
 	}
-	set, g := b.Search, b.Generation
 	fmt.Fprintf(os.Stderr, "targets: generation %d of %s (%v), %d positions of its games, %d searches each at %d visits, root %s\n",
-		g, *runDir, b.Net.Arch, len(b.Samples), *searches, set.Simulations, set.Root)
+		b.Generation, *runDir, b.Net.Arch, len(b.Samples), *searches, b.Search.Simulations, b.Search.Root)
 	start := time.Now()
 	sp, err := b.Run(*searches, *symmetry, *orientations, *seed)
 	if err != nil {
 		return fmt.Errorf("--orientations %d, --symmetry=%v: %w", *orientations, *symmetry, err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sp)
+		return writeJSON(out, sp)
 	}
-	turned := fmt.Sprintf("board turned: %v, views a position: %d", *symmetry, *orientations)
-	if b.Net.Arch.Canonical {
-		turned = "every board in its canonical turn (model.orientation)"
-	}
-	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, %s), %.0fs\n",
-		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, turned, time.Since(start).Seconds())
-	fmt.Fprintf(out, "  entropy of one search's target      %s nats (self-play recorded %s there)\n", sp.Entropy, sp.Recorded)
-	fmt.Fprintf(out, "  entropy of the searches' mean       %s nats: the least policy loss on such targets\n", sp.MeanEntropy)
-	fmt.Fprintf(out, "  cross-entropy under the network     %s nats: its policy loss on them\n", sp.CrossEntropy)
-	fmt.Fprintf(out, "    beyond the searches' disagreement %s nats: KL(mean target || network)\n", sp.Excess)
-	fmt.Fprintf(out, "  two searches' top actions the same  %s\n", sp.Agreement)
-	fmt.Fprintln(out, "\n± is the 95% half-width over the positions; the mean target's entropy, from a finite number of searches, is low.")
+	b.Write(out, sp, *symmetry, *orientations, time.Since(start))
 	return nil
 }

@@ -112,7 +112,7 @@ func TestEngine_HandshakeAndLegalBestMoves(t *testing.T) {
 		p.send("go nodes 24")
 		lines := p.until("bestmove")
 		best := strings.Fields(lines[len(lines)-1])
-		g, err := startGame("nine", "", "", "")
+		g, err := newNineGame()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +303,7 @@ func TestEngine_HelpsPipeExampleAnswersAsPrinted(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	best := strings.Fields(lines[len(lines)-1])
-	g, _ := startGame("nine", "", "", "")
+	g, _ := newNineGame()
 	g.PlayString("d6")
 	g.PlayString("f4")
 	if len(best) != 2 || best[0] != "bestmove" || g.PlayString(best[1]) != nil {
@@ -366,4 +366,13 @@ func TestEngine_ClassicSaysEveryDepthThenItsMove(t *testing.T) {
 	if err := engineMain([]string{"--classic", "--model", "x.safetensors"}, strings.NewReader(""), io.Discard); err == nil || !strings.Contains(err.Error(), "--classic") {
 		t.Errorf("--classic with --model: %v, want an error naming --classic", err)
 	}
+}
+
+// newNineGame is a game of nine from its start.
+func newNineGame() (*engine.Game, error) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewGame(v), nil
 }

@@ -4,12 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime/debug"
-	"strings"
 
-	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
 	"github.com/millzero/millzero/store"
 )
@@ -58,41 +53,7 @@ func runExport(args []string, out io.Writer) error {
 			return fmt.Errorf("--run %s: %w", *runPath, err)
 		}
 	}
-	ck, err := model.LoadCheckpoint(path)
-	if err != nil {
-		return err
-	}
-	v, err := ck.Variant() // from the spec the checkpoint carries
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	if strings.EqualFold(filepath.Ext(*outPath), ".safetensors") {
-		if err := ck.PlayOnly().Save(*outPath); err != nil {
-			return err
-		}
-		st, err := os.Stat(*outPath)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "wrote %s (%.2f MB): %s, %v, generation %d from %s (%s), the network only (no optimizer state)\n",
-			*outPath, float64(st.Size())/1e6, v.Name, ck.Net.Arch, ck.Generation, filepath.Clean(path), why)
-		return nil
-	}
-	info := onnx.Info{Generation: ck.Generation, Steps: ck.Steps, Producer: buildVersion()}
-	if err := onnx.WriteFile(*outPath, v, ck.Net, info); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	st, err := os.Stat(*outPath)
-	if err != nil {
-		return err
-	}
-	a := ck.Net.Arch
-	fmt.Fprintf(out, "wrote %s (%.1f MB): %s, %v, generation %d from %s (%s)\n", *outPath, float64(st.Size())/1e6,
-		v.Name, a, ck.Generation, filepath.Clean(path), why)
-	fmt.Fprintf(out, "input  %s [batch, %d]: model.Encode features, encoder version %d\n", onnx.InputFeatures, a.Inputs, a.Encoder)
-	fmt.Fprintf(out, "output %s [batch, %d]: raw logits; mask to the legal actions, then softmax\n", onnx.OutputPolicy, a.Actions)
-	fmt.Fprintf(out, "output %s [batch, %d]: win of the seat to move, of each next seat in turn, draw (softmax)\n", onnx.OutputOutcome, a.Outcomes)
-	return nil
+	return onnx.ExportCheckpoint(out, path, why, *outPath)
 }
 
 // wrapExportUsage adds what the exported file holds to the usage.
@@ -105,20 +66,4 @@ func wrapExportUsage(usage func(), out io.Writer) func() {
 			"index of the input and the outputs means.\n",
 			onnx.Opset, onnx.InputFeatures, onnx.OutputPolicy, onnx.OutputOutcome)
 	}
-}
-
-// buildVersion is the build's module version and VCS revision, for the
-// file's producer_version.
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
 }

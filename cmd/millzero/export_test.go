@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/version"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/onnx"
 	"github.com/millzero/millzero/store"
@@ -45,7 +46,7 @@ func wantExport(t *testing.T, file string, ck *model.Checkpoint) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := onnx.Encode(v, ck.Net, onnx.Info{Generation: ck.Generation, Steps: ck.Steps, Producer: buildVersion()})
+	want, err := onnx.Encode(v, ck.Net, onnx.Info{Generation: ck.Generation, Steps: ck.Steps, Producer: version.Producer()})
 	if err != nil {
 		t.Fatal(err)
 	}

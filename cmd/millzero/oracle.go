@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 
 	"github.com/millzero/millzero/arena"
-	"github.com/millzero/millzero/engine/solve"
-	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/store"
 )
 
@@ -41,66 +39,30 @@ func runOracle(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, _, err := run.LoadRunConfig(dir.Config())
-	if err != nil {
-		return fmt.Errorf("run %s: %w", *runPath, err)
-	}
-	v, err := cfg.LoadVariant()
+	o, err := bench.OpenOracle(dir)
 	if err != nil {
 		return err
 	}
-	var net *model.Network
-	label := ""
-	if *untrained {
-		net, err = model.New(v.Name, model.NewArch(v, cfg.Model), rand.New(rand.NewPCG(7, 7)))
-		label = "untrained"
-	} else {
-		g := *gen
-		if g < 0 {
-			if g, err = dir.Best(); err != nil {
-				return fmt.Errorf("run %s: %w (give --generation)", *runPath, err)
-			}
+	g := *gen
+	if g < 0 && !*untrained {
+		if g, err = dir.Best(); err != nil {
+			return fmt.Errorf("run %s: %w (give --generation)", *runPath, err)
 		}
-		var ck *model.Checkpoint
-		ck, err = model.LoadCheckpointFor(dir.Model(g), v)
-		if ck != nil {
-			net = ck.Net
-		}
-		label = store.ModelName(g)
 	}
-	if err != nil {
+	if err := o.Load(g, *untrained); err != nil {
 		return err
 	}
 	if *sims == 0 && *tables != "" {
-		*sims = cfg.SelfPlay.Search.Simulations
+		*sims = o.SelfplaySims
 	} else if *sims == 0 {
 		*sims = 16
 	}
-	if *tables != "" {
-		set, err := openTablesFlag(v, *tables)
-		if err != nil {
-			return err
-		}
-		return arena.TableOracle(context.Background(), out, set, label, net, *sims, *per)
+	if *tables == "" {
+		return o.Solved(context.Background(), out, *sims)
 	}
-	table, err := solve.Solve(v)
+	set, err := play.OpenTables(o.Variant, *tables)
 	if err != nil {
 		return err
 	}
-	games, err := arena.AgainstPerfect(context.Background(), table, networkPlayer(label, net, *sims))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "%s with %d simulations a move against the perfect player (%s, %d positions solved):\n", label, *sims, v.Name, table.Positions())
-	arena.WriteOracleGames(out, label, games)
-	return nil
-}
-
-// networkPlayer searches with net: exactly sims fresh visits a move, no
-// noise, the most visited action.
-func networkPlayer(label string, net *model.Network, sims int) arena.Player {
-	set := arena.ArenaSettings(sims)
-	set.ReuseTree = false
-	set.BatchSize = 1
-	return arena.NewSearchPlayer(label, set, arena.Evaluation{Net: net})
+	return arena.TableOracle(context.Background(), out, set, o.Label, o.Net, *sims, *per)
 }

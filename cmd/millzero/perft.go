@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/millzero/millzero/engine"
 )
@@ -35,64 +33,24 @@ func runPerft(args []string, out io.Writer) error {
 	if err != nil || depth < 1 || depth > 30 {
 		return fmt.Errorf("depth %q: want a whole number 1..30", rest[0])
 	}
-	g, err := startGame(*variant, *fen, *posStr, *moves)
+	if *fen != "" && *posStr != "" {
+		return fmt.Errorf("give --fen or --position, not both")
+	}
+	v, err := engine.Load(*variant)
 	if err != nil {
 		return err
 	}
-	v := g.V
-	if *divide {
-		start := time.Now()
-		actions, counts := v.PerftDivide(&g.Pos, depth, g.Hashes)
-		var total uint64
-		for i, a := range actions {
-			fmt.Fprintf(out, "%s: %d\n", v.FormatAction(a), counts[i])
-			total += counts[i]
-		}
-		el := time.Since(start)
-		fmt.Fprintf(out, "perft(%d) = %d\n", depth, total)
-		fmt.Fprintf(out, "time %.3fs, %.1f million nodes/s\n", el.Seconds(), float64(total)/el.Seconds()/1e6)
-		return nil
-	}
-	var total uint64
-	start := time.Now()
-	for d := 1; d <= depth; d++ {
-		n := v.Perft(&g.Pos, d, g.Hashes)
-		total += n
-		fmt.Fprintf(out, "perft(%d) = %d\n", d, n)
-	}
-	el := time.Since(start)
-	fmt.Fprintf(out, "time %.3fs, %.1f million nodes/s (all depths)\n", el.Seconds(), float64(total)/el.Seconds()/1e6)
-	return nil
-}
-
-// startGame builds a game of the named variant from a FEN or a position
-// string (or the start), then plays the given actions.
-func startGame(variant, fen, posStr, moves string) (*engine.Game, error) {
-	v, err := engine.Load(variant)
+	g, err := engine.NewGameAt(v, *fen, *posStr)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	g := engine.NewGame(v)
-	switch {
-	case fen != "" && posStr != "":
-		return nil, fmt.Errorf("give --fen or --position, not both")
-	case fen != "":
-		p, err := v.ParseFEN(fen)
-		if err != nil {
-			return nil, err
-		}
-		g = engine.NewGameFrom(v, p)
-	case posStr != "":
-		p, err := v.ParsePosition(posStr)
-		if err != nil {
-			return nil, err
-		}
-		g = engine.NewGameFrom(v, p)
+	if err := g.PlayAll(*moves); err != nil {
+		return fmt.Errorf("--moves, %w", err)
 	}
-	for i, m := range strings.Fields(moves) {
-		if err := g.PlayString(m); err != nil {
-			return nil, fmt.Errorf("--moves, action %d: %w", i+1, err)
-		}
+	if *divide {
+		g.WritePerftDivide(out, depth)
+	} else {
+		g.WritePerft(out, depth)
 	}
-	return g, nil
+	return nil
 }

@@ -29,12 +29,12 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 			"millzero play --web --addr 127.0.0.1:8080",
 			"millzero play --web --addr 0.0.0.0:8080 --allow-host mybox.local --max-games 8",
 		}, out)
-	var pc playerConfig
+	var pc play.PlayerConfig
 	addPlayerFlags(fs, &pc)
 	seatFlag := fs.String("seat", "white", "your seat: white or black, or 1..N with 3-4 players; several as 1,3 or all (people take turns; the model plays the others)")
 	serve := fs.Bool("web", false, "play in the browser: serve the game page and print its URL")
 	opponent := fs.String("opponent", "", "play the classical engine instead of a model: classic@TIME (a move's time, classic@1s) or classic:N (N plies); two-player variants")
-	web := webOptions{}
+	web := play.WebOptions{}
 	fs.StringVar(&web.Addr, "addr", "127.0.0.1:0", "with --web: the address to listen on; port 0 picks a free one")
 	fs.Func("allow-host", "with --web: a host name the page may be reached by, besides localhost, the --addr host and IP addresses (repeatable, or comma separated); requests naming other hosts are refused", func(s string) error {
 		for _, h := range strings.Split(s, ",") {
@@ -55,11 +55,11 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if *opponent != "" && (pc.Model != "" || pc.Run != "") {
 		return fmt.Errorf("--opponent %s plays without a network: give no --model or --run", *opponent)
 	}
-	src, err := loadSource(pc)
+	src, err := play.LoadSource(pc)
 	if err != nil {
 		return err
 	}
-	v, err := src.variantFor(pc.Variant)
+	v, err := src.VariantFor(pc.Variant)
 	if err != nil {
 		return err
 	}
@@ -76,27 +76,19 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if web.MaxGames < 1 {
 		return fmt.Errorf("--max-games %d: want 1 or more", web.MaxGames)
 	}
-	prover, err := tablesFor(v, pc.Tables)
+	prover, err := play.Tables(v, pc.Tables)
 	if err != nil {
 		return err
 	}
-	if *opponent != "" {
-		p, err := arena.ParsePlayer(*opponent, v, arena.DefaultSpecSettings())
-		if err != nil {
-			return fmt.Errorf("--opponent: %w", err)
-		}
-		c, ok := p.(arena.Classic)
-		if !ok {
-			return fmt.Errorf("--opponent %q: want classic@TIME or classic:N", *opponent)
-		}
-		web.Opponent = &c
+	if web.Opponent, err = play.ParseOpponent(*opponent, v); err != nil {
+		return err
 	}
 	if *serve {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return play.ServeWeb(ctx, webConfig(pc, src, v, seats, web, prover), out, nil)
+		return play.ServeWeb(ctx, play.NewWebConfig(pc, src, v, seats, web, prover), out, nil)
 	}
-	bot, err := newBotOf(v, src, pc, web.Opponent, prover)
+	bot, err := play.NewOpponentBot(v, src, pc, web.Opponent, prover)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model/onnx"
 	"github.com/millzero/millzero/play"
-	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/store"
 )
 
@@ -74,7 +73,7 @@ func TestPlayWeb_ARequestNamesNoFileAndComesFromThePage(t *testing.T) {
 	if err := os.WriteFile(varPath, []byte(fileVariant), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := run.LoadVariant(varPath)
+	v, err := engine.LoadNameOrFile(varPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +81,7 @@ func TestPlayWeb_ARequestNamesNoFileAndComesFromThePage(t *testing.T) {
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- play.ServeWeb(ctx, webConfig(playerConfig{Sims: 4, Seed: 1}, modelSource{desc: "random-rollout search (test)"}, v, 0, webOptions{Addr: "127.0.0.1:0"}, nil),
+		done <- play.ServeWeb(ctx, play.NewWebConfig(play.PlayerConfig{Sims: 4, Seed: 1}, play.Source{Desc: "random-rollout search (test)"}, v, 0, play.WebOptions{Addr: "127.0.0.1:0"}, nil),
 			io.Discard, func(u string) { urls <- u })
 	}()
 	defer func() {

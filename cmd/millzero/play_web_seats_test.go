@@ -43,7 +43,7 @@ func TestWeb_BrowserSeatsTwoPeopleAndTheModelAtFour(t *testing.T) {
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- play.ServeWeb(ctx, webConfig(playerConfig{Sims: 16, Seed: 1}, modelSource{desc: "random-rollout search (browser test)"}, v, seats, webOptions{Addr: "127.0.0.1:0"}, nil),
+		done <- play.ServeWeb(ctx, play.NewWebConfig(play.PlayerConfig{Sims: 16, Seed: 1}, play.Source{Desc: "random-rollout search (browser test)"}, v, seats, play.WebOptions{Addr: "127.0.0.1:0"}, nil),
 			io.Discard, func(u string) { urls <- u })
 	}()
 	var url string

@@ -51,7 +51,7 @@ func TestWeb_BrowserPlacesAPieceAndSeesTheReply(t *testing.T) {
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- play.ServeWeb(ctx, webConfig(playerConfig{Sims: 64, Seed: 1}, modelSource{desc: "random-rollout search (browser test)"}, v, 0, webOptions{Addr: "127.0.0.1:0", MaxGames: 2}, nil),
+		done <- play.ServeWeb(ctx, play.NewWebConfig(play.PlayerConfig{Sims: 64, Seed: 1}, play.Source{Desc: "random-rollout search (browser test)"}, v, 0, play.WebOptions{Addr: "127.0.0.1:0", MaxGames: 2}, nil),
 			io.Discard, func(u string) { urls <- u })
 	}()
 	var url string

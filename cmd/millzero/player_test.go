@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,34 +37,8 @@ func saveTestCheckpoint(t *testing.T, rd store.Dir, variant string, gen int) str
 	return path
 }
 
-func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
-	rd := store.Dir(t.TempDir())
-	src, err := loadSource(playerConfig{Run: string(rd)})
-	if err != nil || src.ck != nil || !strings.Contains(src.desc, "has no model yet") {
-		t.Fatalf("run without a model: %+v, %v; want rollouts and a note", src, err)
-	}
-	if err := os.WriteFile(rd.Config(), []byte("variant: three\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	src, err = loadSource(playerConfig{Run: string(rd)})
-	if v, err2 := src.variantFor(""); err != nil || err2 != nil || v.Name != "three" {
-		t.Fatalf("run of three without a model: variant %v, %v, %v; want three", v, err, err2)
-	}
-	path := saveTestCheckpoint(t, rd, "three", 3)
-	src, err = loadSource(playerConfig{Run: string(rd)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.ck == nil || !strings.Contains(src.desc, filepath.Base(path)) || !strings.Contains(src.desc, "generation 3") {
-		t.Fatalf("source %q: want the checkpoint %s of generation 3", src.desc, path)
-	}
-	v, err := src.variantFor("")
-	if err != nil || v.Name != "three" {
-		t.Fatalf("variant %v, %v: want the model's, three", v, err)
-	}
-	if _, err := src.variantFor("nine"); err == nil || !strings.Contains(err.Error(), "three") {
-		t.Errorf("a three model asked to play nine: error %v, want one naming both", err)
-	}
+func TestPlay_ACheckpointPlaysWithTheViewsAsked(t *testing.T) {
+	path := saveTestCheckpoint(t, store.Dir(t.TempDir()), "three", 3)
 	var out bytes.Buffer
 	if err := playMain([]string{"--model", path, "--sims", "8"}, strings.NewReader("b2\nquit\n"), &out); err != nil {
 		t.Fatal(err)
@@ -80,12 +53,5 @@ func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 	}
 	if got := out.String(); !strings.Contains(got, "8 visits per move, 3 turns of the board a position") || !strings.Contains(got, "black plays ") {
 		t.Errorf("a game against the checkpoint with three views:\n%s", got)
-	}
-	p, err := searchPlayer(v, src, 8, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ev, err := p.NewEvaluator(v, 1); err != nil || ev.(*model.Evaluator).Orientations() != 3 {
-		t.Errorf("the player's evaluator: %v, %v; want three views", ev, err)
 	}
 }

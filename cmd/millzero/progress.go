@@ -272,7 +272,7 @@ func (b *bars) phaseFigures() string {
 	if p.total <= 0 {
 		return pad("", figureWidth)
 	}
-	eta, ok := estimate(now.Sub(p.start), float64(p.done-p.base), float64(p.total-p.done))
+	eta, ok := run.Estimate(now.Sub(p.start), float64(p.done-p.base), float64(p.total-p.done))
 	return figures(float64(p.done)/float64(p.total), eta, ok)
 }
 
@@ -287,69 +287,18 @@ func (b *bars) budgetState() (label string, frac float64, eta time.Duration, ok 
 	b.mu.Lock()
 	bu, base, now := b.budget, b.base, b.now()
 	b.mu.Unlock()
-	return budgetLine(bu, base, now)
-}
-
-// budgetLine is the line of budget bu, whose count was at base when its
-// Start was first seen, at now: its label, the fraction spent (the larger
-// of the time's and the count's), and the time left (the earlier of the
-// deadline and the count's estimate at its rate so far; ok false when
-// neither is known).
-func budgetLine(bu run.Budget, base int, now time.Time) (label string, frac float64, eta time.Duration, ok bool) {
-	var parts []string
-	elapsed := now.Sub(bu.Start)
-	if bu.Total > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d %s", bu.Done, bu.Total, bu.Unit))
-		frac = float64(bu.Done) / float64(bu.Total)
-		if !bu.Uneven {
-			eta, ok = estimate(elapsed, float64(bu.Done-base), float64(bu.Total-bu.Done))
-		}
-	}
-	if !bu.End.IsZero() {
-		all := bu.End.Sub(bu.Start)
-		parts = append(parts, fmt.Sprintf("%s of %s", clock(elapsed), clock(all)))
-		if all > 0 {
-			frac = max(frac, float64(elapsed)/float64(all))
-		}
-		if left := max(bu.End.Sub(now), 0); !ok || left < eta {
-			eta, ok = left, true
-		}
-	}
-	return strings.Join(parts, ", "), min(frac, 1), eta, ok
-}
-
-// estimate is the time left for left more units when done took elapsed;
-// ok false before the first unit.
-func estimate(elapsed time.Duration, done, left float64) (time.Duration, bool) {
-	if done <= 0 || elapsed <= 0 {
-		return 0, false
-	}
-	return time.Duration(float64(elapsed) / done * left), true
+	return bu.Line(base, now)
 }
 
 // figures is the percentage and the ETA after a bar.
 func figures(frac float64, eta time.Duration, ok bool) string {
 	s := fmt.Sprintf("%3.0f%%", 100*frac)
 	if ok {
-		s += " ETA " + clock(eta)
+		s += " ETA " + run.Clock(eta)
 	} else {
 		s += " ETA ?"
 	}
 	return pad(s, figureWidth)
-}
-
-// clock is d for people: "45s", "12m05s", "3h07m".
-func clock(d time.Duration) string {
-	d = d.Round(time.Second)
-	h, m, s := int(d/time.Hour), int(d/time.Minute)%60, int(d/time.Second)%60
-	switch {
-	case h > 0:
-		return fmt.Sprintf("%dh%02dm", h, m)
-	case m > 0:
-		return fmt.Sprintf("%dm%02ds", m, s)
-	default:
-		return fmt.Sprintf("%ds", s)
-	}
 }
 
 // pad is s cut or padded to width columns (s is plain text).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,10 +10,6 @@ import (
 
 	"github.com/millzero/millzero/run"
 )
-
-// statusRows is how many of the newest generations status lists without
-// --all.
-const statusRows = 10
 
 func runStatus(args []string, out io.Writer) error {
 	fs := newFlags("status", "--run DIR|URL [--json] [--all] [--cache DIR] [--store-patience D]", []string{
@@ -48,62 +43,8 @@ func runStatus(args []string, out io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return writeJSON(out, st)
 	}
-	writeStatus(out, st, *all)
+	st.Write(out, *all)
 	return nil
-}
-
-// writeStatus prints st for people: every generation with all, else the
-// last statusRows.
-func writeStatus(out io.Writer, st run.Status, all bool) {
-	best := st.Best
-	if best == "" {
-		best = "none yet (generation 0 plays with rollouts)"
-	}
-	fmt.Fprintf(out, "run %s: %s, %d generations finished in %.2f", st.Run, st.Variant, st.Generations, st.Hours)
-	if st.RunHours > 0 {
-		fmt.Fprintf(out, " of its %g", st.RunHours)
-	}
-	fmt.Fprint(out, " run hours")
-	if st.Pace > 0 {
-		fmt.Fprintf(out, " (lately %.1f s each)", st.Pace)
-	}
-	fmt.Fprintf(out, ", best model %s\n", best)
-	writeFigures(out, st)
-	if len(st.Strength) > 0 {
-		fmt.Fprintf(out, "strength of %s at %.2f run hours (metrics/strength.csv):\n", st.Strength[0].Model, st.Strength[0].Hours)
-		for _, r := range st.Strength {
-			if r.Elo != nil {
-				fmt.Fprintf(out, "  %-15s %4.0f%% of %d games, Elo %+.0f [%+.0f, %+.0f]\n", r.Opponent, 100*r.Score, r.Games, *r.Elo, *r.Low, *r.High)
-			} else {
-				fmt.Fprintf(out, "  %-15s %4.0f%% right of %d positions\n", r.Opponent, 100*r.Score, r.Games)
-			}
-		}
-	}
-	if st.Lease != nil {
-		left := time.Until(st.Lease.Expires).Round(time.Second)
-		fmt.Fprintf(out, "trainer: %q, pid %d on %s, %s (%s); lease renewed %s, expires in %s\n", st.Lease.Holder, st.Lease.PID, st.Lease.Host,
-			st.LeaseState, st.LeaseWhy, st.Lease.Renewed.Format(time.RFC3339), left)
-	} else {
-		fmt.Fprintln(out, "trainer: none (no lease)")
-	}
-	if st.LastError != "" {
-		fmt.Fprintf(out, "last error: %s\n", st.LastError)
-	}
-	fmt.Fprintf(out, "\n%-10s %7s %7s  %s\n", "generation", "shards", "games", "gate")
-	gens := st.PerGen
-	if n := len(gens) - statusRows; !all && n > 0 {
-		fmt.Fprintf(out, "%-10s (%d earlier generations: --all lists them)\n", "...", n)
-		gens = gens[n:]
-	}
-	for _, g := range gens {
-		fmt.Fprintf(out, "%-10d %7d %7d  %s\n", g.Generation, g.Shards, g.Games, g.Decision)
-	}
-	fmt.Fprintf(out, "\n%-32s %7s %7s   (the training window's generations)\n", "worker (host/pid)", "shards", "games")
-	for _, w := range st.Workers {
-		fmt.Fprintf(out, "%-32s %7d %7d\n", w.Worker, w.Shards, w.Games)
-	}
 }

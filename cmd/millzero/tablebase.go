@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
-	"github.com/millzero/millzero/run"
 )
 
 func runTablebase(args []string, out io.Writer) error {
@@ -64,7 +64,7 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("want --out DIR and no arguments")
 	}
-	v, err := run.LoadVariant(*variant)
+	v, err := engine.LoadNameOrFile(*variant)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func runTablebaseProbe(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("want one position (FEN or position string), got %d arguments", len(rest))
 	}
-	v, err := run.LoadVariant(*variant)
+	v, err := engine.LoadNameOrFile(*variant)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func runTablebaseStats(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("want one DIR argument, got %d", len(rest))
 	}
-	v, err := run.LoadVariant(*variant)
+	v, err := engine.LoadNameOrFile(*variant)
 	if err != nil {
 		return err
 	}

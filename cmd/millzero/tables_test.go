@@ -9,7 +9,6 @@ import (
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
-	"github.com/millzero/millzero/run"
 )
 
 // randomTableWins draws n nine positions of 3 v 3, white to move, that the
@@ -126,7 +125,7 @@ func TestOracle_TablebaseMeasuresMoveAccuracyByMaterial(t *testing.T) {
 	// the user cache: here a link to the ones just built.
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	v, _ := engine.Load("nine")
-	auto, err := run.AutoTablesDir(v)
+	auto, err := tablebase.AutoDir(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,12 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/millzero/millzero/configs"
-	"github.com/millzero/millzero/internal/atomicfile"
+	"github.com/millzero/millzero/internal/profile"
 	"github.com/millzero/millzero/run"
 )
 
@@ -107,32 +106,15 @@ func cacheFlag(fs *flag.FlagSet) *string {
 
 // cpuProfile profiles the process into path ("" none) until the function
 // it returns is called (deferred, with the command's error), which writes
-// the profile under a temporary name, renames it when complete, and sets
-// *err to its failure when the command had none.
+// the profile and sets *err to its failure when the command had none.
 func cpuProfile(path string) (stop func(err *error), err error) {
-	if path == "" {
-		return func(*error) {}, nil
-	}
-	f, err := atomicfile.CreateTemp(path)
+	end, err := profile.StartCPU(path)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
-	}
 	return func(cmdErr *error) {
-		pprof.StopCPUProfile()
-		err := f.Close()
-		if err == nil {
-			err = os.Rename(f.Name(), path)
-		}
-		if err != nil {
-			os.Remove(f.Name())
-			if *cmdErr == nil {
-				*cmdErr = fmt.Errorf("--cpuprofile %s: %w", path, err)
-			}
+		if err := end(); err != nil && *cmdErr == nil {
+			*cmdErr = fmt.Errorf("--cpuprofile %s: %w", path, err)
 		}
 	}, nil
 }

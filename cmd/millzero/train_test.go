@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/bench"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
 	"github.com/millzero/millzero/model"
@@ -309,7 +310,7 @@ func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
 		t.Fatal(err)
 	}
 	score := func(label string, net *model.Network) int {
-		games, err := arena.AgainstPerfect(context.Background(), table, networkPlayer(label, net, 16))
+		games, err := arena.AgainstPerfect(context.Background(), table, bench.NetworkPlayer(label, net, 16))
 		if err != nil {
 			t.Fatal(err)
 		}

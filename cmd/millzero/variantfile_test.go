@@ -11,7 +11,6 @@ import (
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/store"
 )
 
@@ -56,7 +55,7 @@ func TestVariantFile_TrainedPlayedExportedAndServedFromItsSpec(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(fileVariantRun(varPath)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := run.LoadVariant(varPath)
+	want, err := engine.LoadNameOrFile(varPath)
 	if err != nil {
 		t.Fatal(err)
 	}

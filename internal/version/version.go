@@ -79,3 +79,20 @@ func Describe(info *debug.BuildInfo) string {
 	}
 	return fmt.Sprintf("millzero %s (%s)", v, strings.Join(parts, ", "))
 }
+
+// Producer is the running build's module version and VCS revision (its
+// first 12 digits), as an exported file's producer_version records it;
+// "dev" without build information.
+func Producer() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}

@@ -1,15 +1,18 @@
-package run
+package bench
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 )
@@ -31,7 +34,7 @@ type TargetsBench struct {
 // positions of its recorded positions.
 func NewTargetsBench(dir string, gen, positions int) (*TargetsBench, error) {
 	r := store.Dir(dir)
-	cfg, _, err := LoadRunConfig(r.Config())
+	cfg, _, err := run.LoadRunConfig(r.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -121,4 +124,22 @@ func spreadPositions(r store.Dir, g int, v *engine.Variant, n int) ([]dataset.Sa
 		out[i] = full[i*len(full)/n]
 	}
 	return out, nil
+}
+
+// Write prints sp, the spread Run measured in elapsed (with symmetry and
+// orientations as given to it), for people.
+func (b *TargetsBench) Write(out io.Writer, sp selfplay.Spread, symmetry bool, orientations int, elapsed time.Duration) {
+	set, g := b.Search, b.Generation
+	turned := fmt.Sprintf("board turned: %v, views a position: %d", symmetry, orientations)
+	if b.Net.Arch.Canonical {
+		turned = "every board in its canonical turn (model.orientation)"
+	}
+	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, %s), %.0fs\n",
+		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, turned, elapsed.Seconds())
+	fmt.Fprintf(out, "  entropy of one search's target      %s nats (self-play recorded %s there)\n", sp.Entropy, sp.Recorded)
+	fmt.Fprintf(out, "  entropy of the searches' mean       %s nats: the least policy loss on such targets\n", sp.MeanEntropy)
+	fmt.Fprintf(out, "  cross-entropy under the network     %s nats: its policy loss on them\n", sp.CrossEntropy)
+	fmt.Fprintf(out, "    beyond the searches' disagreement %s nats: KL(mean target || network)\n", sp.Excess)
+	fmt.Fprintf(out, "  two searches' top actions the same  %s\n", sp.Agreement)
+	fmt.Fprintln(out, "\n± is the 95% half-width over the positions; the mean target's entropy, from a finite number of searches, is low.")
 }

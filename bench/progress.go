@@ -1,12 +1,12 @@
-package run
+package bench
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,37 +16,10 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/model/builtin"
+	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/store"
 )
-
-// ModelHours is the run hours at which each of the run's models was made,
-// from metrics/generations.csv: generation g's row makes the model of
-// generation g+1. The hours count every invocation of the run.
-func ModelHours(d store.Dir) (map[int]float64, error) {
-	path := filepath.Join(d.Metrics(), "generations.csv")
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("run %s: no generation finished yet (%w)", d, err)
-	}
-	s, err := openSeries(path, genColumns...)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.load()
-	if err != nil {
-		return nil, err
-	}
-	gens, hours := t.column("generation"), t.column("hours")
-	out := make(map[int]float64, len(gens))
-	for i := range gens {
-		if g := gens[i]; g == math.Trunc(g) && g >= 0 && !math.IsNaN(hours[i]) {
-			out[int(g)+1] = hours[i]
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("run %s: %s has no generations", d, path)
-	}
-	return out, nil
-}
 
 // PickModels chooses models of a run from their hours (ModelHours): with
 // every > 0 the model nearest each multiple of every hours, and the newest
@@ -110,11 +83,11 @@ type ProgressChoice struct {
 // is RUN/bench/progress of the local directory; the caller sets the
 // search and match settings.
 func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) (*ProgressBench, error) {
-	dir, err := store.Fetch(ctx, loc, cache, "metrics/generations.csv")
+	dir, err := store.Fetch(ctx, loc, cache, store.GenerationsTable)
 	if err != nil {
 		return nil, err
 	}
-	hours, err := ModelHours(dir)
+	hours, err := run.ModelHours(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +112,7 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 	if dir, err = store.Fetch(ctx, loc, cache, names...); err != nil {
 		return nil, err
 	}
-	v, err := VariantOf(dir)
+	v, err := run.VariantOf(dir)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
@@ -170,6 +143,22 @@ type ProgressBench struct {
 	ReferenceName string // its player name, "reference" when empty
 }
 
+// Players is the number of players Run meets: the models, and the
+// reference when there is one.
+func (b *ProgressBench) Players() int {
+	if b.Reference != nil {
+		return len(b.Generations) + 1
+	}
+	return len(b.Generations)
+}
+
+// Matches is the number of matches Run plays or finds: one between every
+// two of its players.
+func (b *ProgressBench) Matches() int {
+	n := b.Players()
+	return n * (n - 1) / 2
+}
+
 // ProgressRow is one model's rating.
 type ProgressRow struct {
 	Model      string             `json:"model"`
@@ -193,11 +182,11 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	v := b.Variant
 	if v == nil {
 		var err error
-		if v, err = VariantOf(b.Dir); err != nil {
+		if v, err = run.VariantOf(b.Dir); err != nil {
 			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 		}
 	}
-	hours, err := ModelHours(b.Dir)
+	hours, err := run.ModelHours(b.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +264,7 @@ func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
 	if b.Reference != nil {
 		anchor = cmp.Or(b.ReferenceName, "reference")
 	}
-	ln := line{name: "Elo over " + anchor}
+	var hours, elo, low, high []float64
 	for _, r := range rows {
 		fmt.Fprintf(&sb, "%s,%d,%.4f,%d,%.4f,%.1f,%.1f,%.1f", r.Model, r.Generation, r.Hours, r.Games, r.Score, r.Elo, r.Low, r.High)
 		if p := r.Previous; p != nil {
@@ -283,12 +272,48 @@ func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
 		} else {
 			sb.WriteString(",,,,\n")
 		}
-		ln.x, ln.y = append(ln.x, r.Hours), append(ln.y, r.Elo)
-		ln.low, ln.high = append(ln.low, r.Low), append(ln.high, r.High)
+		hours, elo = append(hours, r.Hours), append(elo, r.Elo)
+		low, high = append(low, r.Low), append(high, r.High)
 	}
-	if err := saveFile(filepath.Join(b.Out, "progress.csv"), []byte(sb.String())); err != nil {
+	if err := run.SaveFile(filepath.Join(b.Out, "progress.csv"), []byte(sb.String())); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("Progress of %s (%s, %d visits, %d pairs a match, 95%% intervals)", filepath.Base(string(b.Dir)), v.Name, b.Simulations, b.Pairs)
-	return plotLinesScaled(filepath.Join(b.Out, "progress.png"), title, "run hours (log scale)", "Elo over "+anchor, true, ln)
+	return run.PlotModelHours(filepath.Join(b.Out, "progress.png"), title, "Elo over "+anchor, hours, elo, low, high)
+}
+
+// LoadReference loads the frozen model named by spec that a
+// ProgressBench's models also meet: arena.BuiltinModel (the built-in
+// model, named builtin), or a checkpoint file (named for it).
+func LoadReference(spec string) (*model.Checkpoint, string, error) {
+	if spec == arena.BuiltinModel {
+		ck, err := builtin.Nine()
+		return ck, "builtin", err
+	}
+	ck, err := model.LoadCheckpoint(spec)
+	return ck, strings.TrimSuffix(filepath.Base(spec), ".safetensors"), err
+}
+
+// WriteProgress prints the rows: each model's Elo over the anchor (the
+// reference named, else the first model), and its match against the
+// model before it.
+func WriteProgress(out io.Writer, rows []ProgressRow, reference string) {
+	fmt.Fprintf(out, "%-10s %6s %6s %7s %6s %13s   %s\n", "model", "hours", "games", "score", "Elo", "95%", "against the one before")
+	for i, r := range rows {
+		iv := "(anchor)"
+		if i > 0 || reference != "" {
+			iv = fmt.Sprintf("[%+.0f, %+.0f]", r.Low, r.High)
+		}
+		fmt.Fprintf(out, "%-10s %6.2f %6d %6.1f%% %+6.0f %13s", r.Model, r.Hours, r.Games, 100*r.Score, r.Elo, iv)
+		if p := r.Previous; p != nil {
+			fmt.Fprintf(out, "   %5.1f%%, %+.0f [%+.0f, %+.0f]", 100*p.Score, p.Elo, p.Low, p.High)
+		}
+		fmt.Fprintln(out)
+	}
+	anchor := "the first model 0"
+	if reference != "" {
+		anchor = "the reference " + reference + " 0"
+	}
+	fmt.Fprintf(out, "\nElo: one maximum-likelihood fit of every match (Bradley-Terry, a draw half a win), %s, 95%% from the\n", anchor)
+	fmt.Fprintln(out, "inverse Fisher information; against the one before: that match alone, the interval from its pairs' scores.")
 }

@@ -1,4 +1,4 @@
-package run
+package bench
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 func TestPickModels_QuartersEveryHourAndTheNewest(t *testing.T) {
@@ -54,8 +56,8 @@ func TestProgressBench_RatesARunsModelsAgainstTheFirstAndReusesItsGames(t *testi
 	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 3, games: 16, steps: 4}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
 		"gate: {max_games: 0}\n"
-	l := runConfig(t, text)
-	hours, err := ModelHours(l.dir)
+	dir := trainRun(t, text)
+	hours, err := run.ModelHours(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestProgressBench_RatesARunsModelsAgainstTheFirstAndReusesItsGames(t *testi
 		t.Fatalf("model hours %v: want models 1-3 in order", hours)
 	}
 	out := filepath.Join(t.TempDir(), "progress")
-	b := ProgressBench{Dir: l.dir, Generations: []int{1, 2, 3}, Simulations: 8, Pairs: 2, OpeningPlies: 1, Seed: 5, Workers: 1, Out: out}
+	b := ProgressBench{Dir: dir, Generations: []int{1, 2, 3}, Simulations: 8, Pairs: 2, OpeningPlies: 1, Seed: 5, Workers: 1, Out: out}
 	played := 0
 	rows, err := b.Run(context.Background(), nil, func(*arena.Record) { played++ })
 	if err != nil {
@@ -113,13 +115,13 @@ func TestProgressBench_AReferenceIsMetByEveryModelAndAnchorsTheScale(t *testing.
 	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
 		"gate: {max_games: 0}\n"
-	l := runConfig(t, text)
-	ref, err := model.LoadCheckpoint(l.dir.Model(1))
+	dir := trainRun(t, text)
+	ref, err := model.LoadCheckpoint(dir.Model(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "progress")
-	b := ProgressBench{Dir: l.dir, Generations: []int{1, 2}, Simulations: 8, Pairs: 2, OpeningPlies: 1, Seed: 5, Workers: 1, Out: out,
+	b := ProgressBench{Dir: dir, Generations: []int{1, 2}, Simulations: 8, Pairs: 2, OpeningPlies: 1, Seed: 5, Workers: 1, Out: out,
 		Reference: ref, ReferenceName: "frozen"}
 	played := 0
 	rows, err := b.Run(context.Background(), nil, func(*arena.Record) { played++ })
@@ -138,4 +140,24 @@ func TestProgressBench_AReferenceIsMetByEveryModelAndAnchorsTheScale(t *testing.
 	if err != nil || len(strings.Split(strings.TrimSpace(string(csv)), "\n")) != 3 {
 		t.Fatalf("progress.csv %q, %v: want a header and two rows", csv, err)
 	}
+}
+
+// trainRun trains the run of config text in a temporary directory to its
+// end and gives its directory.
+func trainRun(t *testing.T, text string) store.Dir {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := dir + "/c.yaml"
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := run.Open(context.Background(), dir+"/run", cfg, run.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return store.Dir(dir + "/run")
 }

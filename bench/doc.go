@@ -1,0 +1,6 @@
+// Package bench holds millzero's benchmark harnesses: the speed of the
+// engine, the search, the network and self-play; a model's strength
+// against fixed yardsticks, its agreement with exact play (the oracle),
+// and a run's progress over its hours. The bench and oracle commands wire
+// them to flags and print what they measure.
+package bench

@@ -1,0 +1,90 @@
+package play
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/version"
+)
+
+// ClassicServer serves the classical engine over the engine protocol in
+// the variant of pc (or the Variant option's), with pc's endgame tables
+// when that variant is pc's.
+func ClassicServer(pc *PlayerConfig) *arena.Server {
+	load := func(o arena.EngineOptions) (arena.Engine, error) {
+		v, err := Source{}.VariantFor(o.Variant)
+		if err == nil {
+			v, err = o.ApplyRules(v)
+		}
+		if err != nil {
+			return arena.Engine{}, err
+		}
+		p := arena.Classic{MoveTime: time.Second}
+		if pc.Tables != "" {
+			set, err := OpenTables(v, pc.Tables)
+			if err != nil {
+				return arena.Engine{}, err
+			}
+			p.Tables = set
+		}
+		if o.Model != "" || o.Run != "" {
+			return arena.Engine{}, fmt.Errorf("the classical engine takes no Model or Run")
+		}
+		return arena.Engine{Variant: v, Player: p, Desc: "the classical engine"}, nil
+	}
+	return &arena.Server{Name: "millzero classic", Load: load, Options: arena.EngineOptions{
+		Variant: pc.Variant, Visits: pc.Sims, Threads: 1, Seed: pc.Seed}}
+}
+
+// EngineServer serves the player of pc over the engine protocol, pc's
+// settings the options' defaults; a setoption of the model, run or
+// variant loads the player anew.
+func EngineServer(pc *PlayerConfig) *arena.Server {
+	var loaded struct { // the last model loaded, so that each setoption does not load it again
+		model, run string
+		src        *Source
+	}
+	load := func(o arena.EngineOptions) (arena.Engine, error) {
+		c := *pc
+		c.Variant, c.Model, c.Run, c.Sims, c.Seed = o.Variant, o.Model, o.Run, o.Visits, o.Seed
+		if loaded.src == nil || loaded.model != c.Model || loaded.run != c.Run {
+			src, err := LoadSource(c)
+			if err != nil {
+				return arena.Engine{}, err
+			}
+			loaded.model, loaded.run, loaded.src = c.Model, c.Run, &src
+		}
+		src := *loaded.src
+		if named, err := engine.LoadNameOrFile(c.Variant); c.Variant != "" && err == nil {
+			src = src.WithoutBuiltin(named)
+		}
+		v, err := src.VariantFor(c.Variant)
+		if err == nil {
+			v, err = o.ApplyRules(v)
+		}
+		if err == nil {
+			src = src.WithoutBuiltin(v)
+		}
+		if err == nil && src.Checkpoint != nil {
+			err = src.Checkpoint.CheckVariant(v)
+		}
+		if err != nil {
+			return arena.Engine{}, err
+		}
+		if c.Sims < 1 {
+			return arena.Engine{}, fmt.Errorf("sims %d: want 1 or more", c.Sims)
+		}
+		p, err := src.SearchPlayer(v, c.Sims, c.Views)
+		if err != nil {
+			return arena.Engine{}, err
+		}
+		if p.Prover, err = Tables(v, c.Tables); err != nil {
+			return arena.Engine{}, err
+		}
+		return arena.Engine{Variant: v, Player: p, Desc: "model: " + p.Name()}, nil
+	}
+	return &arena.Server{Name: "millzero " + version.Version(), Load: load, Options: arena.EngineOptions{
+		Variant: pc.Variant, Model: pc.Model, Run: pc.Run, Visits: pc.Sims, Threads: 1, Seed: pc.Seed}}
+}
