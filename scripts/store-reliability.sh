@@ -3,7 +3,8 @@
 # namespace, as docs/reliability.md reports it:
 #   load    RUNS runs of a trainer (--local-selfplay=false) with FOLLOWERS
 #           `selfplay --follow` workers started 1.5 s after it, on a run
-#           directory and on MinIO, GENS generations each: every trainer must
+#           directory and on MinIO (KINDS: dir, minio or both), GENS generations
+#           each: every trainer must
 #           finish and every worker must still be running at the end;
 #   status  STATUS_N `status` calls while 4 workers write shards: none may fail;
 #   outage  a trainer and two workers on MinIO, the store stopped for OUTAGE
@@ -25,6 +26,7 @@ STATUS_N=${STATUS_N:-40}
 OUTAGE=${OUTAGE:-90}
 PORT=${PORT:-9124}
 CASES=${CASES:-"load status outage lease"}
+KINDS=${KINDS:-"dir minio"}
 MINIO=$(command -v minio || echo "$(go env GOPATH)/bin/minio")
 work=$(mktemp -d)
 minio_pid=
@@ -75,7 +77,7 @@ fi
 
 # load: RUNS x {directory, MinIO}
 if echo "$CASES" | grep -qw load; then
-  for kind in dir minio; do
+  for kind in $KINDS; do
     ok=0
     for r in $(seq "$RUNS"); do
       if [ $kind = dir ]; then R=$work/load-$r; else R=$(s3url "load-$r"); fi
