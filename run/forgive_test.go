@@ -199,6 +199,19 @@ func TestMatchGames_AResumedMatchKeepsPairNumbersUnique(t *testing.T) {
 	if len(recs) != 6 {
 		t.Errorf("%d games, want 6", len(recs))
 	}
+	// Killed after the match's file was written and before its journal
+	// was removed: the match is not played again and the journal goes.
+	journalPath := filepath.Join(l.dir.Arena(), "gate-test.jsonl")
+	if err := saveFile(journalPath, journal.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	again, err := l.matchGames(context.Background(), "gate-test", arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: 2}, 6, func([]arena.Record) bool { return false })
+	if err != nil || len(again) != len(recs) {
+		t.Fatalf("the finished match again: %d games, %v; want its %d", len(again), err, len(recs))
+	}
+	if _, err := os.Stat(journalPath); !os.IsNotExist(err) {
+		t.Errorf("the finished match's journal is left behind (%v)", err)
+	}
 }
 
 // A generation resumed after a kill between its ratings and its commit

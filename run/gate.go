@@ -117,10 +117,15 @@ func (l *Loop) ladder(ctx context.Context, gen int) error {
 // removed; when that file exists the match is not played again.
 func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGames int, enough func([]arena.Record) bool) ([]arena.Record, error) {
 	final := filepath.Join(l.dir.Arena(), id+arena.RecordExt)
+	journal := filepath.Join(l.dir.Arena(), id+".jsonl")
 	if _, err := os.Stat(final); err == nil {
+		// A kill between the file and the journal's removal leaves the
+		// journal, whose games the file holds.
+		if err := os.Remove(journal); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
 		return arena.ReadRecords(final)
 	}
-	journal := filepath.Join(l.dir.Arena(), id+".jsonl")
 	recs, err := readJournal(journal)
 	if err != nil {
 		return nil, err
