@@ -15,7 +15,9 @@
 #           trainer on the same run must be refused.
 # Needs minio (make setup), curl, python3, unshare (for the lease case) and
 # bin/millzero (make build). It is long: run it with nice. CONFIG is the run
-# config (default: three-test slowed as the reproduction had it).
+# config (default: three-test slowed as the reproduction had it, with gate
+# openings of 3 plies: three has 72 distinct openings of 2, fewer than the
+# 200 pairs of a 400-game gate).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=$PWD/bin/millzero
@@ -33,6 +35,9 @@ minio_pid=
 pids=()
 failed=0
 cleanup() {
+  # A worker killed while its subshell has not yet started millzero runs
+  # this trap too: only the script itself cleans up.
+  [ "$BASHPID" = "$$" ] || return
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   [ -n "$minio_pid" ] && kill "$minio_pid" 2>/dev/null
   wait 2>/dev/null
@@ -42,7 +47,7 @@ trap cleanup EXIT
 if [ -z "${CONFIG:-}" ]; then
   CONFIG=$work/slow.yaml
   sed -e 's/^loop: {generations: 8, hours: 0, games: 256, steps: 200,/loop: {generations: 8, hours: 0, games: 1024, steps: 800,/' \
-      -e 's/^gate: {simulations: 16, max_games: 40, \(.*\)elo1: 80,/gate: {simulations: 64, max_games: 400, \1elo1: 20,/' \
+      -e 's/^gate: {simulations: 16, max_games: 40, opening_plies: 2, \(.*\)elo1: 80,/gate: {simulations: 64, max_games: 400, opening_plies: 3, \1elo1: 20,/' \
       configs/runs/three-test.yaml >"$CONFIG"
   grep -q 'games: 1024' "$CONFIG" && grep -q 'max_games: 400' "$CONFIG" || { echo "could not make slow.yaml from three-test.yaml" >&2; exit 1; }
 fi
