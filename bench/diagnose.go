@@ -67,13 +67,13 @@ type Diagnosis struct {
 	Model     string  `json:"model,omitempty"`
 	Seconds   float64 `json:"seconds"`
 
-	Games      int            `json:"games"`
-	Wins       int            `json:"wins"`
-	Draws      int            `json:"draws"`
-	Losses     int            `json:"losses"`
-	Unfinished int            `json:"unfinished"`    // games left unfinished (Record.Unfinished): not in the wins, draws or losses
-	LostBy     map[string]int `json:"lost_by"`       // the lost games by Record.Reason
-	FirstBlund map[string]int `json:"first_blunder"` // the lost games by the mover's phase at the player's first blunder, "none" without one
+	Games        int            `json:"games"`
+	Wins         int            `json:"wins"`
+	Draws        int            `json:"draws"`
+	Losses       int            `json:"losses"`
+	Unfinished   int            `json:"unfinished"`    // games left unfinished (Record.Unfinished): not in the wins, draws or losses
+	LostBy       map[string]int `json:"lost_by"`       // the lost games by Record.Reason
+	FirstBlunder map[string]int `json:"first_blunder"` // the lost games by the mover's phase at the player's first blunder, "none" without one
 
 	All      DiagnoseRow   `json:"all"`
 	Phases   []DiagnoseRow `json:"phases"`   // placing (pieces in hand), moving, flying
@@ -242,7 +242,7 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 		return nil, err
 	}
 	out := &Diagnosis{Player: player, Variant: v.Name, Depth: depth, Cap: capPieces, Threshold: threshold,
-		LostBy: map[string]int{}, FirstBlund: map[string]int{}, All: DiagnoseRow{Group: "all"}}
+		LostBy: map[string]int{}, FirstBlunder: map[string]int{}, All: DiagnoseRow{Group: "all"}}
 	out.Model = modelName
 	groups := []struct {
 		rows   *[]DiagnoseRow
@@ -288,7 +288,7 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 			}
 		}
 		if lost {
-			out.FirstBlund[first]++
+			out.FirstBlunder[first]++
 		}
 	}
 	out.All.finish()
@@ -551,7 +551,7 @@ func (d *Diagnosis) Write(out io.Writer) {
 	fmt.Fprintln(out)
 	if d.Losses > 0 {
 		fmt.Fprintf(out, "lost games by reason: %s\n", countsString(d.LostBy))
-		fmt.Fprintf(out, "lost games by the phase of the first blunder: %s\n", countsString(d.FirstBlund))
+		fmt.Fprintf(out, "lost games by the phase of the first blunder: %s\n", countsString(d.FirstBlunder))
 	}
 	header := func(title string) {
 		fmt.Fprintf(out, "\n%-9s %6s %9s %7s %8s %6s", title, "moves", "lost/move", "losing", "blunders", "agree")
