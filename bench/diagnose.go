@@ -74,6 +74,8 @@ type Diagnosis struct {
 	Unfinished   int            `json:"unfinished"`    // games left unfinished (Record.Unfinished): not in the wins, draws or losses
 	LostBy       map[string]int `json:"lost_by"`       // the lost games by Record.Reason
 	FirstBlunder map[string]int `json:"first_blunder"` // the lost games by the mover's phase at the player's first blunder, "none" without one
+	AboveBest    int            `json:"above_best"`    // actions that scored above the engine's best (the searches of a position and of the one after it differ): they lose 0
+	AboveBy      float64        `json:"above_by"`      // by how much in all, pieces: the noise of the measure
 
 	All      DiagnoseRow   `json:"all"`
 	Phases   []DiagnoseRow `json:"phases"`   // placing (pieces in hand), moving, flying
@@ -104,8 +106,8 @@ var (
 
 // diagMove is the judgement of one action.
 type diagMove struct {
-	phase, action, material, ply int // the groups' indices
-	lost                         float64
+	phase, action, material, ply int     // the groups' indices
+	lost, above                  float64 // pieces: the value lost; the played action's score above the best's
 	blunder, agree, modelAgree   bool
 }
 
@@ -279,6 +281,10 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 		first := "none"
 		for j := range judged[i] {
 			m := &judged[i][j]
+			if m.above > 0 {
+				out.AboveBest++
+				out.AboveBy += m.above
+			}
 			if m.blunder && first == "none" {
 				first = diagPhases[m.phase]
 			}
@@ -492,7 +498,7 @@ func (j *judge) action(ctx context.Context, g *engine.Game, a engine.Action) (di
 	}
 	m.blunder = best >= -classic.Decisive && played < -classic.Decisive
 	b, pl := min(max(best, -j.cap), j.cap), min(max(played, -j.cap), j.cap)
-	m.lost = float64(max(b-pl, 0)) / 100
+	m.lost, m.above = float64(max(b-pl, 0))/100, float64(max(pl-b, 0))/100
 	return m, nil
 }
 
@@ -582,6 +588,10 @@ func (d *Diagnosis) Write(out io.Writer) {
 	}
 	fmt.Fprintf(out, "\nlost/move: the engine's best score less the played action's, for the mover, in pieces, each capped at ±%g;\n", d.Cap)
 	fmt.Fprintf(out, "losing: actions that lost %g piece(s) or more; blunders: actions from a position not lost into one the engine scores lost;\n", d.Threshold)
+	if d.AboveBest > 0 {
+		fmt.Fprintf(out, "%d actions (%.1f%%) scored above the engine's best, by %.3f pieces on average (the searches of a position and of the one after it prune and extend differently): they lose 0;\n",
+			d.AboveBest, pct(d.AboveBest, d.All.Moves), d.AboveBy/float64(d.AboveBest))
+	}
 	fmt.Fprintf(out, "agree: the action played was the engine's best; material: the mover's pieces (board and hand) less the opponent's.\n")
 	if d.Model != "" {
 		fmt.Fprintf(out, "network: the first choice of %s's network, without search, was the engine's best.\n", d.Model)
