@@ -253,3 +253,51 @@ func TestDiagPhase_PlacingMovingFlying(t *testing.T) {
 		t.Errorf("three pieces against eight and one in hand: material %s, want <=-3", got)
 	}
 }
+
+func TestJudge_LeavingAMillOpenAtThreePiecesIsABlunder(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// White, to move, and black fly with three pieces each; black closes
+	// a7-d7-g7 next unless white takes g7, and a mill then leaves white
+	// two pieces.
+	p := engine.Position{LastRotation: engine.NoRotation}
+	for seat, pts := range []string{"b6 f2 e4", "a7 d7 c3"} {
+		for _, name := range strings.Fields(pts) {
+			p.Pieces[seat] |= 1 << v.Board.Point(name)
+		}
+	}
+	p, err = v.ParsePosition(v.FormatPosition(&p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := (&Diagnose{HashMB: 1}).newJudge(v, nil, 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		move             string
+		blunder          bool
+		minLost, maxLost float64
+	}{
+		{"b6-d6", true, 3.5, 8},
+		{"f2-g7", false, 0, 0.5}, // a block; the engine may prefer another piece to block with
+	} {
+		g := engine.NewGameFrom(v, p)
+		a, err := v.ParseAction(&g.Pos, c.move)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := j.action(context.Background(), g, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.blunder != c.blunder || c.blunder && m.agree || m.lost < c.minLost || m.lost > c.maxLost || diagPhases[m.phase] != "flying" {
+			t.Errorf("%s: %+v: want blunder %v (and then not the engine's best), %v..%v pieces lost, flying", c.move, m, c.blunder, c.minLost, c.maxLost)
+		}
+		if g.Pos != p || len(g.Actions) != 0 {
+			t.Errorf("%s: the game moved on: %s", c.move, v.FormatPosition(&g.Pos))
+		}
+	}
+}
