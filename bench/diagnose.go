@@ -203,29 +203,9 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 	if err != nil {
 		return nil, err
 	}
-	var v *engine.Variant
-	var games []diagGame
-	for i := range recs {
-		r := &recs[i]
-		seat := r.SeatOf(player)
-		if seat < 0 {
-			continue
-		}
-		if v == nil {
-			if v, err = engine.Load(r.Variant); err != nil {
-				return nil, fmt.Errorf("games %s: %w", src, err)
-			}
-			if v.Players != 2 {
-				return nil, fmt.Errorf("games %s: variant %s has %d players: the diagnosis is for two-player variants", src, v.Name, v.Players)
-			}
-		} else if r.Variant != v.Name {
-			return nil, fmt.Errorf("games %s: games of %s and of %s: diagnose one variant at a time", src, v.Name, r.Variant)
-		}
-		acts, err := replay(v, r)
-		if err != nil {
-			return nil, fmt.Errorf("games %s: %w", src, err)
-		}
-		games = append(games, diagGame{rec: r, seat: seat, actions: acts})
+	v, games, err := diagGames(src, recs, player)
+	if err != nil {
+		return nil, err
 	}
 	var net *model.Network
 	modelName := ""
@@ -243,9 +223,44 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 	if err != nil {
 		return nil, err
 	}
-	out := &Diagnosis{Player: player, Variant: v.Name, Depth: depth, Cap: capPieces, Threshold: threshold,
-		LostBy: map[string]int{}, FirstBlunder: map[string]int{}, All: DiagnoseRow{Group: "all"}}
-	out.Model = modelName
+	out := &Diagnosis{Player: player, Variant: v.Name, Depth: depth, Cap: capPieces, Threshold: threshold, Model: modelName}
+	out.count(games, judged)
+	out.Seconds = time.Since(start).Seconds()
+	return out, nil
+}
+
+// diagGames are the games of player in recs, read from src, and their
+// variant: one, of two players, every game replaying.
+func diagGames(src string, recs []arena.Record, player string) (v *engine.Variant, games []diagGame, err error) {
+	for i := range recs {
+		r := &recs[i]
+		seat := r.SeatOf(player)
+		if seat < 0 {
+			continue
+		}
+		if v == nil {
+			if v, err = engine.Load(r.Variant); err != nil {
+				return nil, nil, fmt.Errorf("games %s: %w", src, err)
+			}
+			if v.Players != 2 {
+				return nil, nil, fmt.Errorf("games %s: variant %s has %d players: the diagnosis is for two-player variants", src, v.Name, v.Players)
+			}
+		} else if r.Variant != v.Name {
+			return nil, nil, fmt.Errorf("games %s: games of %s and of %s: diagnose one variant at a time", src, v.Name, r.Variant)
+		}
+		acts, err := replay(v, r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("games %s: %w", src, err)
+		}
+		games = append(games, diagGame{rec: r, seat: seat, actions: acts})
+	}
+	return v, games, nil
+}
+
+// count sums up the judged actions of the games (judged[i] those of
+// games[i]) and the games' results, for the player.
+func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
+	out.LostBy, out.FirstBlunder, out.All = map[string]int{}, map[string]int{}, DiagnoseRow{Group: "all"}
 	groups := []struct {
 		rows   *[]DiagnoseRow
 		labels []string
@@ -263,10 +278,9 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 		}
 	}
 	for i, g := range games {
-		r := g.rec
 		out.Games++
 		lost := false
-		switch {
+		switch r := g.rec; {
 		case r.Unfinished != "":
 			out.Unfinished++
 		case r.Winner < 0:
@@ -275,7 +289,7 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 			out.Wins++
 		default:
 			out.Losses++
-			out.LostBy[r.Reason]++
+			out.LostBy[g.rec.Reason]++
 			lost = true
 		}
 		first := "none"
@@ -288,9 +302,9 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 			if m.blunder && first == "none" {
 				first = diagPhases[m.phase]
 			}
-			out.All.add(m, threshold)
+			out.All.add(m, out.Threshold)
 			for _, gr := range groups {
-				(*gr.rows)[gr.of(m)].add(m, threshold)
+				(*gr.rows)[gr.of(m)].add(m, out.Threshold)
 			}
 		}
 		if lost {
@@ -308,8 +322,6 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 		}
 		*gr.rows = rows
 	}
-	out.Seconds = time.Since(start).Seconds()
-	return out, nil
 }
 
 // add counts the action m in the row.
