@@ -19,8 +19,9 @@ import (
 )
 
 // DefaultDiagnoseDepth is the depth of the diagnosis's searches: about a
-// tenth of a second a search of a middle-game position of nine on one
-// core.
+// tenth of a second a search on one core, on average over the positions
+// of the built-in model's games against classic:10 on nine (about 1,200
+// searches in 120 s of CPU).
 const DefaultDiagnoseDepth = 12
 
 // DiagnoseCap is the default score cap, in pieces (Diagnose.Cap).
