@@ -292,3 +292,43 @@ func (x *SearchGame) Nodes() int { return x.s.Nodes() }
 
 // Close releases nothing: the tree and evaluator are garbage.
 func (x *SearchGame) Close() error { return nil }
+
+// FirstChoice is a network's choice without search: the legal action of
+// the highest prior, the board seen in its own orientation. It is for one
+// goroutine; the network may be shared.
+type FirstChoice struct {
+	v     *engine.Variant
+	eval  *model.Evaluator
+	batch *mcts.Batch
+	legal []engine.Action
+}
+
+// NewFirstChoice is net's first choice in positions of v.
+func NewFirstChoice(v *engine.Variant, net *model.Network) (*FirstChoice, error) {
+	eval, err := model.NewEvaluator(v, net, 1, false, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &FirstChoice{v: v, eval: eval, batch: mcts.NewBatch(v)}, nil
+}
+
+// Choose is the network's first choice in p, a position of an ongoing
+// game met repetitions times before (v.Repetitions; 0 without a history).
+func (f *FirstChoice) Choose(p *engine.Position, repetitions int) (engine.Action, error) {
+	f.legal = f.v.Legal(p, f.legal[:0])
+	if len(f.legal) == 0 {
+		return 0, fmt.Errorf("first choice: no legal action in %s", f.v.FormatPosition(p))
+	}
+	f.batch.Reset()
+	f.batch.SetRepetitions(f.batch.Add(p, f.legal), repetitions)
+	if err := f.eval.Evaluate(f.batch); err != nil {
+		return 0, err
+	}
+	first, pr := f.legal[0], float32(-1)
+	for j, q := range f.batch.Priors(0) {
+		if q > pr {
+			first, pr = f.legal[j], q
+		}
+	}
+	return first, nil
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
-	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 )
 
@@ -85,15 +84,13 @@ type TableAccuracy struct {
 // counts the right moves by material, in the sample's order, with the
 // total last (material "all").
 func MeasureTables(ctx context.Context, v *engine.Variant, sample []TablePosition, net *model.Network, sims int) ([]TableAccuracy, error) {
-	eval, err := model.NewEvaluator(v, net, 1, false, 1)
+	fc, err := NewFirstChoice(v, net)
 	if err != nil {
 		return nil, err
 	}
 	player := NewSearchPlayer("oracle", ArenaSettings(sims), Evaluation{Net: net})
-	batch := mcts.NewBatch(v)
 	var rows []TableAccuracy
 	all := TableAccuracy{Material: "all"}
-	var legal []engine.Action
 	for i := range sample {
 		tp := &sample[i]
 		if err := ctx.Err(); err != nil {
@@ -104,17 +101,9 @@ func MeasureTables(ctx context.Context, v *engine.Variant, sample []TablePositio
 			rows = append(rows, TableAccuracy{Material: name})
 		}
 		row := &rows[len(rows)-1]
-		legal = v.Legal(&tp.Pos, legal[:0])
-		batch.Reset()
-		batch.Add(&tp.Pos, legal)
-		if err := eval.Evaluate(batch); err != nil {
+		first, err := fc.Choose(&tp.Pos, 0)
+		if err != nil {
 			return nil, err
-		}
-		first, pr := legal[0], float32(-1)
-		for j, q := range batch.Priors(0) {
-			if q > pr {
-				first, pr = legal[j], q
-			}
 		}
 		gp, err := player.NewGame(v, uint64(i))
 		if err != nil {

@@ -31,12 +31,16 @@ const (
 	scoreDecisive  = 30000
 	scoreInf       = 32500
 	maxTableDist   = 500 // a table distance beyond this scores as this
-	contempt       = 10  // a draw's score for the side to move at the root, negated
+	contempt       = 10  // a draw's score for the side to move at the root, negated (Options.NoContempt: 0)
 	defaultHashMB  = 64
 	checkEveryNode = 1023 // the clock and the context are read every 1024 nodes
 	marginRFP      = 70   // a node this far above beta per ply left is cut (depth 1-3)
 	marginFutility = 90   // quiet actions are not tried this far below alpha per ply left (depth 1-2)
 )
+
+// Decisive bounds every evaluation: a score beyond ±Decisive is a win or
+// loss the search found in the tree or the tables proved.
+const Decisive = scoreDecisive
 
 // Tables is what the search asks of endgame tables: the value of a
 // position with perfect play, or an error when they do not hold it
@@ -49,6 +53,11 @@ type Tables interface {
 type Options struct {
 	HashMB int    // size of the transposition table in megabytes (0: 64); allocated once
 	Tables Tables // endgame tables probed in the tree, or nil
+	// NoContempt scores a draw 0 for both sides, wherever the root: the
+	// scores of searches from different roots (a position and its
+	// children) then compare. By default the side to move at the root
+	// scores a draw a little below 0, so that it plays on.
+	NoContempt bool
 }
 
 // Limits bound one search; the first reached ends it. With none, it
@@ -143,6 +152,9 @@ func New(v *engine.Variant, opt Options) (*Searcher, error) {
 		return nil, fmt.Errorf("classic: hash %d MB: want 1..65536", mb)
 	}
 	s := &Searcher{v: v, tables: opt.Tables, tt: newTable(mb), horizon: maxPly + 8, contempt: contempt}
+	if opt.NoContempt {
+		s.contempt = 0
+	}
 	s.lines = append([]uint32(nil), v.Board.Lines...)
 	for _, l := range s.lines {
 		for m := l; m != 0; m &= m - 1 {

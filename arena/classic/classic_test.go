@@ -358,6 +358,17 @@ func TestSearch_RepetitionIsADraw(t *testing.T) {
 			t.Errorf("best %s score %d: want g7-g4, a draw (less the contempt)", got, res.Score)
 		}
 	})
+	t.Run("without contempt the draw scores 0", func(t *testing.T) {
+		g := shuffle(t, v, position(t, v, "a7 b4 c3 e5 f2 g1", "d6 d2 a4 g4", 0))
+		s := newSearcher(t, v, Options{NoContempt: true})
+		res, err := s.Search(context.Background(), g, Limits{Depth: 2}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.FormatAction(res.Best); got != "g7-g4" || res.Score != 0 {
+			t.Errorf("best %s score %d: want g7-g4, a draw, 0", got, res.Score)
+		}
+	})
 	t.Run("the side ahead avoids it", func(t *testing.T) {
 		g := shuffle(t, v, position(t, v, "a7 b4 c3 g1", "d6 d2 a4 g4 e3 c5", 0))
 		s := newSearcher(t, v, Options{})

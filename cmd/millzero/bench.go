@@ -11,17 +11,13 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-const benchWhat = "engine, mcts, model, selfplay, strength, progress or targets"
+const benchWhat = "engine, mcts, model, selfplay, strength, progress, targets or diagnose"
 
 func runBench(args []string, out io.Writer) (err error) {
-	if len(args) > 0 && args[0] == "strength" {
-		return runBenchStrength(args[1:], out)
-	}
-	if len(args) > 0 && args[0] == "progress" {
-		return runBenchProgress(args[1:], out)
-	}
-	if len(args) > 0 && args[0] == "targets" {
-		return runBenchTargets(args[1:], out)
+	subs := map[string]func([]string, io.Writer) error{"strength": runBenchStrength,
+		"progress": runBenchProgress, "targets": runBenchTargets, "diagnose": runBenchDiagnose}
+	if len(args) > 0 && subs[args[0]] != nil {
+		return subs[args[0]](args[1:], out)
 	}
 	fs := newFlags("bench", "WHAT [flags]   (WHAT: "+benchWhat+")", []string{
 		"millzero bench engine",
@@ -32,6 +28,7 @@ func runBench(args []string, out io.Writer) (err error) {
 		"millzero bench strength --run runs/nine   (against the classical engine at 0.1, 0.3 and 1 s a move; --help for its flags)",
 		"millzero bench progress --run runs/nine   (the run's models against each other; --help for its flags)",
 		"millzero bench targets --run runs/nine    (how self-play's policy targets vary between searches; --help for its flags)",
+		"millzero bench diagnose --games DIR       (where a player's recorded games lose value against a deep search; --help for its flags)",
 	}, out)
 	variant := fs.String("variant", "nine", "variant to measure (engine always measures nine: its start, as the reference engine did, and a moving-phase position)")
 	repeat := fs.Int("repeat", 3, "engine: measure this many times and report the best and the median")

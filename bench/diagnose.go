@@ -1,0 +1,640 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/classic"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+)
+
+// DefaultDiagnoseDepth is the depth of the diagnosis's searches: about a
+// tenth of a second a search on one core, on average over the positions
+// of the built-in model's games against classic:10 on nine (about 1,200
+// searches in 120 s of CPU).
+const DefaultDiagnoseDepth = 12
+
+// DiagnoseCap is the default score cap, in pieces (Diagnose.Cap).
+const DiagnoseCap = 4.0
+
+// Diagnose measures where a player's moves lose value against a deep
+// search: it replays the player's recorded games and, for each of the
+// player's actions after the opening, asks the classical engine for its
+// best action and that action's score, and for the score after the action
+// played.
+//
+// Every action is a ply, and is judged on its own: a mill-closing move
+// and the removal that follows it (the same player's next action) are two
+// actions, the move judged by the engine's value of the position it
+// leaves, in which its best removal is counted, and the removal judged
+// after it. The position is searched at Depth plies and the position
+// after the action played at Depth-1, as the search of the position sees
+// it; both with a draw worth 0 to either side (no contempt), so that the
+// two scores compare. Value lost is the best score less the played one,
+// for the player, each score first capped at ±Cap pieces so that the
+// engine's win scores do not swamp the means; a played action that
+// scores above the best (the two searches' horizons differ) loses 0. A
+// blunder is an action that leaves a position the engine scores as lost
+// (by its win scores, beyond classic.Decisive) where its best action does
+// not lose.
+type Diagnose struct {
+	Depth     int     // plies of the search of a position (0: DefaultDiagnoseDepth)
+	Threshold float64 // pieces: an action losing this much or more counts as losing (0: 1)
+	Cap       float64 // pieces: each score is capped at ±Cap before value lost is taken (0: DiagnoseCap)
+	Workers   int     // games replayed at once, each worker its own engine (0: one per core)
+	HashMB    int     // each worker's transposition table, in megabytes (0: the engine's default)
+	Model     string  // a checkpoint file, or arena.BuiltinModel: its network's first choice (no search) is compared with the engine's best; "" none
+}
+
+// Diagnosis is what Diagnose found: the player's results and its actions'
+// value lost, by the mover's phase, the kind of action, the material and
+// the ply.
+type Diagnosis struct {
+	Player    string  `json:"player"`
+	Variant   string  `json:"variant"`
+	Depth     int     `json:"depth"`
+	Cap       float64 `json:"cap"`       // pieces
+	Threshold float64 `json:"threshold"` // pieces
+	Model     string  `json:"model,omitempty"`
+	Seconds   float64 `json:"seconds"`
+
+	Games        int            `json:"games"`
+	Wins         int            `json:"wins"`
+	Draws        int            `json:"draws"`
+	Losses       int            `json:"losses"`
+	Unfinished   int            `json:"unfinished"`    // games left unfinished (Record.Unfinished): not in the wins, draws or losses
+	LostBy       map[string]int `json:"lost_by"`       // the lost games by Record.Reason
+	FirstBlunder map[string]int `json:"first_blunder"` // the lost games by the mover's phase at the player's first blunder, "none" without one
+	AboveBest    int            `json:"above_best"`    // actions that scored above the engine's best (the searches of a position and of the one after it differ): they lose 0
+	AboveBy      float64        `json:"above_by"`      // by how much in all, pieces: the noise of the measure
+
+	All      DiagnoseRow   `json:"all"`
+	Phases   []DiagnoseRow `json:"phases"`   // placing (pieces in hand), moving, flying
+	Actions  []DiagnoseRow `json:"actions"`  // place, move, remove, rotate
+	Material []DiagnoseRow `json:"material"` // the mover's pieces (on the board and in hand) less the opponent's
+	Plies    []DiagnoseRow `json:"plies"`    // the game's ply, in buckets of 20
+}
+
+// DiagnoseRow sums up one group of the player's actions.
+type DiagnoseRow struct {
+	Group      string  `json:"group"`
+	Moves      int     `json:"moves"`
+	Lost       float64 `json:"lost"`        // value lost in all, pieces
+	MeanLost   float64 `json:"mean_lost"`   // value lost a move, pieces
+	Losing     int     `json:"losing"`      // moves that lost Threshold or more
+	Blunders   int     `json:"blunders"`    // moves that turned a position not lost into a lost one
+	Agree      int     `json:"agree"`       // moves that were the engine's best
+	ModelAgree int     `json:"model_agree"` // positions in which the network's first choice was the engine's best (with a model)
+}
+
+// The groups of the diagnosis, in their order.
+var (
+	diagPhases   = []string{"placing", "moving", "flying"}
+	diagActions  = []string{"place", "move", "remove", "rotate"}
+	diagMaterial = []string{"<=-3", "-2", "-1", "0", "+1", "+2", ">=+3"}
+	diagPlies    = []string{"0-19", "20-39", "40-59", "60-79", "80-99", "100-119", "120-139", "140-159", "160-179", "180-199", "200+"}
+)
+
+// diagMove is the judgement of one action.
+type diagMove struct {
+	phase, action, material, ply int     // the groups' indices
+	lost, above                  float64 // pieces: the value lost; the played action's score above the best's
+	blunder, agree, modelAgree   bool
+}
+
+// diagGame is a game to judge: the player's seat and the actions.
+type diagGame struct {
+	rec     *arena.Record
+	seat    int
+	actions []engine.Action
+}
+
+// ReadGames reads the arena records of a Parquet file, or of every such
+// file in a directory.
+func ReadGames(path string) ([]arena.Record, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read games: %w", err)
+	}
+	var recs []arena.Record
+	if st.IsDir() {
+		recs, err = arena.ReadRecordDir(path)
+	} else {
+		recs, err = arena.ReadRecords(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("games %s: no arena records in it (the Parquet files of millzero bench strength --games or millzero arena)", path)
+	}
+	return recs, nil
+}
+
+// isYardstick says whether a player's name is one of the fixed
+// yardsticks: the classical engine, alpha-beta or random.
+func isYardstick(name string) bool {
+	return strings.HasPrefix(name, "classic") || strings.HasPrefix(name, "alphabeta") || name == arena.RandomName
+}
+
+// DiagnosedPlayer is the player of recs to diagnose: name when it played
+// in them, else (name "") the one player that is not a yardstick. An
+// error names the players to choose from; src names the games.
+func DiagnosedPlayer(src string, recs []arena.Record, name string) (string, error) {
+	var all, others []string
+	for i := range recs {
+		for s := 0; s < recs[i].Seats(); s++ {
+			if n := recs[i].PlayerAt(s); !slices.Contains(all, n) {
+				all = append(all, n)
+				if !isYardstick(n) {
+					others = append(others, n)
+				}
+			}
+		}
+	}
+	switch {
+	case name != "" && slices.Contains(all, name):
+		return name, nil
+	case name != "":
+		return "", fmt.Errorf("games %s: no games of player %q; the players: %s", src, name, strings.Join(all, ", "))
+	case len(others) == 1:
+		return others[0], nil
+	}
+	return "", fmt.Errorf("games %s: choose the player (--player): one of %s", src, strings.Join(all, ", "))
+}
+
+// Run diagnoses the games of player (see DiagnosedPlayer) in the records
+// at path (see ReadGames). onGame, when not nil, is called after each game
+// judged, from one goroutine at a time.
+func (d *Diagnose) Run(ctx context.Context, path, player string, onGame func(done, total int)) (*Diagnosis, error) {
+	recs, err := ReadGames(path)
+	if err != nil {
+		return nil, err
+	}
+	return d.diagnose(ctx, path, recs, player, onGame)
+}
+
+// diagnose is Run on the records recs read from src.
+func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record, player string, onGame func(done, total int)) (*Diagnosis, error) {
+	start := time.Now()
+	depth, threshold, capPieces := d.Depth, d.Threshold, d.Cap
+	if depth == 0 {
+		depth = DefaultDiagnoseDepth
+	}
+	if threshold == 0 {
+		threshold = 1
+	}
+	if capPieces == 0 {
+		capPieces = DiagnoseCap
+	}
+	if depth < 1 || depth > classic.MaxDepth || threshold < 0 || capPieces < 0 || d.Workers < 0 {
+		return nil, fmt.Errorf("diagnose: depth %d, threshold %v, cap %v, workers %d: want a depth in 1..%d and positive values", depth, threshold, capPieces, d.Workers, classic.MaxDepth)
+	}
+	player, err := DiagnosedPlayer(src, recs, player)
+	if err != nil {
+		return nil, err
+	}
+	v, games, err := diagGames(src, recs, player)
+	if err != nil {
+		return nil, err
+	}
+	var net *model.Network
+	modelName := ""
+	if d.Model != "" {
+		ck, name, err := LoadReference(d.Model)
+		if err == nil {
+			err = ck.CheckVariant(v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", d.Model, err)
+		}
+		net, modelName = ck.Net, name
+	}
+	judged, err := d.judgeAll(ctx, v, net, games, depth, capPieces, onGame)
+	if err != nil {
+		return nil, err
+	}
+	out := &Diagnosis{Player: player, Variant: v.Name, Depth: depth, Cap: capPieces, Threshold: threshold, Model: modelName}
+	out.count(games, judged)
+	out.Seconds = time.Since(start).Seconds()
+	return out, nil
+}
+
+// diagGames are the games of player in recs, read from src, and their
+// variant: one, of two players, every game replaying.
+func diagGames(src string, recs []arena.Record, player string) (v *engine.Variant, games []diagGame, err error) {
+	for i := range recs {
+		r := &recs[i]
+		seat := r.SeatOf(player)
+		if seat < 0 {
+			continue
+		}
+		if v == nil {
+			if v, err = engine.Load(r.Variant); err != nil {
+				return nil, nil, fmt.Errorf("games %s: %w", src, err)
+			}
+			if v.Players != 2 {
+				return nil, nil, fmt.Errorf("games %s: variant %s has %d players: the diagnosis is for two-player variants", src, v.Name, v.Players)
+			}
+		} else if r.Variant != v.Name {
+			return nil, nil, fmt.Errorf("games %s: games of %s and of %s: diagnose one variant at a time", src, v.Name, r.Variant)
+		}
+		acts, err := replay(v, r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("games %s: %w", src, err)
+		}
+		games = append(games, diagGame{rec: r, seat: seat, actions: acts})
+	}
+	return v, games, nil
+}
+
+// count sums up the judged actions of the games (judged[i] those of
+// games[i]) and the games' results, for the player.
+func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
+	out.LostBy, out.FirstBlunder, out.All = map[string]int{}, map[string]int{}, DiagnoseRow{Group: "all"}
+	groups := []struct {
+		rows   *[]DiagnoseRow
+		labels []string
+		of     func(*diagMove) int
+	}{
+		{&out.Phases, diagPhases, func(m *diagMove) int { return m.phase }},
+		{&out.Actions, diagActions, func(m *diagMove) int { return m.action }},
+		{&out.Material, diagMaterial, func(m *diagMove) int { return m.material }},
+		{&out.Plies, diagPlies, func(m *diagMove) int { return m.ply }},
+	}
+	for _, g := range groups {
+		*g.rows = make([]DiagnoseRow, len(g.labels))
+		for i, l := range g.labels {
+			(*g.rows)[i].Group = l
+		}
+	}
+	for i, g := range games {
+		out.Games++
+		lost := false
+		switch r := g.rec; {
+		case r.Unfinished != "":
+			out.Unfinished++
+		case r.Winner < 0:
+			out.Draws++
+		case int(r.Winner) == g.seat:
+			out.Wins++
+		default:
+			out.Losses++
+			out.LostBy[g.rec.Reason]++
+			lost = true
+		}
+		first := "none"
+		for j := range judged[i] {
+			m := &judged[i][j]
+			if m.above > 0 {
+				out.AboveBest++
+				out.AboveBy += m.above
+			}
+			if m.blunder && first == "none" {
+				first = diagPhases[m.phase]
+			}
+			out.All.add(m, out.Threshold)
+			for _, gr := range groups {
+				(*gr.rows)[gr.of(m)].add(m, out.Threshold)
+			}
+		}
+		if lost {
+			out.FirstBlunder[first]++
+		}
+	}
+	out.All.finish()
+	for _, gr := range groups {
+		rows := (*gr.rows)[:0]
+		for _, row := range *gr.rows {
+			if row.Moves > 0 {
+				row.finish()
+				rows = append(rows, row)
+			}
+		}
+		*gr.rows = rows
+	}
+}
+
+// add counts the action m in the row.
+func (r *DiagnoseRow) add(m *diagMove, threshold float64) {
+	r.Moves++
+	r.Lost += m.lost
+	if m.lost >= threshold {
+		r.Losing++
+	}
+	if m.blunder {
+		r.Blunders++
+	}
+	if m.agree {
+		r.Agree++
+	}
+	if m.modelAgree {
+		r.ModelAgree++
+	}
+}
+
+// finish works out the row's means.
+func (r *DiagnoseRow) finish() {
+	if r.Moves > 0 {
+		r.MeanLost = r.Lost / float64(r.Moves)
+	}
+}
+
+// replay parses the actions of r's game, each legal where it is played;
+// an error names the game and the action.
+func replay(v *engine.Variant, r *arena.Record) ([]engine.Action, error) {
+	g := engine.NewGame(v)
+	fields := strings.Fields(r.Moves)
+	acts := make([]engine.Action, 0, len(fields))
+	for i, m := range fields {
+		if err := g.PlayString(m); err != nil {
+			return nil, fmt.Errorf("match %s, pair %d, game %d (%s): action %d: %w", r.Match, r.Pair, r.Game, r.Lineup(), i+1, err)
+		}
+		acts = append(acts, g.Actions[len(g.Actions)-1])
+	}
+	if int(r.Opening) > len(acts) || r.Opening < 0 {
+		return nil, fmt.Errorf("match %s, pair %d, game %d (%s): an opening of %d actions in a game of %d", r.Match, r.Pair, r.Game, r.Lineup(), r.Opening, len(acts))
+	}
+	return acts, nil
+}
+
+// judgeAll judges the games on workers, each with its own engine, and
+// returns each game's judged actions in the games' order.
+func (d *Diagnose) judgeAll(ctx context.Context, v *engine.Variant, net *model.Network, games []diagGame, depth int, capPieces float64, onGame func(done, total int)) ([][]diagMove, error) {
+	workers := d.Workers
+	if workers == 0 {
+		workers = runtime.NumCPU()
+	}
+	judges := make([]*judge, max(min(workers, len(games)), 1))
+	for w := range judges {
+		var err error
+		if judges[w], err = d.newJudge(v, net, depth, capPieces); err != nil {
+			return nil, err
+		}
+	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := make([][]diagMove, len(games))
+	next := make(chan int)
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     int
+		wg       sync.WaitGroup
+	)
+	for _, j := range judges {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				moves, err := j.game(ctx, &games[i])
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					r := games[i].rec
+					firstErr = fmt.Errorf("diagnose match %s, pair %d, game %d: %w", r.Match, r.Pair, r.Game, err)
+					cancel()
+				}
+				out[i] = moves
+				done++
+				if onGame != nil && err == nil {
+					onGame(done, len(games))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range games {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, fmt.Errorf("diagnose: %w", err)
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// judge is one worker's engine and network.
+type judge struct {
+	v     *engine.Variant
+	s     *classic.Searcher
+	first *arena.FirstChoice // nil without a model
+	depth int
+	cap   int // hundredths of a piece
+}
+
+func (d *Diagnose) newJudge(v *engine.Variant, net *model.Network, depth int, capPieces float64) (*judge, error) {
+	s, err := classic.New(v, classic.Options{HashMB: d.HashMB, NoContempt: true})
+	if err != nil {
+		return nil, err
+	}
+	j := &judge{v: v, s: s, depth: depth, cap: int(capPieces*100 + 0.5)}
+	if net != nil {
+		if j.first, err = arena.NewFirstChoice(v, net); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+// game judges the player's actions after the opening of one game, with a
+// fresh engine table.
+func (j *judge) game(ctx context.Context, dg *diagGame) ([]diagMove, error) {
+	j.s.NewGame()
+	g := engine.NewGame(j.v)
+	var moves []diagMove
+	for i, a := range dg.actions {
+		if i >= int(dg.rec.Opening) && int(g.Pos.Side) == dg.seat {
+			m, err := j.action(ctx, g, a)
+			if err != nil {
+				return nil, fmt.Errorf("action %d: %w", i+1, err)
+			}
+			moves = append(moves, m)
+		}
+		if err := g.Play(a); err != nil {
+			return nil, fmt.Errorf("action %d: %w", i+1, err)
+		}
+	}
+	return moves, nil
+}
+
+// action judges a, played in g's position.
+func (j *judge) action(ctx context.Context, g *engine.Game, a engine.Action) (diagMove, error) {
+	p := g.Pos
+	side := int(p.Side)
+	m := diagMove{phase: diagPhase(j.v, &p), action: int(a.Kind()), // diagActions is in the order of the kinds
+		material: diagMaterialOf(&p), ply: min(int(p.Ply)/20, len(diagPlies)-1)}
+	res, err := j.s.Search(ctx, g, classic.Limits{Depth: j.depth}, nil)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return m, err
+	}
+	if j.first != nil {
+		choice, err := j.first.Choose(&p, j.v.Repetitions(&p, g.Hashes))
+		if err != nil {
+			return m, err
+		}
+		m.modelAgree = choice == res.Best
+	}
+	best, played := res.Score, res.Score
+	m.agree = a == res.Best
+	if !m.agree {
+		if err := g.Play(a); err != nil {
+			return m, err
+		}
+		played, err = j.after(ctx, g, side)
+		g.Undo()
+		if err != nil {
+			return m, err
+		}
+	}
+	m.blunder = best >= -classic.Decisive && played < -classic.Decisive
+	b, pl := min(max(best, -j.cap), j.cap), min(max(played, -j.cap), j.cap)
+	m.lost, m.above = float64(max(b-pl, 0))/100, float64(max(pl-b, 0))/100
+	return m, nil
+}
+
+// after is the score of g's position for side, who has just acted: the
+// result of a finished game, else the search's at a ply less than the
+// position before.
+func (j *judge) after(ctx context.Context, g *engine.Game, side int) (int, error) {
+	if r, _ := g.Outcome(); r != engine.Ongoing {
+		if seat, ok := r.Winner(); ok && seat == side {
+			return classic.Decisive + 1, nil
+		} else if ok {
+			return -classic.Decisive - 1, nil
+		}
+		return 0, nil
+	}
+	res, err := j.s.Search(ctx, g, classic.Limits{Depth: max(j.depth-1, 1)}, nil)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if int(g.Pos.Side) != side {
+		res.Score = -res.Score
+	}
+	return res.Score, err
+}
+
+// diagPhase is the phase of p's side to move: placing while it has
+// pieces in hand (0), then moving (1), flying when the variant lets it
+// (2).
+func diagPhase(v *engine.Variant, p *engine.Position) int {
+	switch side := int(p.Side); {
+	case p.Hand[side] > 0:
+		return 0
+	case v.CanFly(p, side):
+		return 2
+	}
+	return 1
+}
+
+// diagMaterialOf is the bucket of p's material for its side to move: its
+// pieces on the board and in hand less the opponent's, -3 or less to 3 or
+// more.
+func diagMaterialOf(p *engine.Position) int {
+	side := int(p.Side)
+	diff := p.PiecesLeft(side) - p.PiecesLeft(1-side)
+	return min(max(diff, -3), 3) + 3
+}
+
+// Write prints the diagnosis as tables.
+func (d *Diagnosis) Write(out io.Writer) {
+	fmt.Fprintf(out, "%s in %d games of %s against the classical engine at depth %d (after the action played: %d), no contempt\n",
+		d.Player, d.Games, d.Variant, d.Depth, max(d.Depth-1, 1))
+	fmt.Fprintf(out, "results: +%d =%d -%d", d.Wins, d.Draws, d.Losses)
+	if d.Unfinished > 0 {
+		fmt.Fprintf(out, " (unfinished %d)", d.Unfinished)
+	}
+	fmt.Fprintln(out)
+	if d.Losses > 0 {
+		fmt.Fprintf(out, "lost games by reason: %s\n", countsString(d.LostBy))
+		fmt.Fprintf(out, "lost games by the phase of the first blunder: %s\n", countsString(d.FirstBlunder))
+	}
+	header := func(title string) {
+		fmt.Fprintf(out, "\n%-9s %6s %9s %7s %8s %6s", title, "moves", "lost/move", "losing", "blunders", "agree")
+		if d.Model != "" {
+			fmt.Fprintf(out, " %7s", "network")
+		}
+		fmt.Fprintln(out)
+	}
+	row := func(r DiagnoseRow) {
+		fmt.Fprintf(out, "%-9s %6d %9.3f %6.1f%% %8d %5.1f%%", r.Group, r.Moves, r.MeanLost,
+			pct(r.Losing, r.Moves), r.Blunders, pct(r.Agree, r.Moves))
+		if d.Model != "" {
+			fmt.Fprintf(out, " %6.1f%%", pct(r.ModelAgree, r.Moves))
+		}
+		fmt.Fprintln(out)
+	}
+	for _, t := range []struct {
+		title string
+		rows  []DiagnoseRow
+	}{{"phase", d.Phases}, {"action", d.Actions}, {"material", d.Material}, {"ply", d.Plies}} {
+		header(t.title)
+		for _, r := range t.rows {
+			row(r)
+		}
+		if t.title == "phase" {
+			row(d.All)
+		}
+	}
+	fmt.Fprintf(out, "\nlost/move: the engine's best score less the played action's, for the mover, in pieces, each capped at ±%g;\n", d.Cap)
+	fmt.Fprintf(out, "losing: actions that lost %g piece(s) or more; blunders: actions from a position not lost into one the engine scores lost;\n", d.Threshold)
+	if d.AboveBest > 0 {
+		fmt.Fprintf(out, "%d actions (%.1f%%) scored above the engine's best, by %.3f pieces on average (the searches of a position and of the one after it prune and extend differently): they lose 0;\n",
+			d.AboveBest, pct(d.AboveBest, d.All.Moves), d.AboveBy/float64(d.AboveBest))
+	}
+	fmt.Fprintf(out, "agree: the action played was the engine's best; material: the mover's pieces (board and hand) less the opponent's.\n")
+	if d.Model != "" {
+		fmt.Fprintf(out, "network: the first choice of %s's network, without search, was the engine's best.\n", d.Model)
+	}
+	fmt.Fprintf(out, "time: %.0fs\n", d.Seconds)
+}
+
+// countsString is counts as "a 3, b 1", the largest first.
+func countsString(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pct is n of total as a percentage, 0 of none.
+func pct(n, total int) float64 {
+	if total == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(total)
+}
