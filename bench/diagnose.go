@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/arena/classic"
 	"github.com/millzero/millzero/engine"
@@ -354,14 +356,10 @@ func (r *DiagnoseRow) finish() {
 // an error names the game and the action.
 func replay(v *engine.Variant, r *arena.Record) ([]engine.Action, error) {
 	g := engine.NewGame(v)
-	fields := strings.Fields(r.Moves)
-	acts := make([]engine.Action, 0, len(fields))
-	for i, m := range fields {
-		if err := g.PlayString(m); err != nil {
-			return nil, fmt.Errorf("match %s, pair %d, game %d (%s): action %d: %w", r.Match, r.Pair, r.Game, r.Lineup(), i+1, err)
-		}
-		acts = append(acts, g.Actions[len(g.Actions)-1])
+	if err := g.PlayAll(r.Moves); err != nil {
+		return nil, fmt.Errorf("match %s, pair %d, game %d (%s): %w", r.Match, r.Pair, r.Game, r.Lineup(), err)
 	}
+	acts := g.Actions
 	if int(r.Opening) > len(acts) || r.Opening < 0 {
 		return nil, fmt.Errorf("match %s, pair %d, game %d (%s): an opening of %d actions in a game of %d", r.Match, r.Pair, r.Game, r.Lineup(), r.Opening, len(acts))
 	}
@@ -382,53 +380,43 @@ func (d *Diagnose) judgeAll(ctx context.Context, v *engine.Variant, net *model.N
 			return nil, err
 		}
 	}
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	out := make([][]diagMove, len(games))
-	next := make(chan int)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
-	)
+	free := make(chan *judge, len(judges)) // the judges not judging a game
 	for _, j := range judges {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				moves, err := j.game(ctx, &games[i])
+		free <- j
+	}
+	grp, gctx := errgroup.WithContext(ctx)
+	grp.SetLimit(len(judges))
+	out := make([][]diagMove, len(games))
+	var mu sync.Mutex // serializes onGame
+	done := 0
+	for i := range games {
+		grp.Go(func() error {
+			if gctx.Err() != nil {
+				return nil // stopping: the error that stops it is the group's
+			}
+			j := <-free
+			defer func() { free <- j }()
+			moves, err := j.game(gctx, &games[i])
+			if err != nil {
+				r := games[i].rec
+				return fmt.Errorf("diagnose match %s, pair %d, game %d: %w", r.Match, r.Pair, r.Game, err)
+			}
+			out[i] = moves
+			if onGame != nil {
 				mu.Lock()
-				if err != nil && firstErr == nil {
-					r := games[i].rec
-					firstErr = fmt.Errorf("diagnose match %s, pair %d, game %d: %w", r.Match, r.Pair, r.Game, err)
-					cancel()
-				}
-				out[i] = moves
 				done++
-				if onGame != nil && err == nil {
-					onGame(done, len(games))
-				}
+				onGame(done, len(games))
 				mu.Unlock()
 			}
-		}()
+			return nil
+		})
 	}
-feed:
-	for i := range games {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
+	err := grp.Wait()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("diagnose: %w", ctx.Err())
 	}
-	close(next)
-	wg.Wait()
-	if err := parent.Err(); err != nil {
-		return nil, fmt.Errorf("diagnose: %w", err)
-	}
-	if firstErr != nil {
-		return nil, firstErr
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -14,16 +14,8 @@ import (
 // awaitPoll is how often a process waiting for a run looks again.
 const awaitPoll = 2 * time.Second
 
-// awaitFirst is how long a process waits before it says what it waits
-// for, awaitEvery how often it says so again (as the store does when it
-// retries: Store.SetPatience).
-const (
-	awaitFirst = 10 * time.Second
-	awaitEvery = 30 * time.Second
-)
-
-// awaiter says, after awaitFirst and then every awaitEvery, what
-// a process waits for.
+// awaiter says, after store.WaitFirst and then every store.WaitEvery
+// (as the store does when it retries), what a process waits for.
 type awaiter struct {
 	start, next time.Time
 	say         func(msg string)
@@ -31,7 +23,7 @@ type awaiter struct {
 
 func newAwaiter(opts Options) *awaiter {
 	now := time.Now()
-	return &awaiter{start: now, next: now.Add(awaitFirst), say: func(msg string) { opts.Log.Warn(msg) }}
+	return &awaiter{start: now, next: now.Add(store.WaitFirst), say: func(msg string) { opts.Log.Warn(msg) }}
 }
 
 // sleep reports what (a phrase) when it is time, then waits awaitPoll or
@@ -39,7 +31,7 @@ func newAwaiter(opts Options) *awaiter {
 func (a *awaiter) sleep(ctx context.Context, what string) error {
 	if time.Now().After(a.next) {
 		a.say(fmt.Sprintf("waiting %v so far for %s", time.Since(a.start).Round(time.Second), what))
-		a.next = time.Now().Add(awaitEvery)
+		a.next = time.Now().Add(store.WaitEvery)
 	}
 	select {
 	case <-ctx.Done():

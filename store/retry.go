@@ -27,13 +27,17 @@ type retryPolicy struct {
 // the AWS SDK).
 var defaultRetry = retryPolicy{attempts: 8, first: 100 * time.Millisecond, max: 5 * time.Second}
 
-// waitFirst is how long an operation retries a store that does not
-// answer before it says so; waitEvery how often it says so again.
-// (Variables, so that a test need not wait as long.)
-var (
-	waitFirst = 10 * time.Second
-	waitEvery = 30 * time.Second
+// WaitFirst is how long a process waits (for a store that does not
+// answer, or for a run to appear) before it says what it waits for;
+// WaitEvery how often it says so again.
+const (
+	WaitFirst = 10 * time.Second
+	WaitEvery = 30 * time.Second
 )
+
+// waitFirst and waitEvery are the store's WaitFirst and WaitEvery
+// (variables, so that a test need not wait as long).
+var waitFirst, waitEvery = WaitFirst, WaitEvery
 
 // SetPatience makes the store retry an operation that fails for a
 // transient reason (the store unreachable, overloaded, timing out) for up
