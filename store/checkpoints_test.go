@@ -62,3 +62,16 @@ func TestChooseCheckpoint_TheAskedTheBestOrTheNewest(t *testing.T) {
 		t.Errorf("asked 7: %v, want an error naming the checkpoints there are", err)
 	}
 }
+
+func TestParseModelName_OnlyTheFormModelNameWrites(t *testing.T) {
+	for name, want := range map[string]int{"gen-000000": 0, "gen-000007": 7, "gen-1234567": 1234567} {
+		if g, ok := ParseModelName(name); !ok || g != want {
+			t.Errorf("ParseModelName(%q) = %d, %v; want %d", name, g, ok, want)
+		}
+	}
+	for _, name := range []string{"gen-7", "gen-0000007", "gen--00001", "gen-+00001", "gen-00000x", "gen-", "model-000007", "gen-000007.safetensors"} {
+		if g, ok := ParseModelName(name); ok {
+			t.Errorf("ParseModelName(%q) = %d; want no model name", name, g)
+		}
+	}
+}

@@ -73,16 +73,11 @@ func ModelName(gen int) string { return fmt.Sprintf("gen-%06d", gen) }
 // and whether name is one.
 func ParseModelName(name string) (int, bool) {
 	digits, ok := strings.CutPrefix(name, modelPrefix)
-	if !ok || len(digits) < 6 {
+	if !ok {
 		return 0, false
 	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-	}
 	g, err := strconv.Atoi(digits)
-	return g, err == nil && ModelName(g) == name
+	return g, err == nil && g >= 0 && ModelName(g) == name // the round trip refuses signs, short or padded digits
 }
 
 // LeaseTakeoverObject is the write-once object that a trainer taking over
