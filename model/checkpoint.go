@@ -28,7 +28,7 @@ const maxHeader = 16 << 20
 // and checks; Checkpoint.Meta may hold others.
 func reservedMeta(key string) bool {
 	switch key {
-	case "format", "variant", "variant_spec", "architecture", "encoder_version", "orientation", "generation", "steps":
+	case "format", "variant", "variant_spec", "architecture", "encoder_version", "orientation", "symmetry", "generation", "steps":
 		return true
 	}
 	return false
@@ -85,6 +85,9 @@ func (c *Checkpoint) Save(path string) error {
 	meta["encoder_version"] = strconv.Itoa(n.Arch.Encoder)
 	if n.Arch.Canonical {
 		meta["orientation"] = OrientCanonical
+	}
+	if n.Arch.Symmetric {
+		meta["symmetry"] = SymmetryTied
 	}
 	meta["generation"] = strconv.Itoa(c.Generation)
 	meta["steps"] = strconv.FormatInt(c.Steps, 10)
@@ -235,7 +238,7 @@ func (c *Checkpoint) CheckVariant(v *engine.Variant) error {
 		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
 	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks, Features: n.Arch.Encoder})
-	want.Canonical = n.Arch.Canonical // either fits any variant
+	want.Canonical, want.Symmetric = n.Arch.Canonical, n.Arch.Symmetric // either fits any variant
 	if n.Arch != want {
 		return fmt.Errorf("%w: architecture %v does not fit variant %s (want %v)", ErrCheckpoint, n.Arch, v.Name, want)
 	}
@@ -325,6 +328,13 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 		arch.Canonical = true
 	default:
 		return nil, bad("orientation %q: want %s or %s", o, OrientRandom, OrientCanonical)
+	}
+	switch s := meta["symmetry"]; s {
+	case "":
+	case SymmetryTied:
+		arch.Symmetric = true
+	default:
+		return nil, bad("symmetry %q: want %s or none", s, SymmetryTied)
 	}
 	c := &Checkpoint{Meta: map[string]string{}}
 	if c.Generation, err = strconv.Atoi(meta["generation"]); err != nil {

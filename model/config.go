@@ -21,6 +21,11 @@ type Config struct {
 	// alike, so the network answers every turn of a board the same). ""
 	// is random.
 	Orientation string `yaml:"orientation"`
+	// Symmetric ties the weights over the board's symmetries (Tying): the
+	// network answers every turn of a board alike by its structure, each
+	// hidden layer Width/P channels of each of the P points and the rest
+	// invariant units. Width must be at least the board's points.
+	Symmetric bool `yaml:"symmetric"`
 }
 
 // The orientations of a network (Config.Orientation).

@@ -286,3 +286,47 @@ func AbsoluteOutcome(class, side, players int) int {
 	}
 	return (class + side) % players
 }
+
+// FeatureMap is where symmetry sym of v's board moves each feature of
+// encoder enc: Encode(MapPosition(sym, p))[m[f]] == Encode(p)[f] for every
+// position p. The point planes move with the points, the last rotation's
+// one-hot with the rings, and every other feature stays.
+func FeatureMap(v *engine.Variant, enc, sym int) []int {
+	pts, players := v.Board.Points, v.Players
+	m := make([]int, FeatureSize(v, enc))
+	for f := range m {
+		m[f] = f
+	}
+	plane := func(o int) {
+		for i := range pts {
+			m[o+i] = o + v.MapPoint(sym, i)
+		}
+	}
+	for r := 0; r <= players; r++ {
+		plane(r * pts)
+	}
+	o := (players+1)*pts + seatFeatures*players + phaseFeatures + scalarFeatures
+	if v.Board.Rotating {
+		for k := range 2 * v.Board.Rings {
+			q := v.MapPosition(sym, engine.Position{LastRotation: int8(k)})
+			if q.LastRotation >= 0 {
+				m[o+k] = o + int(q.LastRotation)
+			}
+		}
+		o += 2 * v.Board.Rings
+	}
+	o += players
+	if enc >= EncoderMill {
+		for r := range players {
+			plane(o + r*(2*pts+1))
+			plane(o + r*(2*pts+1) + pts)
+		}
+		o += players * (2*pts + 1)
+	}
+	if enc >= EncoderTactics {
+		for k := range players * tacticsPlanes {
+			plane(o + k*pts)
+		}
+	}
+	return m
+}

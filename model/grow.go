@@ -12,6 +12,8 @@ func (a Arch) GrowsTo(b Arch) error {
 	switch {
 	case a.Inputs != b.Inputs || a.Actions != b.Actions || a.Outcomes != b.Outcomes:
 		return fmt.Errorf("grow %v to %v: only the trunk (width, blocks) may change", a, b)
+	case a.Symmetric || b.Symmetric:
+		return fmt.Errorf("grow %v to %v: a symmetric network does not grow (its units are laid out by points)", a, b)
 	case b.Width < a.Width || b.Blocks < a.Blocks:
 		return fmt.Errorf("grow %v to %v: a network only grows (width %d to %d, blocks %d to %d)", a, b, a.Width, b.Width, a.Blocks, b.Blocks)
 	}

@@ -25,6 +25,10 @@ type Arch struct {
 	// orientation (Config.Orientation); checkpoints record it apart, as
 	// orientation.
 	Canonical bool `json:"-"`
+	// Symmetric: the weights are tied so that the network is the same
+	// function of every turn of a board (Tying, Config.Symmetric);
+	// checkpoints record it apart, as symmetry.
+	Symmetric bool `json:"-"`
 	Inputs    int  `json:"inputs"`   // features per position (FeatureSize)
 	Width     int  `json:"width"`    // units of every hidden layer
 	Blocks    int  `json:"blocks"`   // residual blocks of two layers each
@@ -34,7 +38,7 @@ type Arch struct {
 
 // NewArch is the architecture of a network for variant v with trunk c.
 func NewArch(v *engine.Variant, c Config) Arch {
-	return Arch{Encoder: c.Encoder(), Canonical: c.Orientation == OrientCanonical, Inputs: FeatureSize(v, c.Encoder()),
+	return Arch{Encoder: c.Encoder(), Canonical: c.Orientation == OrientCanonical, Symmetric: c.Symmetric, Inputs: FeatureSize(v, c.Encoder()),
 		Width: c.Width, Blocks: c.Blocks, Actions: v.NumActions(), Outcomes: v.Players + 1}
 }
 
@@ -55,11 +59,15 @@ func (a Arch) Validate() error {
 }
 
 // String is the architecture in one line, e.g. "mlp 97-256x3-624/3" (and
-// " canonical" for a network of canonical orientation).
+// " canonical" for a network of canonical orientation, " symmetric" for one
+// whose weights are tied over the board's symmetries).
 func (a Arch) String() string {
 	s := fmt.Sprintf("mlp %d-%dx%d-%d/%d", a.Inputs, a.Width, a.Blocks, a.Actions, a.Outcomes)
 	if a.Canonical {
 		s += " canonical"
+	}
+	if a.Symmetric {
+		s += " symmetric"
 	}
 	return s
 }

@@ -110,7 +110,7 @@ func (c *Config) trunkAt(g int) model.Config {
 	m := c.Model
 	for _, s := range c.Loop.Grow {
 		if s.Generation <= g {
-			m = model.Config{Width: s.Width, Blocks: s.Blocks, Features: c.Model.Features, Orientation: c.Model.Orientation}
+			m = model.Config{Width: s.Width, Blocks: s.Blocks, Features: c.Model.Features, Orientation: c.Model.Orientation, Symmetric: c.Model.Symmetric}
 		}
 	}
 	return m
@@ -335,6 +335,14 @@ func (c *Config) validate() error {
 	}
 	if c.SelfPlay.Orientations > 1 && c.Model.Orientation == model.OrientCanonical {
 		return fmt.Errorf("selfplay: orientations %d with model.orientation %s: a canonical network sees one turn of each board (set orientations 1)", c.SelfPlay.Orientations, model.OrientCanonical)
+	}
+	if c.Model.Symmetric {
+		if c.Model.Width < v.Board.Points {
+			return fmt.Errorf("model: symmetric with width %d: want at least the %d points of %s (each point's units need a channel)", c.Model.Width, v.Board.Points, v.Name)
+		}
+		if len(c.Loop.Grow) > 0 {
+			return fmt.Errorf("model: symmetric with loop.grow: a symmetric network does not grow (its units are laid out by points); set loop.grow: []")
+		}
 	}
 	if c.Tablebase != "" && c.Tablebase != tablebase.Auto {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {

@@ -114,3 +114,39 @@ func TestLoop_OrientationChangesInARunUnderWay(t *testing.T) {
 		t.Errorf("self-play's evaluator of a canonical network takes two views: %v", err)
 	}
 }
+
+// model.symmetric: every model of a run, its moving average included, is
+// tied over the board's symmetries from the first candidate on; a config
+// that would grow such a network, or make it narrower than the board, is
+// refused by name.
+func TestLoop_SymmetricNetworkStaysTied(t *testing.T) {
+	text := "variant: three\nmodel: {width: 21, blocks: 1, symmetric: true}\n" +
+		"loop: {generations: 3, games: 16, steps: 8}\n" +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
+	l := runConfig(t, text)
+	tie, err := model.NewTying(l.v, model.NewArch(l.v, l.cfg.Model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen := 1; gen <= 3; gen++ {
+		ck, err := model.LoadCheckpointFor(l.dir.Model(gen), l.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ck.Net.Arch.Symmetric {
+			t.Errorf("model %d: %v, want symmetric", gen, ck.Net.Arch)
+		}
+		if err := tie.Check(ck.Net); err != nil {
+			t.Errorf("model %d: %v", gen, err)
+		}
+	}
+	for text, want := range map[string]string{
+		"variant: three\nmodel: {width: 8, symmetric: true}\n":                                                         "9 points",
+		"variant: three\nmodel: {width: 18, symmetric: true}\nloop: {grow: [{generation: 2, width: 27, blocks: 2}]}\n": "does not grow",
+	} {
+		if _, err := loadConfigText(t, text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error saying %q", text, err, want)
+		}
+	}
+}

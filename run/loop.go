@@ -794,6 +794,15 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		if err != nil {
 			return 0, 0, err
 		}
+		if net.Arch.Symmetric {
+			tie, err := model.NewTying(l.v, net.Arch)
+			if err == nil {
+				err = tie.Init(net)
+			}
+			if err != nil {
+				return 0, 0, err
+			}
+		}
 	} else if a := from.Net.Arch; trunk.Width > a.Width || trunk.Blocks > a.Blocks {
 		// loop.grow: a network only grows.
 		to := model.Config{Width: max(trunk.Width, a.Width), Blocks: max(trunk.Blocks, a.Blocks)}

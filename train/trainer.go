@@ -59,6 +59,7 @@ type Trainer struct {
 	opt     optimizer
 	steps   int64
 
+	tie      *model.Tying     // a symmetric network's weight sharing, which every step keeps; nil otherwise
 	ema      [][]float32      // the weights' moving average (Config.WeightEMA), nil when off
 	emaDecay float32          // its decay in the step being taken
 	gbuf     [][]float32      // the batch's gradients, per step: worker 0's own with one worker, else their average
@@ -133,6 +134,16 @@ func newWith(v *engine.Variant, net *model.Network, c Config, b backend) (*Train
 	n := c.Workers()
 	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params, b.simd),
 		batch: make([]dataset.Sample, c.BatchSize)}
+	if net.Arch.Symmetric {
+		tie, err := model.NewTying(v, net.Arch)
+		if err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
+		if err := tie.Check(net); err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
+		t.tie = tie
+	}
 	l2 := l2Shares(net, n)
 	for w := 0; w < n; w++ {
 		lo, hi := c.BatchSize*w/n, c.BatchSize*(w+1)/n
@@ -488,7 +499,12 @@ func (t *Trainer) forward(batch []dataset.Sample, grads bool) (Stats, error) {
 // whatever the shares, so the weights do not depend on them.
 func (t *Trainer) update(k, n int) {
 	for i, p := range t.net.Params {
-		lo, hi := t.combine(k, n, i)
+		var lo, hi int
+		if t.tie != nil {
+			lo, hi = len(p.Data)*k/n, len(p.Data)*(k+1)/n // tied: combined and projected before the step
+		} else {
+			lo, hi = t.combine(k, n, i)
+		}
 		t.opt.update(i, p.Data, t.gbuf[i], lo, hi)
 		if t.ema != nil {
 			average(t.ema[i][lo:hi], p.Data[lo:hi], t.emaDecay)
@@ -554,6 +570,15 @@ func (t *Trainer) step(batch []dataset.Sample, behind bool) (Stats, error) {
 	}
 	s.LR = t.cfg.LearningRate(t.steps)
 	t.opt.begin(s.LR)
+	if t.tie != nil {
+		// An orbit's gradient spans the whole tensor, so the workers'
+		// gradients are averaged and projected here, before the shares of
+		// the step: every value of an orbit then moves alike.
+		for i := range t.net.Params {
+			t.combine(0, 1, i)
+			t.tie.Project(i, t.gbuf[i])
+		}
+	}
 	// The average's decay grows to WeightEMA as steps are taken, so the
 	// first generations' average is not mostly the random initial weights
 	// (the schedule of TensorFlow's ExponentialMovingAverage).
