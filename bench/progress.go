@@ -3,10 +3,12 @@ package bench
 import (
 	"cmp"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -141,6 +143,12 @@ type ProgressBench struct {
 	// which the hour's and the night's curves can be laid together.
 	Reference     *model.Checkpoint
 	ReferenceName string // its player name, "reference" when empty
+
+	// With is the directories of earlier measurements (their
+	// progress.csv) whose lines progress.png draws beside this run's: the
+	// seeds of one config, or the hour and the night, on one figure. Their
+	// Elo is over their own anchor; give them all the same Reference.
+	With []string
 }
 
 // Players is the number of players Run meets: the models, and the
@@ -178,6 +186,11 @@ type ProgressRow struct {
 func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMatch), onGame func(*arena.Record)) ([]ProgressRow, error) {
 	if len(b.Generations) < 2 {
 		return nil, fmt.Errorf("progress of run %s: want two models or more, got %d", b.Dir, len(b.Generations))
+	}
+	for _, dir := range b.With {
+		if _, err := ReadProgress(dir); err != nil {
+			return nil, err
+		}
 	}
 	v := b.Variant
 	if v == nil {
@@ -259,14 +272,15 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 // write puts rows in Out as progress.csv and progress.png.
 func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
 	var sb strings.Builder
-	sb.WriteString("model,generation,hours,games,score,elo,low,high,previous_score,previous_elo,previous_low,previous_high\n")
+	sb.WriteString(progressHeader + "\n")
 	anchor := rows[0].Model
 	if b.Reference != nil {
 		anchor = cmp.Or(b.ReferenceName, "reference")
 	}
+	name := filepath.Base(string(b.Dir))
 	var hours, elo, low, high []float64
 	for _, r := range rows {
-		fmt.Fprintf(&sb, "%s,%d,%.4f,%d,%.4f,%.1f,%.1f,%.1f", r.Model, r.Generation, r.Hours, r.Games, r.Score, r.Elo, r.Low, r.High)
+		fmt.Fprintf(&sb, "%s,%s,%d,%.4f,%d,%.4f,%.1f,%.1f,%.1f", name, r.Model, r.Generation, r.Hours, r.Games, r.Score, r.Elo, r.Low, r.High)
 		if p := r.Previous; p != nil {
 			fmt.Fprintf(&sb, ",%.4f,%.1f,%.1f,%.1f\n", p.Score, p.Elo, p.Low, p.High)
 		} else {
@@ -278,8 +292,52 @@ func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
 	if err := run.SaveFile(filepath.Join(b.Out, "progress.csv"), []byte(sb.String())); err != nil {
 		return err
 	}
-	title := fmt.Sprintf("Progress of %s (%s, %d visits, %d pairs a match, 95%% intervals)", filepath.Base(string(b.Dir)), v.Name, b.Simulations, b.Pairs)
-	return run.PlotModelHours(filepath.Join(b.Out, "progress.png"), title, "Elo over "+anchor, hours, elo, low, high)
+	title := fmt.Sprintf("Progress of %s (%s, %d visits, %d pairs a match, 95%% intervals)", name, v.Name, b.Simulations, b.Pairs)
+	lines := []run.HoursLine{{Name: name, Hours: hours, Y: elo, Low: low, High: high}}
+	for _, dir := range b.With {
+		l, err := ReadProgress(dir)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) > 1 {
+		title = fmt.Sprintf("Progress (%s, %d visits, %d pairs a match, 95%% intervals)", v.Name, b.Simulations, b.Pairs)
+	}
+	return run.PlotHoursLines(filepath.Join(b.Out, "progress.png"), title, "Elo over "+anchor, lines...)
+}
+
+// progressHeader is the first line of progress.csv.
+const progressHeader = "run,model,generation,hours,games,score,elo,low,high,previous_score,previous_elo,previous_low,previous_high"
+
+// ReadProgress reads the progress.csv of an earlier measurement in dir as
+// a line of the figure: its run's Elo over run hours, with the intervals.
+func ReadProgress(dir string) (run.HoursLine, error) {
+	path := filepath.Join(dir, "progress.csv")
+	f, err := os.Open(path)
+	if err != nil {
+		return run.HoursLine{}, fmt.Errorf("progress of an earlier measurement: %w", err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return run.HoursLine{}, fmt.Errorf("progress of an earlier measurement: %s: %w", path, err)
+	}
+	if len(recs) < 2 || strings.Join(recs[0], ",") != progressHeader {
+		return run.HoursLine{}, fmt.Errorf("progress of an earlier measurement: %s: want a header %q and rows (made by this build's bench progress)", path, progressHeader)
+	}
+	var l run.HoursLine
+	for i, r := range recs[1:] {
+		var x [4]float64
+		for k, col := range []int{3, 6, 7, 8} {
+			if x[k], err = strconv.ParseFloat(r[col], 64); err != nil {
+				return run.HoursLine{}, fmt.Errorf("progress of an earlier measurement: %s row %d: %s %q is not a number", path, i+1, recs[0][col], r[col])
+			}
+		}
+		l.Name = r[0]
+		l.Hours, l.Y, l.Low, l.High = append(l.Hours, x[0]), append(l.Y, x[1]), append(l.Low, x[2]), append(l.High, x[3])
+	}
+	return l, nil
 }
 
 // LoadReference loads the frozen model named by spec that a

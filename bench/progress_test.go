@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,6 +140,19 @@ func TestProgressBench_AReferenceIsMetByEveryModelAndAnchorsTheScale(t *testing.
 	csv, err := os.ReadFile(filepath.Join(out, "progress.csv"))
 	if err != nil || len(strings.Split(strings.TrimSpace(string(csv)), "\n")) != 3 {
 		t.Fatalf("progress.csv %q, %v: want a header and two rows", csv, err)
+	}
+	// Drawn again beside an earlier measurement (here: itself, read back).
+	line, err := ReadProgress(out)
+	if err != nil || line.Name != filepath.Base(string(dir)) || len(line.Hours) != 2 || line.Y[1] != math.Round(rows[1].Elo*10)/10 {
+		t.Errorf("read back: %+v, %v: want the run's name and its two rows", line, err)
+	}
+	b.With = []string{out}
+	if _, err := b.Run(context.Background(), nil, nil); err != nil {
+		t.Errorf("with an earlier measurement: %v", err)
+	}
+	b.With = []string{t.TempDir()}
+	if _, err := b.Run(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "progress.csv") {
+		t.Errorf("with a directory of no measurement: %v, want an error naming progress.csv", err)
 	}
 }
 

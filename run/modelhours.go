@@ -41,8 +41,25 @@ func ModelHours(d store.Dir) (map[int]float64, error) {
 // models (hours, with its 95% interval from low to high at each point) on
 // a log scale of hours, and writes it as a PNG to path.
 func PlotModelHours(path, title, name string, hours, y, low, high []float64) error {
-	ln := line{name: name, x: hours, y: y, low: low, high: high}
-	return plotLinesScaled(path, title, "run hours (log scale)", name, true, ln)
+	return PlotHoursLines(path, title, name, HoursLine{Name: name, Hours: hours, Y: y, Low: low, High: high})
+}
+
+// HoursLine is one named line of PlotHoursLines: y at each model's run
+// hours, with its 95% interval from Low to High.
+type HoursLine struct {
+	Name                string
+	Hours, Y, Low, High []float64
+}
+
+// PlotHoursLines draws lines over the run hours on a log scale, each in its
+// colour with its intervals and named in the legend, the y axis labelled
+// yLabel, and writes the figure as a PNG to path.
+func PlotHoursLines(path, title, yLabel string, lines ...HoursLine) error {
+	ls := make([]line, len(lines))
+	for i, l := range lines {
+		ls[i] = line{name: l.Name, x: l.Hours, y: l.Y, low: l.Low, high: l.High}
+	}
+	return plotLinesScaled(path, title, "run hours (log scale)", yLabel, true, ls...)
 }
 
 // SaveFile makes path's directory and writes data there atomically:

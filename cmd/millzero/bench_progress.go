@@ -25,6 +25,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 		"millzero bench progress --run runs/nine --generations 119,242,376,505 --pairs 200",
 		"millzero bench progress --run runs/nine --tablebase auto      # both sides play table positions perfectly",
 		"millzero bench progress --run runs/nine --reference default   # every model against the built-in model too, the Elo anchor",
+		"millzero bench progress --run runs/nine-s2 --reference default --with runs/nine/bench/progress   # both seeds in one figure",
 	}, out)
 	runLoc := fs.String("run", "", "run directory or store URL")
 	cache := cacheFlag(fs)
@@ -39,6 +40,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	tables := fs.String("tablebase", "", "endgame tables of the variant (or auto): both models play table positions perfectly, so the games measure the rest")
 	outDir := fs.String("out", "", "directory of the games (a later measurement reuses every match it finds there), progress.csv and progress.png (default RUN/bench/progress)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
+	with := fs.String("with", "", "earlier measurements' directories (their progress.csv), comma separated, drawn in progress.png beside this run")
 	reference := fs.String("reference", "", "a frozen model every model also meets, the Elo anchor: a checkpoint file, or default (the built-in model); none when empty, the first model the anchor")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -73,6 +75,9 @@ func runBenchProgress(args []string, out io.Writer) error {
 	b.Simulations, b.Pairs, b.OpeningPlies, b.Seed, b.Workers = *sims, *pairs, *openings, *seed, *workers
 	if *outDir != "" {
 		b.Out = *outDir
+	}
+	if *with != "" {
+		b.With = strings.Split(*with, ",")
 	}
 	if b.Tables, err = play.Tables(b.Variant, *tables); err != nil {
 		return err
