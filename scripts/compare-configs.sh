@@ -8,7 +8,7 @@
 # train --config` reads them; "default" is the default itself). For every
 # seed the two runs train at the same time, each pinned to a core of its own
 # (taskset), so whatever else the machine does slows both alike; then each
-# run's best model meets alpha-beta at the given depths (millzero bench
+# run's best model meets alpha-beta at the given depths only (millzero bench
 # strength, 400 visits a move, the same openings for every run), and every
 # config's last five models meet the first config's, seed by seed, on 100
 # pairs (scripts/head-to-head.sh -n 5: where the yardsticks score both
@@ -128,7 +128,7 @@ i=0
 for r in "${runs[@]}"; do
   if [ ! -f "$r/strength.json" ]; then
     echo "compare: strength of $r"
-    ( taskset -c $((i % 2)) bin/millzero bench strength --run "$r" --pairs "$pairs" --depths "$depths" --workers 1 --json > "$r/strength.json.tmp" &&
+    ( taskset -c $((i % 2)) bin/millzero bench strength --run "$r" --pairs "$pairs" --depths "$depths" --classic none --workers 1 --json > "$r/strength.json.tmp" &&
       mv "$r/strength.json.tmp" "$r/strength.json" ) &
     i=$((i + 1))
     [ $((i % 2)) -eq 0 ] && wait
