@@ -117,7 +117,7 @@ func LoadSource(c PlayerConfig) (Source, error) {
 		if _, err := os.Stat(path); gen == 0 && os.IsNotExist(err) {
 			return Source{Desc: fmt.Sprintf("random-rollout search (run %s is at generation 0, which has no model)", c.Run)}, nil
 		}
-	case c.Model == "" && (c.Variant == "" || c.Variant == builtin.Variant):
+	case c.Model == arena.BuiltinModel, c.Model == "" && (c.Variant == "" || c.Variant == builtin.Variant):
 		ck, err := builtin.Nine()
 		if err != nil {
 			return Source{}, err

@@ -77,3 +77,13 @@ func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 		t.Errorf("more views than the variant's symmetries: %v, want an error naming --orientations", err)
 	}
 }
+
+func TestLoadSource_DefaultIsTheBuiltinModel(t *testing.T) {
+	src, err := LoadSource(PlayerConfig{Model: "default"})
+	if err != nil || !src.Builtin || src.Checkpoint == nil {
+		t.Fatalf("--model default: %+v, %v: want the built-in model", src, err)
+	}
+	if _, err := LoadSource(PlayerConfig{Model: "default", Run: "runs/x"}); err == nil {
+		t.Error("--model default with --run: no error")
+	}
+}

@@ -30,7 +30,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --run runs/nine --search root=puct,c_puct=2   # another search at the same visits",
 	}, out)
 	pc := play.PlayerConfig{RunVariant: run.VariantOf}
-	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured")
+	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured, or default: the built-in model")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
 	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct: the benchmark before 2026-11-27)")
