@@ -40,8 +40,8 @@ type Tying struct {
 
 // NewTying is the weight sharing of a symmetric network of architecture a
 // on variant v. It fails when the trunk has fewer units than the board has
-// points, or when the variant's features or actions do not map as the
-// board's symmetries say (checked on the layout, see FeatureMap).
+// points, or when a is not an architecture for v. (That the features move
+// as FeatureMap says, for every variant and encoder, is the tests'.)
 func NewTying(v *engine.Variant, a Arch) (*Tying, error) {
 	pts := v.Board.Points
 	if a.Width < pts {
@@ -107,8 +107,8 @@ func unitMap(v *engine.Variant, width, sym int) []int {
 // orbitsOf numbers the orbits of the values of a rows×cols tensor whose
 // row r and column k a symmetry s moves to rowMap[s][r] and colMap[s][k]
 // (nil rowMap: one row that no symmetry moves). The maps of a group give
-// each value's orbit as its images under all of them; an orbit's number
-// is its first value's place in row-major order.
+// each value's orbit as its images under all of them; the orbits are
+// numbered in the row-major order of their first values.
 func orbitsOf(rows, cols int, rowMap, colMap [][]int) ([]int32, []float32) {
 	ids := make([]int32, rows*cols)
 	for i := range ids {
