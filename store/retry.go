@@ -73,12 +73,35 @@ func permanent(err error) error {
 // patience is spent (forever when it is negative) instead of a fixed number
 // of times, and the store's waiting function is told what the operation
 // waits for after waitFirst and then every waitEvery.
-func (s *Store) do(ctx context.Context, opName, name string, op func(attempt int) error) error {
+//
+// Each attempt gets at most AttemptTimeout: a request the store accepted
+// and never answers (a connection left open by a store that restarted)
+// fails as a transient timeout and is tried again, instead of holding its
+// caller for ever.
+func (s *Store) do(ctx context.Context, opName, name string, op func(ctx context.Context, attempt int) error) error {
+	return s.retried(ctx, opName, name, AttemptTimeout, op)
+}
+
+// doUnbounded is do without the bound on an attempt: for an operation whose
+// result outlives it (a reader the caller streams).
+func (s *Store) doUnbounded(ctx context.Context, opName, name string, op func(ctx context.Context, attempt int) error) error {
+	return s.retried(ctx, opName, name, 0, op)
+}
+
+// AttemptTimeout bounds one attempt of a store operation (do).
+var AttemptTimeout = 2 * time.Minute
+
+func (s *Store) retried(ctx context.Context, opName, name string, bound time.Duration, op func(ctx context.Context, attempt int) error) error {
 	delay := s.retry.first
 	start := time.Now()
 	nextReport := start.Add(waitFirst)
 	for attempt := 0; ; attempt++ {
-		err := op(attempt)
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if bound > 0 {
+			actx, cancel = context.WithTimeout(ctx, bound)
+		}
+		err := op(actx, attempt)
+		cancel()
 		if err == nil {
 			if attempt > 0 && s.waiting != nil && time.Since(start) >= waitFirst {
 				s.waiting(fmt.Sprintf("run store %s answers again: %s %s went through after %v", s.loc, opName, name,

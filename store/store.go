@@ -277,7 +277,7 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 		return ok, err
 	}
 	var found []string
-	err = s.do(ctx, "list", "", func(int) error {
+	err = s.do(ctx, "list", "", func(ctx context.Context, _ int) error {
 		found = found[:0]
 		if s.dir != "" {
 			objs, err := listLocal(s.dir, "")
@@ -369,7 +369,7 @@ func (s *Store) Put(ctx context.Context, name string, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("put %s in %s: read the data: %w", name, s.loc, err)
 	}
-	return s.do(ctx, "put", name, func(attempt int) error {
+	return s.do(ctx, "put", name, func(ctx context.Context, attempt int) error {
 		rd, err := src.rewind()
 		if err != nil {
 			return permanent(err)
@@ -406,7 +406,7 @@ func (s *Store) PutReplace(ctx context.Context, name string, data []byte) error 
 		}
 		return nil
 	}
-	return s.do(ctx, "replace", name, func(int) error {
+	return s.do(ctx, "replace", name, func(ctx context.Context, _ int) error {
 		return s.write(ctx, name, bytes.NewReader(data), false)
 	})
 }
@@ -464,7 +464,7 @@ func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
 		return nil, fmt.Errorf("get from %s: %w", s.loc, err)
 	}
 	var data []byte
-	err := s.do(ctx, "get", name, func(int) error {
+	err := s.do(ctx, "get", name, func(ctx context.Context, _ int) error {
 		var err error
 		data, err = s.bucket.ReadAll(ctx, name)
 		return err
@@ -480,7 +480,7 @@ func (s *Store) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("open in %s: %w", s.loc, err)
 	}
 	var r *blob.Reader
-	err := s.do(ctx, "open", name, func(int) error {
+	err := s.doUnbounded(ctx, "open", name, func(ctx context.Context, _ int) error {
 		var err error
 		r, err = s.bucket.NewReader(ctx, name, nil)
 		return err
@@ -496,7 +496,7 @@ func (s *Store) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 // operation.
 func (s *Store) ReadRange(ctx context.Context, name string, off, n int64) ([]byte, error) {
 	var data []byte
-	err := s.do(ctx, "read", name, func(int) error {
+	err := s.do(ctx, "read", name, func(ctx context.Context, _ int) error {
 		rd, err := s.bucket.NewRangeReader(ctx, name, off, n, nil)
 		if err != nil {
 			return err
@@ -514,7 +514,7 @@ func (s *Store) Exists(ctx context.Context, name string) (bool, error) {
 		return false, fmt.Errorf("exists in %s: %w", s.loc, err)
 	}
 	var ok bool
-	err := s.do(ctx, "exists", name, func(int) error {
+	err := s.do(ctx, "exists", name, func(ctx context.Context, _ int) error {
 		var err error
 		ok, err = s.bucket.Exists(ctx, name)
 		return err
@@ -529,7 +529,7 @@ func (s *Store) Stat(ctx context.Context, name string) (ObjectInfo, error) {
 		return ObjectInfo{}, fmt.Errorf("stat in %s: %w", s.loc, err)
 	}
 	var info ObjectInfo
-	err := s.do(ctx, "stat", name, func(int) error {
+	err := s.do(ctx, "stat", name, func(ctx context.Context, _ int) error {
 		a, err := s.bucket.Attributes(ctx, name)
 		if err != nil {
 			return err
@@ -548,7 +548,7 @@ func (s *Store) Stat(ctx context.Context, name string) (ObjectInfo, error) {
 // into place while the trainer and status list them.
 func (s *Store) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
 	var out []ObjectInfo
-	err := s.do(ctx, "list", prefix+"*", func(int) error {
+	err := s.do(ctx, "list", prefix+"*", func(ctx context.Context, _ int) error {
 		out = out[:0]
 		if s.dir != "" {
 			var err error
@@ -583,7 +583,7 @@ func (s *Store) Delete(ctx context.Context, name string) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("delete in %s: %w", s.loc, err)
 	}
-	return s.do(ctx, "delete", name, func(int) error {
+	return s.do(ctx, "delete", name, func(ctx context.Context, _ int) error {
 		err := s.bucket.Delete(ctx, name)
 		if storeErrorCode(err) == gcerrors.NotFound {
 			return nil
@@ -602,7 +602,7 @@ func (s *Store) Download(ctx context.Context, name, localPath string) error {
 	if err := os.MkdirAll(filepath.Dir(localPath), 0o777); err != nil {
 		return fmt.Errorf("download %s from %s: %w", name, s.loc, err)
 	}
-	return s.do(ctx, "download", name, func(int) error {
+	return s.do(ctx, "download", name, func(ctx context.Context, _ int) error {
 		r, err := s.bucket.NewReader(ctx, name, nil)
 		if err != nil {
 			return err
