@@ -187,10 +187,13 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	if len(b.Generations) < 2 {
 		return nil, fmt.Errorf("progress of run %s: want two models or more, got %d", b.Dir, len(b.Generations))
 	}
+	var with []run.HoursLine // read before the matches, so that a bad one is said at once
 	for _, dir := range b.With {
-		if _, err := ReadProgress(dir); err != nil {
+		l, err := ReadProgress(dir)
+		if err != nil {
 			return nil, err
 		}
+		with = append(with, l)
 	}
 	v := b.Variant
 	if v == nil {
@@ -262,15 +265,16 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 		}
 	}
 	if b.Out != "" {
-		if err := b.write(rows, v); err != nil {
+		if err := b.write(rows, v, with); err != nil {
 			return rows, err
 		}
 	}
 	return rows, nil
 }
 
-// write puts rows in Out as progress.csv and progress.png.
-func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
+// write puts rows in Out as progress.csv and progress.png, the figure with
+// the lines of earlier measurements (With) beside this run's.
+func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant, with []run.HoursLine) error {
 	var sb strings.Builder
 	sb.WriteString(progressHeader + "\n")
 	anchor := rows[0].Model
@@ -293,15 +297,8 @@ func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant) error {
 		return err
 	}
 	title := fmt.Sprintf("Progress of %s (%s, %d visits, %d pairs a match, 95%% intervals)", name, v.Name, b.Simulations, b.Pairs)
-	lines := []run.HoursLine{{Name: name, Hours: hours, Y: elo, Low: low, High: high}}
-	for _, dir := range b.With {
-		l, err := ReadProgress(dir)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, l)
-	}
-	if len(lines) > 1 {
+	lines := append([]run.HoursLine{{Name: name, Hours: hours, Y: elo, Low: low, High: high}}, with...)
+	if len(with) > 0 {
 		title = fmt.Sprintf("Progress (%s, %d visits, %d pairs a match, 95%% intervals)", v.Name, b.Simulations, b.Pairs)
 	}
 	return run.PlotHoursLines(filepath.Join(b.Out, "progress.png"), title, "Elo over "+anchor, lines...)

@@ -152,6 +152,16 @@ func (t *Tying) Init(n *Network) error {
 	return nil
 }
 
+// Tie ties the random weights of n, a new symmetric network for v (Init
+// with the Tying of its architecture).
+func Tie(v *engine.Variant, n *Network) error {
+	t, err := NewTying(v, n.Arch)
+	if err != nil {
+		return err
+	}
+	return t.Init(n)
+}
+
 // Project replaces every value of tensor i's gradient g with the mean of
 // its orbit's: the gradient of the tied weights, up to each orbit's size,
 // which an optimizer that scales each weight's step (Adam) does not see.

@@ -9,24 +9,13 @@ import (
 	"github.com/millzero/millzero/engine"
 )
 
-// playedPositions is n positions of games of random legal actions in v.
-func playedPositions(t *testing.T, v *engine.Variant, n int, seed uint64) []engine.Position {
-	t.Helper()
+// playedPositions is n positions of games of random legal actions in v
+// (randomPosition), up to 60 plies in.
+func playedPositions(v *engine.Variant, n int, seed uint64) []engine.Position {
 	rng := rand.New(rand.NewPCG(seed, 5))
-	buf := make([]engine.Action, 0, engine.MaxActions)
-	var out []engine.Position
-	for len(out) < n {
-		g := engine.NewGame(v)
-		for ply := 0; ply < 150 && len(out) < n; ply++ {
-			if r, _ := g.Outcome(); r != engine.Ongoing {
-				break
-			}
-			out = append(out, g.Pos)
-			legal := v.Legal(&g.Pos, buf)
-			if err := g.Play(legal[rng.IntN(len(legal))]); err != nil {
-				t.Fatal(err)
-			}
-		}
+	out := make([]engine.Position, n)
+	for i := range out {
+		out[i] = randomPosition(v, rng, rng.IntN(60))
 	}
 	return out
 }
@@ -35,14 +24,11 @@ var symmetricVariants = []string{"nine", "three", "twelve", "morabaraba", "mouli
 
 func TestFeatureMap_MovesEveryFeatureAsTheBoardTurns(t *testing.T) {
 	for _, name := range symmetricVariants {
-		v, err := engine.Load(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := mustVariant(t, name)
 		for enc := EncoderBoard; enc <= EncoderVersion; enc++ {
 			n := FeatureSize(v, enc)
 			x, y := make([]float32, n), make([]float32, n)
-			for _, p := range playedPositions(t, v, 60, 1) {
+			for _, p := range playedPositions(v, 60, 1) {
 				for s := range v.NumSymmetries() {
 					m := FeatureMap(v, enc, s)
 					q := v.MapPosition(s, p)
@@ -64,10 +50,7 @@ func TestFeatureMap_MovesEveryFeatureAsTheBoardTurns(t *testing.T) {
 // network tied by Init; an untied one of the same weights' draw does not.
 func TestTying_ASymmetricNetworkAnswersEveryTurnAlike(t *testing.T) {
 	for _, name := range symmetricVariants {
-		v, err := engine.Load(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := mustVariant(t, name)
 		a := NewArch(v, Config{Width: 2*v.Board.Points + 5, Blocks: 1, Features: EncoderTactics, Symmetric: true})
 		tie, err := NewTying(v, a)
 		if err != nil {
@@ -93,7 +76,7 @@ func TestTying_ASymmetricNetworkAnswersEveryTurnAlike(t *testing.T) {
 			p0, p1 := make([]float32, a.Actions), make([]float32, a.Actions)
 			o0, o1 := make([]float32, a.Outcomes), make([]float32, a.Outcomes)
 			d := 0.0
-			for _, p := range playedPositions(t, v, 20, 2) {
+			for _, p := range playedPositions(v, 20, 2) {
 				Encode(v, a.Encoder, &p, 0, x)
 				if err := fwd.Run(x, 1, p0, o0); err != nil {
 					t.Fatal(err)
@@ -125,10 +108,7 @@ func TestTying_ASymmetricNetworkAnswersEveryTurnAlike(t *testing.T) {
 }
 
 func TestTying_Project(t *testing.T) {
-	v, err := engine.Load("nine")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := mustVariant(t, "nine")
 	a := NewArch(v, Config{Width: 56, Blocks: 1, Features: EncoderBoard, Symmetric: true})
 	tie, err := NewTying(v, a)
 	if err != nil {
@@ -154,17 +134,11 @@ func TestTying_Project(t *testing.T) {
 }
 
 func TestTying_RefusesWhatDoesNotFit(t *testing.T) {
-	v, err := engine.Load("nine")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := mustVariant(t, "nine")
 	if _, err := NewTying(v, NewArch(v, Config{Width: 16, Blocks: 1, Symmetric: true})); err == nil || !strings.Contains(err.Error(), "24 points") {
 		t.Errorf("width 16 on 24 points: %v", err)
 	}
-	three, err := engine.Load("three")
-	if err != nil {
-		t.Fatal(err)
-	}
+	three := mustVariant(t, "three")
 	tie, err := NewTying(v, NewArch(v, Config{Width: 24, Blocks: 1, Symmetric: true}))
 	if err != nil {
 		t.Fatal(err)
@@ -180,10 +154,7 @@ func TestTying_RefusesWhatDoesNotFit(t *testing.T) {
 }
 
 func TestCheckpoint_KeepsTheSymmetry(t *testing.T) {
-	v, err := engine.Load("three")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := mustVariant(t, "three")
 	a := NewArch(v, Config{Width: 12, Blocks: 1, Symmetric: true})
 	n := randomNetwork(t, a, 1)
 	n.Variant = v.Name

@@ -795,11 +795,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 			return 0, 0, err
 		}
 		if net.Arch.Symmetric {
-			tie, err := model.NewTying(l.v, net.Arch)
-			if err == nil {
-				err = tie.Init(net)
-			}
-			if err != nil {
+			if err := model.Tie(l.v, net); err != nil {
 				return 0, 0, err
 			}
 		}

@@ -37,13 +37,6 @@ func ModelHours(d store.Dir) (map[int]float64, error) {
 	return out, nil
 }
 
-// PlotModelHours draws one named line of a figure over the run hours of
-// models (hours, with its 95% interval from low to high at each point) on
-// a log scale of hours, and writes it as a PNG to path.
-func PlotModelHours(path, title, name string, hours, y, low, high []float64) error {
-	return PlotHoursLines(path, title, name, HoursLine{Name: name, Hours: hours, Y: y, Low: low, High: high})
-}
-
 // HoursLine is one named line of PlotHoursLines: y at each model's run
 // hours, with its 95% interval from Low to High.
 type HoursLine struct {

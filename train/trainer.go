@@ -499,11 +499,9 @@ func (t *Trainer) forward(batch []dataset.Sample, grads bool) (Stats, error) {
 // whatever the shares, so the weights do not depend on them.
 func (t *Trainer) update(k, n int) {
 	for i, p := range t.net.Params {
-		var lo, hi int
-		if t.tie != nil {
-			lo, hi = len(p.Data)*k/n, len(p.Data)*(k+1)/n // tied: combined and projected before the step
-		} else {
-			lo, hi = t.combine(k, n, i)
+		lo, hi := share(len(p.Data), k, n)
+		if t.tie == nil { // tied: combined and projected before the step
+			t.combine(k, n, i)
 		}
 		t.opt.update(i, p.Data, t.gbuf[i], lo, hi)
 		if t.ema != nil {
@@ -526,8 +524,7 @@ func average(e, p []float32, d float32) {
 // (the gradient of the batch's mean loss), into t.gbuf[i], on share k of
 // n, lo..hi-1, of the tensor. With one worker t.gbuf[i] is its gradient.
 func (t *Trainer) combine(k, n, i int) (lo, hi int) {
-	size := len(t.net.Params[i].Data)
-	lo, hi = size*k/n, size*(k+1)/n
+	lo, hi = share(len(t.net.Params[i].Data), k, n)
 	if len(t.workers) == 1 {
 		t.gbuf[i] = t.workers[0].gdata[i]
 		return lo, hi
@@ -542,6 +539,9 @@ func (t *Trainer) combine(k, n, i int) (lo, hi int) {
 	}
 	return lo, hi
 }
+
+// share is the bounds of share k of n of a tensor of size values.
+func share(size, k, n int) (lo, hi int) { return size * k / n, size * (k + 1) / n }
 
 // ErrNonFiniteLoss is the error of a step whose loss is NaN or infinite:
 // the step is not applied, and training stops there.
