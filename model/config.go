@@ -26,7 +26,18 @@ type Config struct {
 	// hidden layer Width/P channels of each of the P points and the rest
 	// invariant units. Width must be at least the board's points.
 	Symmetric bool `yaml:"symmetric"`
+	// Kind is the network's structure: "" or KindMLP, dense layers over the
+	// whole feature vector; KindGraph, Width channels at every point of the
+	// board, each layer mixing a point's channels with its neighbours',
+	// its lines' and the whole board's (graph.go).
+	Kind string `yaml:"kind"`
 }
+
+// The structures of a network (Config.Kind).
+const (
+	KindMLP   = "mlp"
+	KindGraph = "graph"
+)
 
 // The orientations of a network (Config.Orientation).
 const (
@@ -58,6 +69,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model config: blocks %d: want 0..64", c.Blocks)
 	case c.Orientation != "" && c.Orientation != OrientRandom && c.Orientation != OrientCanonical:
 		return fmt.Errorf("model config: orientation %q: want %s or %s", c.Orientation, OrientRandom, OrientCanonical)
+	case c.Kind != "" && c.Kind != KindMLP && c.Kind != KindGraph:
+		return fmt.Errorf("model config: kind %q: want %s or %s", c.Kind, KindMLP, KindGraph)
+	case c.Kind == KindGraph && c.Symmetric:
+		return fmt.Errorf("model config: kind %s with symmetric: a graph network answers every turn of a board alike by its structure; leave out symmetric", KindGraph)
 	case c.Features != 0 && CheckEncoder(c.Features) != nil:
 		return fmt.Errorf("model config: features %d: want %d (the board), %d (the board and the mills) or %d (and the tactics a move ahead)", c.Features, EncoderBoard, EncoderMill, EncoderTactics)
 	}

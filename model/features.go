@@ -292,41 +292,50 @@ func AbsoluteOutcome(class, side, players int) int {
 // position p. The point planes move with the points, the last rotation's
 // one-hot with the rings, and every other feature stays.
 func FeatureMap(v *engine.Variant, enc, sym int) []int {
-	pts, players := v.Board.Points, v.Players
 	m := make([]int, FeatureSize(v, enc))
 	for f := range m {
 		m[f] = f
 	}
-	plane := func(o int) {
-		for i := range pts {
+	for _, o := range FeaturePlanes(v, enc) {
+		for i := range v.Board.Points {
 			m[o+i] = o + v.MapPoint(sym, i)
 		}
 	}
-	for r := 0; r <= players; r++ {
-		plane(r * pts)
-	}
-	o := (players+1)*pts + seatFeatures*players + phaseFeatures + scalarFeatures
 	if v.Board.Rotating {
+		o := (v.Players+1)*v.Board.Points + seatFeatures*v.Players + phaseFeatures + scalarFeatures
 		for k := range 2 * v.Board.Rings {
 			q := v.MapPosition(sym, engine.Position{LastRotation: int8(k)})
 			if q.LastRotation >= 0 {
 				m[o+k] = o + int(q.LastRotation)
 			}
 		}
+	}
+	return m
+}
+
+// FeaturePlanes is where the features of encoder enc that belong to a
+// point lie: each offset o begins a plane, feature o+i of point i, in the
+// encoder's order. Every other feature is of the whole position.
+func FeaturePlanes(v *engine.Variant, enc int) []int {
+	pts, players := v.Board.Points, v.Players
+	var planes []int
+	for r := 0; r <= players; r++ {
+		planes = append(planes, r*pts)
+	}
+	o := (players+1)*pts + seatFeatures*players + phaseFeatures + scalarFeatures + players
+	if v.Board.Rotating {
 		o += 2 * v.Board.Rings
 	}
-	o += players
 	if enc >= EncoderMill {
 		for r := range players {
-			plane(o + r*(2*pts+1))
-			plane(o + r*(2*pts+1) + pts)
+			planes = append(planes, o+r*(2*pts+1), o+r*(2*pts+1)+pts)
 		}
 		o += players * (2*pts + 1)
 	}
 	if enc >= EncoderTactics {
 		for k := range players * tacticsPlanes {
-			plane(o + k*pts)
+			planes = append(planes, o+k*pts)
 		}
 	}
-	return m
+	return planes
 }

@@ -29,23 +29,45 @@ type Arch struct {
 	// function of every turn of a board (Tying, Config.Symmetric);
 	// checkpoints record it apart, as symmetry.
 	Symmetric bool `json:"-"`
-	Inputs    int  `json:"inputs"`   // features per position (FeatureSize)
-	Width     int  `json:"width"`    // units of every hidden layer
-	Blocks    int  `json:"blocks"`   // residual blocks of two layers each
-	Actions   int  `json:"actions"`  // policy logits: the variant's action space
-	Outcomes  int  `json:"outcomes"` // outcome logits: players + 1 (a draw)
+	// Kind is the network's structure: KindMLP (dense layers over the
+	// whole feature vector) or KindGraph (channels at every point, mixed
+	// along the board's lines and neighbours: graph.go).
+	Kind     string `json:"kind,omitempty"`
+	Inputs   int    `json:"inputs"`   // features per position (FeatureSize)
+	Width    int    `json:"width"`    // units of every hidden layer (a graph network's: channels a point)
+	Blocks   int    `json:"blocks"`   // residual blocks of two layers each
+	Actions  int    `json:"actions"`  // policy logits: the variant's action space
+	Outcomes int    `json:"outcomes"` // outcome logits: players + 1 (a draw)
+	// Points and Planes are a graph network's board points and feature
+	// planes (features at every point: FeaturePlanes); 0 for an MLP.
+	Points int `json:"points,omitempty"`
+	Planes int `json:"planes,omitempty"`
+	// Topology is a graph network's board (its neighbours and lines),
+	// from the variant: NewArch sets it, and a checkpoint's loader from
+	// the variant the checkpoint carries.
+	Topology Topology `json:"-"`
 }
 
 // NewArch is the architecture of a network for variant v with trunk c.
 func NewArch(v *engine.Variant, c Config) Arch {
-	return Arch{Encoder: c.Encoder(), Canonical: c.Orientation == OrientCanonical, Symmetric: c.Symmetric, Inputs: FeatureSize(v, c.Encoder()),
+	a := Arch{Encoder: c.Encoder(), Canonical: c.Orientation == OrientCanonical, Symmetric: c.Symmetric, Inputs: FeatureSize(v, c.Encoder()),
 		Width: c.Width, Blocks: c.Blocks, Actions: v.NumActions(), Outcomes: v.Players + 1}
+	if c.Kind == KindGraph {
+		a.Kind, a.Points, a.Planes = KindGraph, v.Board.Points, len(FeaturePlanes(v, c.Encoder()))
+		a.Topology = TopologyOf(v)
+	}
+	return a
 }
 
 // Validate reports what is wrong with the architecture.
 func (a Arch) Validate() error {
-	if err := (Config{Width: a.Width, Blocks: a.Blocks}).Validate(); err != nil {
+	if err := (Config{Width: a.Width, Blocks: a.Blocks, Kind: a.Kind}).Validate(); err != nil {
 		return err
+	}
+	if a.Kind == KindGraph {
+		if err := a.validateGraph(); err != nil {
+			return err
+		}
 	}
 	switch {
 	case a.Inputs < 1:
@@ -62,7 +84,11 @@ func (a Arch) Validate() error {
 // " canonical" for a network of canonical orientation, " symmetric" for one
 // whose weights are tied over the board's symmetries).
 func (a Arch) String() string {
-	s := fmt.Sprintf("mlp %d-%dx%d-%d/%d", a.Inputs, a.Width, a.Blocks, a.Actions, a.Outcomes)
+	kind := "mlp"
+	if a.Kind == KindGraph {
+		kind = KindGraph
+	}
+	s := fmt.Sprintf("%s %d-%dx%d-%d/%d", kind, a.Inputs, a.Width, a.Blocks, a.Actions, a.Outcomes)
 	if a.Canonical {
 		s += " canonical"
 	}
@@ -112,6 +138,9 @@ func (a Arch) Heads() (policy, outcome Layer) {
 
 // MACs is the number of multiply-adds of the forward pass for one position.
 func (a Arch) MACs() int {
+	if a.Kind == KindGraph {
+		return a.graphMACs()
+	}
 	n := 0
 	for _, l := range a.layers() {
 		n += l.In * l.Out
@@ -122,8 +151,8 @@ func (a Arch) MACs() int {
 // ParamCount is the number of weights and biases.
 func (a Arch) ParamCount() int {
 	n := 0
-	for _, l := range a.layers() {
-		n += l.In*l.Out + l.Out
+	for _, p := range a.zeroParams() {
+		n += len(p.Data)
 	}
 	return n
 }
@@ -165,6 +194,9 @@ func (a Arch) paramNames() []string {
 
 // zeroParams allocates the tensors of a, all zero.
 func (a Arch) zeroParams() []Param {
+	if a.Kind == KindGraph {
+		return a.graphParams()
+	}
 	names := a.paramNames()
 	var ps []Param
 	for i, l := range a.layers() {
@@ -185,6 +217,10 @@ func New(variant string, a Arch, rng *rand.Rand) (*Network, error) {
 	}
 	a.Encoder = Config{Features: a.Encoder}.Encoder() // an unset encoder reads as the config's does
 	n := &Network{Variant: variant, Arch: a, Params: a.zeroParams()}
+	if a.Kind == KindGraph {
+		n.initGraph(rng)
+		return n, nil
+	}
 	for _, l := range a.layers() {
 		std := l.initStd()
 		w := n.Params[l.W].Data
