@@ -57,7 +57,7 @@ func (c Config) Encoder() int {
 // two equal): 128 wide, two residual blocks, feature set 3, a random
 // orientation of the board for each position.
 func DefaultConfig() Config {
-	return Config{Width: 128, Blocks: 2, Features: 3, Orientation: "random"}
+	return Config{Width: 128, Blocks: 2, Features: 3, Orientation: "random", Kind: KindMLP}
 }
 
 // Validate reports what is wrong with the configuration.

@@ -110,7 +110,7 @@ func (c *Config) trunkAt(g int) model.Config {
 	m := c.Model
 	for _, s := range c.Loop.Grow {
 		if s.Generation <= g {
-			m = model.Config{Width: s.Width, Blocks: s.Blocks, Features: c.Model.Features, Orientation: c.Model.Orientation, Symmetric: c.Model.Symmetric}
+			m = model.Config{Width: s.Width, Blocks: s.Blocks, Features: c.Model.Features, Orientation: c.Model.Orientation, Symmetric: c.Model.Symmetric, Kind: c.Model.Kind}
 		}
 	}
 	return m
@@ -343,6 +343,9 @@ func (c *Config) validate() error {
 		if len(c.Loop.Grow) > 0 {
 			return fmt.Errorf("model: symmetric with loop.grow: a symmetric network does not grow (its units are laid out by points); set loop.grow: []")
 		}
+	}
+	if c.Model.Kind == model.KindGraph && len(c.Loop.Grow) > 0 {
+		return fmt.Errorf("model: kind %s with loop.grow: a graph network does not grow; set loop.grow: []", model.KindGraph)
 	}
 	if c.Tablebase != "" && c.Tablebase != tablebase.Auto {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {

@@ -50,8 +50,8 @@ func TestConfig_GrowStepsMustGrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, o := c.Model.Features, c.Model.Orientation // the default's encoder and orientation: growing keeps them
-	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2, Features: f, Orientation: o}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: f, Orientation: o}) {
+	f, o, k := c.Model.Features, c.Model.Orientation, c.Model.Kind // the default's encoder, orientation and kind: growing keeps them
+	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2, Features: f, Orientation: o, Kind: k}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: f, Orientation: o, Kind: k}) {
 		t.Errorf("trunk at 4: %+v, at 5: %+v", c.trunkAt(4), c.trunkAt(5))
 	}
 }
@@ -144,6 +144,9 @@ func TestLoop_SymmetricNetworkStaysTied(t *testing.T) {
 	for text, want := range map[string]string{
 		"variant: three\nmodel: {width: 8, symmetric: true}\n":                                                         "9 points",
 		"variant: three\nmodel: {width: 18, symmetric: true}\nloop: {grow: [{generation: 2, width: 27, blocks: 2}]}\n": "does not grow",
+		"variant: three\nmodel: {width: 8, kind: graph}\nloop: {grow: [{generation: 2, width: 16, blocks: 2}]}\n":      "a graph network does not grow",
+		"variant: three\nmodel: {width: 18, kind: graph, symmetric: true}\n":                                           "leave out symmetric",
+		"variant: three\nmodel: {width: 8, kind: conv}\n":                                                              `kind "conv"`,
 	} {
 		if _, err := loadConfigText(t, text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error saying %q", text, err, want)
