@@ -5,31 +5,37 @@ import (
 )
 
 // graphChunk is the most positions a graph network's pass runs through
-// its layers at once: their activations (a few KB a position) stay in the
-// core's L2 cache from one product to the next.
+// its layers at once: their activations (P·channels floats, 3 KB a
+// position of nine at 32 channels) stay in the core's L2 cache from one
+// product to the next. 16 to 64 measure alike.
 const graphChunk = 32
 
 // graphForward is the forward pass of a graph network (graph.go), the
 // Forward of an Arch of KindGraph. It runs the positions in chunks of up
-// to graphChunk, each chunk's activations point-major: row p·b' + j of a
-// chunk of b' positions is point p of its position j, Width channels, so
-// that one product by a layer's shared weight covers every point of every
-// position, and the mixing by the relations is one product on the
-// P × (b'·Width) view of the same rows.
+// to graphChunk, each chunk's activations point-major: row p·b + j of a
+// chunk of b positions is point p of its position j, its channels
+// contiguous, so that one product by a layer's shared weight covers every
+// point of every position, and on the P × (b·channels) view of the same
+// rows the mixing along the board (N·H, L·H) is a mean of a few whole
+// rows (meanRows; a product by the P×P relations costs more). M·H is the
+// same at every point of a position: its product by the weight is taken
+// once a position, with the bias. The move logits' product term waits for
+// Logit, which reads GraphRank columns of the two points.
 //
-// NewForward lays the weights out for the kernels (each channel count
-// padded to a multiple of 16, the kernels' width, with zeros that stay
-// zero), so the pass evaluates the weights as they were when it was made.
+// NewForward lays the weights out for the kernels, each channel count
+// padded to a multiple of 8 (the narrowest kernel, gemmNarrow's) with
+// zeros that stay zero, so the pass evaluates the weights as they were
+// when it was made.
 type graphForward struct {
-	p, wp   int   // points; channels padded to a multiple of 16
+	p, wp   int   // points; channels padded to a multiple of 8
 	planes  []int // the inputs' point planes (Arch.featurePlanes)
 	globals []int // the inputs of the whole position (Arch.graphGlobals)
 	nIn     int   // inputs per position
 	rot     int   // rotation logits (Arch.Rotations)
 	outs    int   // outcome logits
 
-	mix  []float32 // [N; L]: 2P × P, the neighbours' and line-mates' means (Arch.Relations)
-	mean []float32 // 1 × P, each 1/P: the board's mean
+	sources [][]int   // row i of [N; L] (2P × P, Arch.Relations) is the mean of these points'
+	mean    []float32 // 1 × P, each 1/P: the board's mean
 
 	inPoint, inGlobal, inBias []float32 // Planes × wp, Globals × wp, wp
 	layers                    []graphLayer
@@ -42,7 +48,7 @@ type graphForward struct {
 	xp    []float32 // P·graphChunk × Planes: the point features, point-major
 	xg    []float32 // graphChunk × Globals
 	h, u  []float32 // P·graphChunk × wp: a block's input (and output), its hidden layer
-	nl    []float32 // 2P·graphChunk × wp: N·X then L·X of a layer's input X
+	nl    []float32 // 2P·graphChunk × wp: N·X, then L·X, of a layer's input X
 	avg   []float32 // graphChunk × wp: the mean over the points
 	z     []float32 // graphChunk × wp: what each position adds to all its points
 	vh    []float32 // graphChunk × GraphValueHidden
@@ -55,8 +61,9 @@ type graphForward struct {
 }
 
 // graphQ is the per-point policy columns as the pass keeps them:
-// graphPointHeads + 2·GraphRank, padded to a multiple of 16.
-const graphQ = (graphPointHeads + 2*GraphRank + 15) &^ 15
+// graphPointHeads + 2·GraphRank, padded to a multiple of 8 (gemmNarrow's
+// columns).
+const graphQ = (graphPointHeads + 2*GraphRank + 7) &^ 7
 
 // graphLayer is one layer of a block, its weight split by what it reads.
 type graphLayer struct {
@@ -69,12 +76,20 @@ type graphLayer struct {
 func newGraphForward(n *Network, max int) *graphForward {
 	a := n.Arch
 	w := a.Width
-	wp := (w + 15) &^ 15
+	wp := (w + 7) &^ 7
 	g := &graphForward{p: a.Points, wp: wp, planes: a.featurePlanes(), globals: a.graphGlobals(), nIn: a.Inputs,
 		rot: a.Rotations(), outs: a.Outcomes}
 	P := a.Points
 	nm, lm, _ := a.Relations()
-	g.mix = append(nm, lm...)
+	mix := append(nm, lm...)
+	g.sources = make([][]int, 2*P)
+	for i := range g.sources {
+		for q := range P {
+			if mix[i*P+q] != 0 { // each of the row's values is 1/its count
+				g.sources[i] = append(g.sources[i], q)
+			}
+		}
+	}
 	g.mean = make([]float32, P)
 	for i := range g.mean {
 		g.mean[i] = 1 / float32(P)
@@ -100,7 +115,7 @@ func newGraphForward(n *Network, max int) *graphForward {
 	g.polBias = padded(par(pol+1), 1, q, 1, graphQ)
 	if rot >= 0 {
 		g.rotT = padded(transposed(par(rot), w, g.rot), g.rot, w, g.rot, wp)
-		g.rotBias = par(rot + 1)
+		g.rotBias = append([]float32(nil), par(rot+1)...)
 	}
 	g.hid = padded(par(val), w, GraphValueHidden, wp, GraphValueHidden)
 	g.hidBias = append([]float32(nil), par(val+1)...)
@@ -155,9 +170,10 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 		for k, f := range g.globals {
 			xg[j*ng+k] = in[f]
 		}
-		for k, o := range g.planes {
-			for p := range P {
-				xp[(p*b+j)*nf+k] = in[o+p]
+		for p := range P {
+			row := xp[(p*b+j)*nf : (p*b+j+1)*nf]
+			for k, o := range g.planes {
+				row[k] = in[o+p]
 			}
 		}
 	}
@@ -165,12 +181,12 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 	for j := range b {
 		copy(z[j*wp:(j+1)*wp], g.inBias)
 	}
-	gemmAcc(b, wp, ng, xg, ng, g.inGlobal, wp, z, wp)
+	gemmNarrow(b, wp, ng, xg, ng, g.inGlobal, wp, z, wp)
 	for p := range P {
 		copy(h[p*b*wp:(p+1)*b*wp], z)
 	}
-	gemmAcc(rows, wp, nf, xp, nf, g.inPoint, wp, h, wp)
-	vek32.MaximumNumber_Inplace(h, 0)
+	gemmNarrow(rows, wp, nf, xp, nf, g.inPoint, wp, h, wp)
+	relu(h)
 
 	for i := 0; i < len(g.layers); i += 2 {
 		g.layer(u, h, b, &g.layers[i], false)
@@ -179,10 +195,11 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 
 	// Heads. Q = H·Wq + bq at every point.
 	q := g.q[c0*P*graphQ : (c0+b)*P*graphQ]
-	for r := range rows {
-		copy(q[r*graphQ:(r+1)*graphQ], g.polBias)
+	copy(q, g.polBias)
+	for n := graphQ; n < len(q); n *= 2 { // the bias in every row, in doubling copies
+		copy(q[n:], q[:n])
 	}
-	gemmAcc(rows, graphQ, wp, h, wp, g.pol, graphQ, q, graphQ)
+	gemmNarrow(rows, graphQ, wp, h, wp, g.pol, graphQ, q, graphQ)
 	avg := g.boardMean(h, b)
 	for j := range b {
 		m := avg[j*wp : (j+1)*wp]
@@ -195,7 +212,7 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 		copy(vh[j*GraphValueHidden:(j+1)*GraphValueHidden], g.hidBias)
 	}
 	gemmAcc(b, GraphValueHidden, wp, avg, wp, g.hid, GraphValueHidden, vh, GraphValueHidden)
-	vek32.MaximumNumber_Inplace(vh, 0)
+	relu(vh)
 	for j := range b {
 		for k := range g.outs {
 			outcome[(c0+j)*g.outs+k] = g.outBias[k] + vek32.Dot(vh[j*GraphValueHidden:(j+1)*GraphValueHidden], g.outT[k*GraphValueHidden:(k+1)*GraphValueHidden])
@@ -220,14 +237,13 @@ func (g *graphForward) layer(dst, x []float32, b int, l *graphLayer, residual bo
 	P, wp := g.p, g.wp
 	rows, span := P*b, b*wp // span: a point's row of the P × (b·wp) view
 	nl := g.nl[:2*rows*wp]
-	clear(nl)
-	gemmAcc(2*P, span, P, g.mix, P, x, span, nl, span)
+	g.mix(nl, x, span)
 	avg := g.boardMean(x, b)
 	z := g.z[:b*wp]
 	for j := range b {
 		copy(z[j*wp:(j+1)*wp], l.bias)
 	}
-	gemmAcc(b, wp, wp, avg, wp, l.board, wp, z, wp)
+	gemmNarrow(b, wp, wp, avg, wp, l.board, wp, z, wp)
 	for p := range P {
 		if residual {
 			vek32.Add_Inplace(dst[p*span:(p+1)*span], z)
@@ -235,10 +251,10 @@ func (g *graphForward) layer(dst, x []float32, b int, l *graphLayer, residual bo
 			copy(dst[p*span:(p+1)*span], z)
 		}
 	}
-	gemmAcc(rows, wp, wp, x, wp, l.point[:wp*wp], wp, dst, wp)
-	gemmAcc(rows, wp, wp, nl[:rows*wp], wp, l.point[wp*wp:2*wp*wp], wp, dst, wp)
-	gemmAcc(rows, wp, wp, nl[rows*wp:], wp, l.point[2*wp*wp:], wp, dst, wp)
-	vek32.MaximumNumber_Inplace(dst, 0)
+	gemmNarrow(rows, wp, wp, x, wp, l.point[:wp*wp], wp, dst, wp)
+	gemmNarrow(rows, wp, wp, nl[:rows*wp], wp, l.point[wp*wp:2*wp*wp], wp, dst, wp)
+	gemmNarrow(rows, wp, wp, nl[rows*wp:], wp, l.point[2*wp*wp:], wp, dst, wp)
+	relu(dst)
 }
 
 // qRow is position r's row of point p in q (the last trunk's).
@@ -299,5 +315,13 @@ func (g *graphForward) run(x []float32, batch int, policy, outcome []float32) {
 		first := (c0*P + r - c0) * graphQ
 		GemmAccStrided(P, P, GraphRank, g.q[first+graphPointHeads:], b*graphQ, 1, g.moveT, P, moves, P)
 		copy(pol[2*P+P*P:], g.rl[r*g.rot:(r+1)*g.rot])
+	}
+}
+
+// mix sets nl to [N; L]·x on the P × span view of x: each row the mean
+// of the rows of its neighbours or line-mates.
+func (g *graphForward) mix(nl, x []float32, span int) {
+	for i, from := range g.sources {
+		meanRows(nl[i*span:(i+1)*span], x, from, span)
 	}
 }
