@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,5 +113,45 @@ func TestGraphCheckpoint_RefusesWhatDoesNotFit(t *testing.T) {
 	}
 	if _, err := LoadCheckpointFor(path, mustVariant(t, "twelve")); !errors.Is(err, ErrCheckpoint) {
 		t.Errorf("a graph network of nine loaded for twelve: %v", err)
+	}
+}
+
+// TestGraphNetwork_IsNeitherGrownNorTied: growing and tying are an MLP's
+// (its dense layers, its units laid out by points); a graph network is
+// refused by GrowsTo, EmbedParams, Grow, NewTying and Tie, each saying so.
+func TestGraphNetwork_IsNeitherGrownNorTied(t *testing.T) {
+	v := mustVariant(t, "nine")
+	c := Config{Width: 16, Blocks: 1, Kind: KindGraph}
+	a := NewArch(v, c)
+	n := randomNetwork(t, a, 1)
+	wider := NewArch(v, Config{Width: 32, Blocks: 2, Kind: KindGraph})
+	mlp := NewArch(v, Config{Width: 32, Blocks: 2})
+	for _, c := range []struct {
+		name string
+		err  error
+	}{
+		{"GrowsTo", a.GrowsTo(wider)},
+		{"GrowsTo an MLP", a.GrowsTo(mlp)},
+		{"an MLP GrowsTo a graph network", mlp.GrowsTo(NewArch(v, Config{Width: 64, Blocks: 2, Kind: KindGraph}))},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), "graph network does not grow") {
+			t.Errorf("%s: %v, want a refusal", c.name, c.err)
+		}
+	}
+	src := make([][]float32, len(n.Params))
+	for i, p := range n.Params {
+		src[i] = p.Data
+	}
+	if _, err := EmbedParams(a, wider, src); err == nil || !strings.Contains(err.Error(), "graph network") {
+		t.Errorf("EmbedParams: %v, want a refusal", err)
+	}
+	if _, err := Grow(n, Config{Width: 32, Blocks: 2, Kind: KindGraph}, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "graph network") {
+		t.Errorf("Grow: %v, want a refusal", err)
+	}
+	if _, err := NewTying(v, a); err == nil || !strings.Contains(err.Error(), "graph network, which is not tied") {
+		t.Errorf("NewTying: %v, want a refusal", err)
+	}
+	if err := Tie(v, n); err == nil || !strings.Contains(err.Error(), "graph network") {
+		t.Errorf("Tie: %v, want a refusal", err)
 	}
 }
