@@ -34,8 +34,8 @@ type graphForward struct {
 	rot     int   // rotation logits (Arch.Rotations)
 	outs    int   // outcome logits
 
-	sources [][]int   // row i of [N; L] (2P × P, Arch.Relations) is the mean of these points'
-	mean    []float32 // 1 × P, each 1/P: the board's mean
+	sources [][]int // row i of [N; L] (2P × P, Arch.Relations) is the mean of these points'
+	points  []int   // every point: M's rows, the board's mean
 
 	inPoint, inGlobal, inBias []float32 // Planes × wp, Globals × wp, wp
 	layers                    []graphLayer
@@ -90,9 +90,9 @@ func newGraphForward(n *Network, max int) *graphForward {
 			}
 		}
 	}
-	g.mean = make([]float32, P)
-	for i := range g.mean {
-		g.mean[i] = 1 / float32(P)
+	g.points = make([]int, P)
+	for i := range g.points {
+		g.points[i] = i
 	}
 	par := func(i int) []float32 { return n.Params[i].Data }
 	g.inPoint = padded(par(GraphInputPoint), a.Planes, w, a.Planes, wp)
@@ -224,8 +224,7 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 // b × wp.
 func (g *graphForward) boardMean(x []float32, b int) []float32 {
 	avg := g.avg[:b*g.wp]
-	clear(avg)
-	gemmAcc(1, b*g.wp, g.p, g.mean, g.p, x, b*g.wp, avg, b*g.wp)
+	meanRows(avg, x, g.points, b*g.wp)
 	return avg
 }
 
