@@ -312,7 +312,7 @@ func (g *graphForward) run(x []float32, batch int, policy, outcome []float32) {
 		c0 := r - r%graphChunk
 		b := min(graphChunk, batch-c0)
 		first := (c0*P + r - c0) * graphQ
-		GemmAccStrided(P, P, GraphRank, g.q[first+graphPointHeads:], b*graphQ, 1, g.moveT, P, moves, P)
+		gemmNarrow(P, P, GraphRank, g.q[first+graphPointHeads:], b*graphQ, g.moveT, P, moves, P)
 		copy(pol[2*P+P*P:], g.rl[r*g.rot:(r+1)*g.rot])
 	}
 }
