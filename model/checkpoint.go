@@ -157,8 +157,11 @@ var ErrNotSafetensors = errors.New("not a safetensors checkpoint")
 // is complete, that its metadata is ours and of the current feature
 // encoder, that every tensor of the network is there with the shape its
 // architecture implies, and that every value is finite (no NaN or
-// infinity). Errors name the file and what is wrong; another format's
-// model, ONNX above all, is named as such (ErrNotSafetensors).
+// infinity). A graph network's board (Arch.Topology, which the JSON of
+// the architecture leaves out) is the variant's that the checkpoint
+// carries (Checkpoint.Variant). Errors name the file and what is wrong;
+// another format's model, ONNX above all, is named as such
+// (ErrNotSafetensors).
 func LoadCheckpoint(path string) (*Checkpoint, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -237,7 +240,7 @@ func (c *Checkpoint) CheckVariant(v *engine.Variant) error {
 	if err := CheckEncoder(n.Arch.Encoder); err != nil {
 		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
-	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks, Features: n.Arch.Encoder})
+	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks, Features: n.Arch.Encoder, Kind: n.Arch.Kind})
 	want.Canonical, want.Symmetric = n.Arch.Canonical, n.Arch.Symmetric // either fits any variant
 	if n.Arch != want {
 		return fmt.Errorf("%w: architecture %v does not fit variant %s (want %v)", ErrCheckpoint, n.Arch, v.Name, want)
@@ -311,9 +314,6 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 	if err := json.Unmarshal([]byte(meta["architecture"]), &arch); err != nil {
 		return nil, bad("architecture %q: %v", meta["architecture"], err)
 	}
-	if err := arch.Validate(); err != nil {
-		return nil, bad("%v", err)
-	}
 	enc, err := strconv.Atoi(meta["encoder_version"])
 	if err != nil {
 		return nil, bad("encoder_version %q: %v", meta["encoder_version"], err)
@@ -335,6 +335,21 @@ func parseCheckpoint(data []byte) (*Checkpoint, error) {
 		arch.Symmetric = true
 	default:
 		return nil, bad("symmetry %q: want %s or none", s, SymmetryTied)
+	}
+	if arch.Kind == KindGraph {
+		// A graph network's board (Arch.Topology) is not in the JSON: it
+		// is the variant's, which the checkpoint names.
+		v, err := engine.Rebuild(meta["variant_spec"], meta["variant"], "checkpoint")
+		if err != nil {
+			return nil, bad("graph network: %v", err)
+		}
+		if arch.Points != v.Board.Points {
+			return nil, bad("graph network of %d points for variant %s, whose board has %d", arch.Points, v.Name, v.Board.Points)
+		}
+		arch.Topology = TopologyOf(v)
+	}
+	if err := arch.Validate(); err != nil {
+		return nil, bad("%v", err)
 	}
 	c := &Checkpoint{Meta: map[string]string{}}
 	if c.Generation, err = strconv.Atoi(meta["generation"]); err != nil {

@@ -73,6 +73,21 @@ func TestCheckpointRoundTripGivesIdenticalOutputs(t *testing.T) {
 	}
 }
 
+// TestCheckpoint_AnMLPsArchitectureIsWrittenAsBefore: the fields a graph
+// network added to Arch (kind, points, planes) stay out of an MLP's
+// checkpoint, byte for byte.
+func TestCheckpoint_AnMLPsArchitectureIsWrittenAsBefore(t *testing.T) {
+	path, _ := savedCheckpoint(t, mustVariant(t, "nine"))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"architecture":"{\"inputs\":94,\"width\":16,\"blocks\":2,\"actions\":624,\"outcomes\":3}"`
+	if !bytes.Contains(data, []byte(want)) {
+		t.Errorf("the header does not hold %s:\n%s", want, data[8:min(len(data), 600)])
+	}
+}
+
 func TestCheckpointLoadRejectsBadFiles(t *testing.T) {
 	v := mustVariant(t, "nine")
 	path, c := savedCheckpoint(t, v)

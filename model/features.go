@@ -317,15 +317,23 @@ func FeatureMap(v *engine.Variant, enc, sym int) []int {
 // point lie: each offset o begins a plane, feature o+i of point i, in the
 // encoder's order. Every other feature is of the whole position.
 func FeaturePlanes(v *engine.Variant, enc int) []int {
-	pts, players := v.Board.Points, v.Players
+	rotations := 0
+	if v.Board.Rotating {
+		rotations = 2 * v.Board.Rings
+	}
+	return featurePlanes(v.Board.Points, v.Players, rotations, enc)
+}
+
+// featurePlanes is FeaturePlanes of a board of pts points, players seats
+// and rotations rotation actions (2·rings on a rotating board, else 0):
+// all the layout depends on, so that an architecture gives it too
+// (Arch.featurePlanes).
+func featurePlanes(pts, players, rotations, enc int) []int {
 	var planes []int
 	for r := 0; r <= players; r++ {
 		planes = append(planes, r*pts)
 	}
-	o := (players+1)*pts + seatFeatures*players + phaseFeatures + scalarFeatures + players
-	if v.Board.Rotating {
-		o += 2 * v.Board.Rings
-	}
+	o := (players+1)*pts + seatFeatures*players + phaseFeatures + scalarFeatures + players + rotations
 	if enc >= EncoderMill {
 		for r := range players {
 			planes = append(planes, o+r*(2*pts+1), o+r*(2*pts+1)+pts)

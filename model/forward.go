@@ -12,6 +12,10 @@ import (
 // train's TestForwardMatchesGraph). It holds the scratch for batches of up
 // to its capacity, so Run allocates nothing. A Forward is for one
 // goroutine; many may share one Network.
+//
+// A graph network's (Arch.Kind KindGraph) pass is graphForward's, with
+// the same methods and answers; NewForward lays its weights out for the
+// kernels, so it evaluates them as they were when it was made.
 type Forward struct {
 	net             *Network
 	max             int
@@ -20,17 +24,23 @@ type Forward struct {
 	h, t            []float32 // hidden activations, max × Width
 	pt              []float32 // the policy head's weights transposed, Actions × Width, for Logit
 	vt              []float32 // the outcome head's weights transposed, Outcomes × Width, for Trunk
+
+	g *graphForward // a graph network's pass; nil for an MLP
 }
 
 // NewForward is a forward pass of n for batches of up to maxBatch
 // positions, with transposed copies of its heads' weights for Trunk and
-// Logit. n must be valid (Network.Validate): as New and
+// Logit (of all a graph network's weights, laid out for the kernels).
+// n must be valid (Network.Validate): as New and
 // LoadCheckpoint make them.
 func NewForward(n *Network, maxBatch int) *Forward {
 	if maxBatch < 1 {
 		maxBatch = 1
 	}
 	a := n.Arch
+	if a.Kind == KindGraph {
+		return &Forward{net: n, max: maxBatch, g: newGraphForward(n, maxBatch)}
+	}
 	pol, out := a.Heads()
 	return &Forward{net: n, max: maxBatch, trunk: a.Trunk(), policy: pol, outcome: out,
 		h: make([]float32, maxBatch*a.Width), t: make([]float32, maxBatch*a.Width),
@@ -65,6 +75,10 @@ func (f *Forward) Run(x []float32, batch int, policy, outcome []float32) error {
 	if len(policy) < batch*a.Actions {
 		return fmt.Errorf("forward pass: policy buffer %d for %d positions: want %d", len(policy), batch, batch*a.Actions)
 	}
+	if f.g != nil {
+		f.g.run(x, batch, policy, outcome)
+		return nil
+	}
 	h := f.runTrunk(x, batch)
 	f.layer(policy, h, batch, f.policy)
 	f.layer(outcome, h, batch, f.outcome)
@@ -80,6 +94,10 @@ func (f *Forward) Run(x []float32, batch int, policy, outcome []float32) error {
 func (f *Forward) Trunk(x []float32, batch int, outcome []float32) error {
 	if err := f.check(x, batch, outcome); err != nil {
 		return err
+	}
+	if f.g != nil {
+		f.g.trunk(x, batch, outcome)
+		return nil
 	}
 	h := f.runTrunk(x, batch)
 	a := f.net.Arch
@@ -135,8 +153,12 @@ func (f *Forward) layer(dst, x []float32, rows int, l Layer) {
 
 // Logit is the policy logit of action index k for position r of the last
 // Trunk's batch: the head's bias and the dot product of the position's
-// hidden activations with the action's weights.
+// hidden activations with the action's weights (a graph network's: a few
+// of the per-point policy columns Trunk kept, graph.go).
 func (f *Forward) Logit(r, k int) float32 {
+	if f.g != nil {
+		return f.g.logit(r, k)
+	}
 	w := f.net.Arch.Width
 	return f.net.Params[f.policy.W+1].Data[k] + vek32.Dot(f.h[r*w:(r+1)*w], f.pt[k*w:(k+1)*w])
 }

@@ -64,6 +64,26 @@ func GemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, 
 	gemmAccGo(m, n16, n, k, a, rs, ks, b, ldb, c, ldc)
 }
 
+// gemmNarrow is gemmAcc for the graph network's products, whose width is
+// often 8 more than a multiple of 16 (24 channels a point): those last 8
+// columns run in kernel6x8 where gemmAcc would leave them to plain Go.
+func gemmNarrow(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if !haveKernels() || n%16 < 8 || m < 6 || k == 0 {
+		gemmAcc(m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	j := n &^ 15
+	gemmAcc(m, j, k, a, lda, b, ldb, c, ldc)
+	m6 := m - m%6
+	for i := 0; i < m6; i += 6 {
+		kernel6x8(k, &a[i*lda], lda, 1, &b[j], ldb, &c[i*ldc+j], ldc)
+	}
+	if m6 < m { // the last rows of those 8 columns
+		gemmAccGo(m-m6, j, j+8, k, a[m6*lda:], lda, 1, b, ldb, c[m6*ldc:], ldc)
+	}
+	gemmAccGo(m, j+8, n, k, a, lda, 1, b, ldb, c, ldc)
+}
+
 // gemmAccGo is GemmAccStrided in plain Go for the columns n0..n-1 of C
 // only: the kernels' leftovers, or everything without AVX2 FMA.
 func gemmAccGo(m, n0, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {

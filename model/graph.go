@@ -115,8 +115,50 @@ func (a Arch) validateGraph() error {
 		return fmt.Errorf("architecture: graph network of %d points with %d actions: want %d or more", a.Points, a.Actions, 2*a.Points+a.Points*a.Points)
 	case a.Symmetric:
 		return fmt.Errorf("architecture: a graph network is not tied (symmetric): its structure answers every turn alike")
+	case a.Topology.NLines < 1 || a.Topology.NLines > maxLines:
+		return fmt.Errorf("architecture: graph network with %d lines: want the board's topology (NewArch, or the checkpoint's variant, sets it)", a.Topology.NLines)
+	}
+	if planes := a.featurePlanes(); len(planes) != a.Planes || planes[len(planes)-1]+a.Points > a.Inputs {
+		return fmt.Errorf("architecture: graph network with %d planes of %d points in %d inputs: feature encoder %d lays out %d planes",
+			a.Planes, a.Points, a.Inputs, Config{Features: a.Encoder}.Encoder(), len(planes))
+	}
+	board := uint32(1)<<a.Points - 1 // 32 points: the shift gives 0, and 0-1 every bit
+	for i, adj := range a.Topology.Adjacent {
+		if adj&^board != 0 || (i >= a.Points && adj != 0) {
+			return fmt.Errorf("architecture: graph network of %d points: point %d's neighbours %#x are not on the board", a.Points, i, adj)
+		}
+	}
+	for _, line := range a.Topology.Lines[:a.Topology.NLines] {
+		if line&^board != 0 {
+			return fmt.Errorf("architecture: graph network of %d points: line %#x is not on the board", a.Points, line)
+		}
 	}
 	return nil
+}
+
+// featurePlanes is the offsets of the point planes among the inputs of a
+// graph network (FeaturePlanes of its variant and encoder).
+func (a Arch) featurePlanes() []int {
+	return featurePlanes(a.Points, a.Outcomes-1, a.Rotations(), Config{Features: a.Encoder}.Encoder())
+}
+
+// graphGlobals is the inputs of a graph network that are of the whole
+// position (the Globals of them), in increasing order: every input that
+// no plane holds.
+func (a Arch) graphGlobals() []int {
+	point := make([]bool, a.Inputs)
+	for _, o := range a.featurePlanes() {
+		for i := range a.Points {
+			point[o+i] = true
+		}
+	}
+	var g []int
+	for f, p := range point {
+		if !p {
+			g = append(g, f)
+		}
+	}
+	return g
 }
 
 // Graph parameter indices, in graphParams' order: the input layer's three

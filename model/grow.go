@@ -6,10 +6,12 @@ import (
 )
 
 // GrowsTo reports why a network of architecture a cannot grow into b, or
-// nil if it can: the same inputs, actions and outcomes, and a trunk no
-// narrower and no shallower.
+// nil if it can: two MLPs of the same inputs, actions and outcomes, and a
+// trunk no narrower and no shallower.
 func (a Arch) GrowsTo(b Arch) error {
 	switch {
+	case a.Kind == KindGraph || b.Kind == KindGraph:
+		return fmt.Errorf("grow %v to %v: a graph network does not grow (growing widens and deepens an MLP's dense layers, keeping its function; a graph network's shared per-point weights have no such embedding here)", a, b)
 	case a.Inputs != b.Inputs || a.Actions != b.Actions || a.Outcomes != b.Outcomes:
 		return fmt.Errorf("grow %v to %v: only the trunk (width, blocks) may change", a, b)
 	case a.Symmetric || b.Symmetric:

@@ -29,4 +29,13 @@ func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32,
 func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
 
 //go:noescape
+func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func meanRowsKernel(dst, src *float32, from *int, cnt, ld, n int, scale float32)
+
+//go:noescape
+func reluKernel(x *float32, n int)
+
+//go:noescape
 func transpose8x8(src *float32, lds int, dst *float32, ldd int)

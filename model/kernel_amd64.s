@@ -601,3 +601,184 @@ TEXT ·transpose8x8(SB), NOSPLIT, $0-32
 	VMOVUPS Y15, (DI)(CX*1)
 	VZEROUPPER
 	RET
+
+// func reluKernel(x *float32, n int)
+//
+// x[0:n] = max(x[0:n], 0), n a multiple of 8: 32 values a step, then 8.
+// VMAXPS answers its second operand, the value, when it is NaN.
+TEXT ·reluKernel(SB), NOSPLIT, $0-16
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	VXORPS Y0, Y0, Y0
+	CMPQ CX, $32
+	JB   relu8
+
+relu32:
+	VMAXPS (SI), Y0, Y1
+	VMAXPS 32(SI), Y0, Y2
+	VMAXPS 64(SI), Y0, Y3
+	VMAXPS 96(SI), Y0, Y4
+	VMOVUPS Y1, (SI)
+	VMOVUPS Y2, 32(SI)
+	VMOVUPS Y3, 64(SI)
+	VMOVUPS Y4, 96(SI)
+	ADDQ $128, SI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JAE  relu32
+
+relu8:
+	CMPQ CX, $8
+	JB   reludone
+	VMAXPS (SI), Y0, Y1
+	VMOVUPS Y1, (SI)
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP  relu8
+
+reludone:
+	VZEROUPPER
+	RET
+
+// func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+//
+// C[0:6, 0:8] += A[0:6, 0:k] · B[0:k, 0:8]: kernel6x16 of one 8-wide
+// column, for a product whose width is 8 more than a multiple of 16 (a
+// graph network of 24 channels a point). k >= 1. Six accumulators
+// Y3..Y8; Y0 holds a row of B, Y2 the broadcast element of A.
+TEXT ·kernel6x8(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ ks+24(FP), R13
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R9
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R10
+	SHLQ $2, R13
+	SHLQ $2, R8
+	SHLQ $2, R9
+	SHLQ $2, R10
+	LEAQ (R8)(R8*2), R11 // 3·lda
+	LEAQ (R8)(R8*4), R12 // 5·lda
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+
+loop6x8:
+	VMOVUPS (DI), Y0
+	VBROADCASTSS (SI), Y2
+	VFMADD231PS Y0, Y2, Y3
+	VBROADCASTSS (SI)(R8*1), Y2
+	VFMADD231PS Y0, Y2, Y4
+	VBROADCASTSS (SI)(R8*2), Y2
+	VFMADD231PS Y0, Y2, Y5
+	VBROADCASTSS (SI)(R11*1), Y2
+	VFMADD231PS Y0, Y2, Y6
+	VBROADCASTSS (SI)(R8*4), Y2
+	VFMADD231PS Y0, Y2, Y7
+	VBROADCASTSS (SI)(R12*1), Y2
+	VFMADD231PS Y0, Y2, Y8
+	ADDQ R13, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ  loop6x8
+
+	VADDPS (DX), Y3, Y3
+	VMOVUPS Y3, (DX)
+	ADDQ R10, DX
+	VADDPS (DX), Y4, Y4
+	VMOVUPS Y4, (DX)
+	ADDQ R10, DX
+	VADDPS (DX), Y5, Y5
+	VMOVUPS Y5, (DX)
+	ADDQ R10, DX
+	VADDPS (DX), Y6, Y6
+	VMOVUPS Y6, (DX)
+	ADDQ R10, DX
+	VADDPS (DX), Y7, Y7
+	VMOVUPS Y7, (DX)
+	ADDQ R10, DX
+	VADDPS (DX), Y8, Y8
+	VMOVUPS Y8, (DX)
+	VZEROUPPER
+	RET
+
+// func meanRowsKernel(dst, src *float32, from *int, cnt, ld, n int, scale float32)
+//
+// dst[0:n] = scale · Σ_i src[from[i]·ld : from[i]·ld + n] over the cnt
+// rows from[0:cnt], n a multiple of 8, cnt >= 1: each block of 32 values
+// (then of 8) summed over the rows in registers and stored once.
+TEXT ·meanRowsKernel(SB), NOSPLIT, $0-52
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ from+16(FP), R8
+	MOVQ cnt+24(FP), R9
+	MOVQ ld+32(FP), R12
+	MOVQ n+40(FP), CX
+	VBROADCASTSS scale+48(FP), Y15
+	SHLQ $2, R12 // a row's stride in bytes
+	XORQ AX, AX  // the block's byte offset in a row
+
+mean32:
+	CMPQ CX, $32
+	JB   mean8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ R8, R10
+	MOVQ R9, R11
+
+mean32row:
+	MOVQ (R10), BX
+	IMULQ R12, BX
+	ADDQ SI, BX
+	ADDQ AX, BX
+	VADDPS (BX), Y0, Y0
+	VADDPS 32(BX), Y1, Y1
+	VADDPS 64(BX), Y2, Y2
+	VADDPS 96(BX), Y3, Y3
+	ADDQ $8, R10
+	DECQ R11
+	JNZ  mean32row
+	VMULPS Y15, Y0, Y0
+	VMULPS Y15, Y1, Y1
+	VMULPS Y15, Y2, Y2
+	VMULPS Y15, Y3, Y3
+	VMOVUPS Y0, (DI)(AX*1)
+	VMOVUPS Y1, 32(DI)(AX*1)
+	VMOVUPS Y2, 64(DI)(AX*1)
+	VMOVUPS Y3, 96(DI)(AX*1)
+	ADDQ $128, AX
+	SUBQ $32, CX
+	JMP  mean32
+
+mean8:
+	CMPQ CX, $8
+	JB   meandone
+	VXORPS Y0, Y0, Y0
+	MOVQ R8, R10
+	MOVQ R9, R11
+
+mean8row:
+	MOVQ (R10), BX
+	IMULQ R12, BX
+	ADDQ SI, BX
+	ADDQ AX, BX
+	VADDPS (BX), Y0, Y0
+	ADDQ $8, R10
+	DECQ R11
+	JNZ  mean8row
+	VMULPS Y15, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	SUBQ $8, CX
+	JMP  mean8
+
+meandone:
+	VZEROUPPER
+	RET

@@ -32,6 +32,18 @@ func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32,
 	panic("model: no SIMD kernels on this architecture")
 }
 
+func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
+func meanRowsKernel(dst, src *float32, from *int, cnt, ld, n int, scale float32) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
+func reluKernel(x *float32, n int) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
 func transpose8x8(src *float32, lds int, dst *float32, ldd int) {
 	panic("model: no SIMD kernels on this architecture")
 }

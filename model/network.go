@@ -108,7 +108,9 @@ type Layer struct {
 }
 
 // layers lists the affine maps in evaluation order: the input layer, two per
-// block, the policy head, the outcome head.
+// block, the policy head, the outcome head. They are an MLP's: a graph
+// network's tensors are graphParams', and every caller asks the kind first
+// (or refuses a graph network: GrowsTo, NewTying).
 func (a Arch) layers() []Layer {
 	ls := []Layer{{W: 0, In: a.Inputs, Out: a.Width, ReLU: true}}
 	for b := 0; b < a.Blocks; b++ {
@@ -123,14 +125,15 @@ func (a Arch) layers() []Layer {
 
 // Trunk is the layers the heads read from, in evaluation order: the input
 // layer, then the two of each residual block (the second Residual). Each is
-// followed by a ReLU; the last one's output is the heads' input.
+// followed by a ReLU; the last one's output is the heads' input. It is an
+// MLP's: a graph network's trunk is GraphInputPoint to GraphHeads (graph.go).
 func (a Arch) Trunk() []Layer {
 	ls := a.layers()
 	return ls[:len(ls)-2]
 }
 
 // Heads is the policy head (Width to Actions logits) and the outcome head
-// (Width to Outcomes logits), the last two layers.
+// (Width to Outcomes logits), the last two layers: an MLP's, as Trunk.
 func (a Arch) Heads() (policy, outcome Layer) {
 	ls := a.layers()
 	return ls[len(ls)-2], ls[len(ls)-1]

@@ -40,9 +40,13 @@ type Tying struct {
 
 // NewTying is the weight sharing of a symmetric network of architecture a
 // on variant v. It fails when the trunk has fewer units than the board has
-// points, or when a is not an architecture for v. (That the features move
-// as FeatureMap says, for every variant and encoder, is the tests'.)
+// points, or when a is not an architecture for v, or a graph network's.
+// (That the features move as FeatureMap says, for every variant and
+// encoder, is the tests'.)
 func NewTying(v *engine.Variant, a Arch) (*Tying, error) {
+	if a.Kind == KindGraph {
+		return nil, fmt.Errorf("symmetric network: %v is a graph network, which is not tied: its weights are shared by every point, so it answers every turn of the board alike by its structure (tying lays out an MLP's units by points)", a)
+	}
 	pts := v.Board.Points
 	if a.Width < pts {
 		return nil, fmt.Errorf("symmetric network: width %d is narrower than the %d points of %s (a point's units need at least one channel)", a.Width, pts, v.Name)

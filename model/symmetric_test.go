@@ -70,41 +70,52 @@ func TestTying_ASymmetricNetworkAnswersEveryTurnAlike(t *testing.T) {
 		if tie.Orbits() >= a.ParamCount() {
 			t.Fatalf("%s: %d orbits of %d values: nothing tied", name, tie.Orbits(), a.ParamCount())
 		}
-		worst := func(n *Network) float64 {
-			fwd := NewForward(n, 1)
-			x := make([]float32, a.Inputs)
-			p0, p1 := make([]float32, a.Actions), make([]float32, a.Actions)
-			o0, o1 := make([]float32, a.Outcomes), make([]float32, a.Outcomes)
-			d := 0.0
-			for _, p := range playedPositions(v, 20, 2) {
-				Encode(v, a.Encoder, &p, 0, x)
-				if err := fwd.Run(x, 1, p0, o0); err != nil {
-					t.Fatal(err)
-				}
-				for s := 1; s < v.NumSymmetries(); s++ {
-					q := v.MapPosition(s, p)
-					Encode(v, a.Encoder, &q, 0, x)
-					if err := fwd.Run(x, 1, p1, o1); err != nil {
-						t.Fatal(err)
-					}
-					for i := range p0 {
-						j := v.ActionIndex(v.MapAction(s, v.ActionAt(i)))
-						d = math.Max(d, math.Abs(float64(p1[j]-p0[i])))
-					}
-					for k := range o0 {
-						d = math.Max(d, math.Abs(float64(o1[k]-o0[k])))
-					}
-				}
-			}
-			return d
-		}
-		if d := worst(net); d > 1e-4 {
+		if d := worstTurnedAnswer(t, v, net, true); d > 1e-4 {
 			t.Errorf("%s: the tied network's answers to turned boards differ by up to %g", name, d)
 		}
-		if d := worst(untied); d < 1e-2 {
+		if d := worstTurnedAnswer(t, v, untied, true); d < 1e-2 {
 			t.Errorf("%s: the untied network's answers differ by only %g: the test cannot tell", name, d)
 		}
 	}
+}
+
+// worstTurnedAnswer is the largest difference, over positions of v and
+// every symmetry of its board, between network n's answer to a position
+// and its answer to the turned position: each policy logit against the
+// turned action's (with mapActions; else against the same index's), and
+// each outcome logit against the same one's.
+func worstTurnedAnswer(t *testing.T, v *engine.Variant, n *Network, mapActions bool) float64 {
+	t.Helper()
+	a := n.Arch
+	fwd := NewForward(n, 1)
+	x := make([]float32, a.Inputs)
+	p0, p1 := make([]float32, a.Actions), make([]float32, a.Actions)
+	o0, o1 := make([]float32, a.Outcomes), make([]float32, a.Outcomes)
+	d := 0.0
+	for _, p := range playedPositions(v, 20, 2) {
+		Encode(v, a.Encoder, &p, 0, x)
+		if err := fwd.Run(x, 1, p0, o0); err != nil {
+			t.Fatal(err)
+		}
+		for s := 1; s < v.NumSymmetries(); s++ {
+			q := v.MapPosition(s, p)
+			Encode(v, a.Encoder, &q, 0, x)
+			if err := fwd.Run(x, 1, p1, o1); err != nil {
+				t.Fatal(err)
+			}
+			for i := range p0 {
+				j := i
+				if mapActions {
+					j = v.ActionIndex(v.MapAction(s, v.ActionAt(i)))
+				}
+				d = math.Max(d, math.Abs(float64(p1[j]-p0[i])))
+			}
+			for k := range o0 {
+				d = math.Max(d, math.Abs(float64(o1[k]-o0[k])))
+			}
+		}
+	}
+	return d
 }
 
 func TestTying_Project(t *testing.T) {

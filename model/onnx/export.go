@@ -1,8 +1,10 @@
-// Package onnx writes a millzero network as a standard ONNX model, so that
-// any ONNX runtime can evaluate it: one input, "features", and two outputs,
-// "policy_logits" and "outcome_logits", computed with Gemm, Relu and Add of
-// opset 13. The file's metadata records the variant, the feature-encoder
-// version and the meaning of every input and output index.
+// Package onnx writes a millzero network, a residual MLP, as a standard
+// ONNX model, so that any ONNX runtime can evaluate it: one input,
+// "features", and two outputs, "policy_logits" and "outcome_logits",
+// computed with Gemm, Relu and Add of opset 13. The file's metadata
+// records the variant, the feature-encoder version and the meaning of
+// every input and output index. A graph network (model.KindGraph) is
+// refused.
 package onnx
 
 import (
@@ -80,9 +82,13 @@ func orientation(a model.Arch) string {
 }
 
 // check reports whether n is a network for v that this package can write:
-// the variant's sizes, the current feature encoder, and every tensor of
-// its architecture in the order and shape model.Network documents.
+// an MLP (not a graph network), the variant's sizes, the current feature
+// encoder, and every tensor of its architecture in the order and shape
+// model.Network documents.
 func check(v *engine.Variant, n *model.Network) error {
+	if n.Arch.Kind == model.KindGraph {
+		return fmt.Errorf("network %v is a graph network (model.kind graph): ONNX export writes residual MLPs only (Gemm, Relu, Add), and a graph network's layers, shared by every point and mixed along the board's neighbours and lines, are not among them; millzero plays it from its .safetensors checkpoint", n.Arch)
+	}
 	if err := (&model.Checkpoint{Net: n}).CheckVariant(v); err != nil {
 		return err
 	}

@@ -272,6 +272,22 @@ func TestEncode_RefusesANetworkThatDoesNotFitItsVariant(t *testing.T) {
 	}
 }
 
+// TestEncode_RefusesAGraphNetwork: the export writes MLPs; a graph
+// network is refused with an error that says so, and no file is left.
+func TestEncode_RefusesAGraphNetwork(t *testing.T) {
+	v, n := randomNetOf(t, "nine", model.Config{Width: 16, Blocks: 1, Kind: model.KindGraph}, 2)
+	if _, err := Encode(v, n, Info{}); err == nil || !strings.Contains(err.Error(), "graph network") || !strings.Contains(err.Error(), "MLPs only") {
+		t.Errorf("Encode of a graph network: %v, want a refusal naming the graph network and what the export writes", err)
+	}
+	path := filepath.Join(t.TempDir(), "graph.onnx")
+	if err := WriteFile(path, v, n, Info{}); err == nil {
+		t.Error("WriteFile of a graph network: no error")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("WriteFile of a graph network left %s (%v)", path, err)
+	}
+}
+
 func TestWriteFile_LeavesOnlyTheCompleteFile(t *testing.T) {
 	v, n := randomNet(t, "nine", 5)
 	dir := t.TempDir()

@@ -1,0 +1,50 @@
+package model
+
+// The graph network's elementwise passes over its activations, on AVX
+// kernels where the CPU has them (kernel_amd64.s).
+
+// relu sets every value of x below zero to zero (NaN stays NaN), with the
+// AVX kernel on all but the last len(x) mod 8 values where the CPU has
+// it: vek32.MaximumNumber_Inplace, which keeps the NaN semantics of
+// math.Max, takes several times as long.
+func relu(x []float32) {
+	n := 0
+	if haveKernels() {
+		if n = len(x) &^ 7; n > 0 {
+			reluKernel(&x[0], n)
+		}
+	}
+	for i := n; i < len(x); i++ {
+		if x[i] < 0 {
+			x[i] = 0
+		}
+	}
+}
+
+// meanRows sets dst to the mean of the rows from of src (row q of
+// len(dst) values at src[q·ld:]), zero when from is empty: one pass that
+// reads each row once and writes dst once.
+func meanRows(dst, src []float32, from []int, ld int) {
+	n := len(dst)
+	if len(from) == 0 || n == 0 {
+		clear(dst)
+		return
+	}
+	for _, q := range from {
+		_ = src[q*ld : q*ld+n] // the kernel reads within src
+	}
+	scale := 1 / float32(len(from))
+	done := 0
+	if haveKernels() {
+		if done = n &^ 7; done > 0 {
+			meanRowsKernel(&dst[0], &src[0], &from[0], len(from), ld, done, scale)
+		}
+	}
+	for j := done; j < n; j++ {
+		var s float32
+		for _, q := range from {
+			s += src[q*ld+j]
+		}
+		dst[j] = s * scale
+	}
+}

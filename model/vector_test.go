@@ -1,0 +1,58 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestRelu_ZeroesTheNegativesAndNothingElse: every length around the
+// kernel's steps of 8 and 32, from an offset that is not 32-byte aligned,
+// and a NaN kept.
+func TestRelu_ZeroesTheNegativesAndNothingElse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for n := range 80 {
+		buf := randomSlice(rng, n+2)
+		if n > 5 {
+			buf[5] = float32(math.NaN())
+		}
+		want := append([]float32(nil), buf...)
+		for i := 1; i <= n; i++ {
+			want[i] = max(want[i], 0)
+		}
+		relu(buf[1 : n+1])
+		for i := range buf {
+			if buf[i] != want[i] && !(math.IsNaN(float64(buf[i])) && math.IsNaN(float64(want[i]))) {
+				t.Fatalf("length %d: value %d is %v, want %v", n, i, buf[i], want[i])
+			}
+		}
+	}
+}
+
+// TestMeanRows_IsTheMeanOfTheRows: lengths around the kernel's blocks of
+// 32 and 8, one row to four, rows in any order and with a stride wider
+// than a row; nothing written past dst.
+func TestMeanRows_IsTheMeanOfTheRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for n := range 75 {
+		for _, from := range [][]int{nil, {2}, {0, 3}, {4, 1, 2}, {3, 0, 4, 1}} {
+			ld := n + rng.IntN(3)
+			src := randomSlice(rng, 5*ld+n)
+			dst := make([]float32, n+1)
+			dst[n] = 7
+			meanRows(dst[:n], src, from, ld)
+			for j := range n {
+				want := 0.0
+				for _, q := range from {
+					want += float64(src[q*ld+j]) / float64(len(from))
+				}
+				if math.Abs(float64(dst[j])-want) > 1e-5*(1+math.Abs(want)) {
+					t.Fatalf("length %d, rows %v: value %d is %v, want %v", n, from, j, dst[j], want)
+				}
+			}
+			if dst[n] != 7 {
+				t.Fatalf("length %d, rows %v: wrote past the end", n, from)
+			}
+		}
+	}
+}
