@@ -147,10 +147,15 @@ func (m *machine) run() error {
 		} else {
 			v, err = op.Do(in...)
 			// A tensor the op made, not a view of an input, is reused
-			// (scalars are not: some ops take only tensors to write into).
-			t, isTensor := v.(tensor.Tensor)
-			if _, ok := op.(G.UsePreallocDoer); ok && err == nil && isTensor && !sharesMemory(v, in) {
-				m.pre[i] = true
+			// (scalars are not: some ops take only tensors to write into),
+			// and computes with the machine's engine, as the ops that
+			// later read it do (an op that made it with the standard
+			// engine, as a concatenation does, would have them multiply
+			// with Gorgonia's process-wide BLAS).
+			if t, isTensor := v.(tensor.Tensor); err == nil && isTensor && !sharesMemory(v, in) {
+				if _, ok := op.(G.UsePreallocDoer); ok {
+					m.pre[i] = true
+				}
 				tensor.WithEngine(m.eng)(t)
 			}
 		}

@@ -20,6 +20,8 @@ import (
 //
 //	G(H) = [H | N·H | L·H | M·H]   the four side by side, (Points·Batch) × 4·Width
 //
+// (a concatenation, which the derivative takes apart by slices).
+//
 // The features of the whole position enter through Batch rows, spread
 // over the points by a product with a column of ones.
 //
@@ -92,14 +94,19 @@ func (gr *netGraph) buildGraphNet(n *model.Network) error {
 	affine := func(x *G.Node, i int, ones *G.Node) *G.Node {
 		return c.add(c.mul(x, par[i], n.Params[i].Name), c.mul(ones, par[i+1], n.Params[i+1].Name), n.Params[i+1].Name)
 	}
-	// gather is G(h), h (Points·Batch) × Width.
+	// gather is G(h), h (Points·Batch) × Width. The four are put side by
+	// side as (Points·Batch) × 1 × Width tensors along their middle axis,
+	// so that the derivative takes them apart by slices of index 0 to 3:
+	// Gorgonia hashes a slice's bounds as bytes, and the column slices of
+	// a matrix 4·Width wide would hash alike 256 columns apart (the graph
+	// would merge two of them into one node).
 	gather := func(h *G.Node) *G.Node {
 		hr := c.reshape(h, pts, b*w)
-		parts := []*G.Node{h}
+		parts := []*G.Node{c.reshape(h, pb, 1, w)}
 		for _, r := range mixing {
-			parts = append(parts, c.reshape(c.mul(r, hr, "mixing"), pb, w))
+			parts = append(parts, c.reshape(c.mul(r, hr, "mixing"), pb, 1, w))
 		}
-		return c.concat(1, parts...)
+		return c.reshape(c.concat(1, parts...), pb, 4*w)
 	}
 
 	// The input layer: the global features' product, with the bias, is
