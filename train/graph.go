@@ -135,10 +135,16 @@ func constant(g *G.ExprGraph, name string, rows, cols int, x float32) *G.Node {
 	for i := range d {
 		d[i] = x
 	}
-	return constMatrix(g, name, rows, cols, d)
+	return G.NewConstant(tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(d)), G.WithName(name))
 }
 
-// constMatrix is the rows × cols constant matrix d (row-major) of g.
-func constMatrix(g *G.ExprGraph, name string, rows, cols int, d []float32) *G.Node {
-	return G.NewConstant(tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(d)), G.WithName(name))
+// fixed is the rows × cols matrix d (row-major) as an input of g named
+// name, with its value, which nothing changes: a constant of other values
+// than one. Gorgonia hashes a constant by its printed form, which elides
+// the middle of a large matrix, and merges two nodes of one hash: two
+// constants of one shape that print alike would be one node. An input
+// hashes by its name.
+func fixed(g *G.ExprGraph, name string, rows, cols int, d []float32) *G.Node {
+	t := tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(d))
+	return G.NewMatrix(g, tensor.Float32, G.WithShape(rows, cols), G.WithName(name), G.WithValue(t))
 }

@@ -33,8 +33,8 @@ import (
 //	origin of p:       [Q[p,4:4+R]    Q[p,2]  1       0       0     ]
 //	destination of q:  [Q[q,4+R:4+2R] 1       Q[q,3]  Q[q,0]  Q[q,1]]
 //
-// and two constant origin rows more, [0 … 0 0 0 1 0] before the points'
-// and [0 … 0 0 0 0 1] after them. The (Points+2) × Points products of
+// (and zeros to pairColumns), and two constant origin rows more,
+// [0 … 0 0 0 1 0] before the points' and [0 … 0 0 0 0 1] after them. The (Points+2) × Points products of
 // the origin rows by the destination rows are, row by row, the logits of
 // placing at q, of every move p→q (Q[p,2] + Q[q,3] + the product term)
 // and of removing at q: the action space's order (engine/actionspace.go),
@@ -45,8 +45,11 @@ import (
 // from the mean of the points' channels, as the outcome logits are.
 
 // pairColumns is the width of an origin or a destination row of the
-// policy head: the product term's rank and four more.
-const pairColumns = model.GraphRank + 4
+// policy head: the product term's rank and four more, padded with zeros
+// to a multiple of 16, the GEMM kernels' column blocks (model.GemmAccStrided
+// multiplies the columns past the last block in plain Go: the products
+// of the (Points·Batch)-row state by 12 columns took a fifth of a step).
+const pairColumns = (model.GraphRank + 4 + 15) &^ 15
 
 // pairSelection is the constant matrices that make the origin rows (L)
 // and the destination rows (R) of Q's columns: Q·SL + cL and Q·SR + cR,
@@ -82,7 +85,7 @@ func (gr *netGraph) buildGraphNet(n *model.Network) error {
 	gr.XP = G.NewMatrix(g, tensor.Float32, G.WithShape(pb, a.Planes), G.WithName("xp"))
 	gr.XG = G.NewMatrix(g, tensor.Float32, G.WithShape(b, a.Globals()), G.WithName("xg"))
 	nm, lm, mm := a.Relations()
-	mixing := []*G.Node{constMatrix(g, "neighbours", pts, pts, nm), constMatrix(g, "lines", pts, pts, lm), constMatrix(g, "board", pts, pts, mm)}
+	mixing := []*G.Node{fixed(g, "neighbours", pts, pts, nm), fixed(g, "lines", pts, pts, lm), fixed(g, "board", pts, pts, mm)}
 	onesPB := constant(g, "ones.points", pb, 1, 1)
 	onesB := constant(g, "ones", b, 1, 1)
 	onesP := constant(g, "ones.point", pts, 1, 1)
@@ -125,9 +128,9 @@ func (gr *netGraph) buildGraphNet(n *model.Network) error {
 	sl, cl, sr, cr := pairSelection(qcols)
 	const k = pairColumns
 	side := func(name string, s, cs []float32) *G.Node {
-		sel := constMatrix(g, name+".select", qcols, k, s)
+		sel := fixed(g, name+".select", qcols, k, s)
 		ws := c.mul(par[pol], sel, n.Params[pol].Name)
-		bs := c.add(c.mul(par[pol+1], sel, n.Params[pol+1].Name), constMatrix(g, name+".ones", 1, k, cs), name)
+		bs := c.add(c.mul(par[pol+1], sel, n.Params[pol+1].Name), fixed(g, name+".ones", 1, k, cs), name)
 		return c.add(c.mul(h, ws, name), c.mul(onesPB, bs, name), name)
 	}
 	origins, dests := side("origins", sl, cl), side("destinations", sr, cr)
@@ -136,7 +139,7 @@ func (gr *netGraph) buildGraphNet(n *model.Network) error {
 		place[i*k+model.GraphRank+2] = 1
 		remove[i*k+model.GraphRank+3] = 1
 	}
-	rows := c.concat(0, constMatrix(g, "place", 1, b*k, place), c.reshape(origins, pts, b*k), constMatrix(g, "remove", 1, b*k, remove))
+	rows := c.concat(0, fixed(g, "place", 1, b*k, place), c.reshape(origins, pts, b*k), fixed(g, "remove", 1, b*k, remove))
 	lb := c.transpose(c.reshape(rows, pts+2, b, k), 1, 0, 2)
 	rb := c.transpose(c.reshape(dests, pts, b, k), 1, 0, 2)
 	gr.Logits = c.reshape(c.batchedMul(lb, rb, false, true), b, (pts+2)*pts)

@@ -122,8 +122,9 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 		{model.Config{Width: 8, Blocks: 1}, 1}, {model.Config{Width: 8, Blocks: 1}, 2}, {model.Config{Width: 8, Blocks: 1}, 4},
 		{model.Config{Width: 8, Blocks: 1}, 6}, // 6: a row each, and one graph without an L2 term
 		{graphConfig(4, 1, 1), 1}, {graphConfig(4, 1, 1), 2}, {graphConfig(4, 1, 3), 1},
+		{graphConfig(128, 1, 1), 1}, // a gather 512 wide: its derivative's slices hash apart
 	} {
-		t.Run(fmt.Sprintf("%s/threads=%d", tc.net.Kind, tc.threads), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/width=%d/threads=%d", tc.net.Kind, tc.net.Width, tc.threads), func(t *testing.T) {
 			threads := tc.threads
 			v := mustVariant(t, "three")
 			c := plainConfig()
