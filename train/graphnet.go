@@ -26,23 +26,24 @@ import (
 // over the points by a product with a column of ones.
 //
 // The policy head's logits of placing, moving and removing are one
-// product per position. With Q = H·Wq + bq (model/graph.go) and R =
+// product per position. With Q = H·Wq + bq (model/graph.go) and k =
 // model.GraphRank, each point p has an origin row and a destination row
-// of R+4 values,
+// of k+4 values (and zeros to pairColumns),
 //
-//	origin of p:       [Q[p,4:4+R]    Q[p,2]  1       0       0     ]
-//	destination of q:  [Q[q,4+R:4+2R] 1       Q[q,3]  Q[q,0]  Q[q,1]]
+//	origin of p:       [Q[p,4:4+k]    Q[p,2]  1       0       0     ]
+//	destination of q:  [Q[q,4+k:4+2k] 1       Q[q,3]  Q[q,0]  Q[q,1]]
 //
-// (and zeros to pairColumns), and two constant origin rows more,
-// [0 … 0 0 0 1 0] before the points' and [0 … 0 0 0 0 1] after them. The (Points+2) × Points products of
-// the origin rows by the destination rows are, row by row, the logits of
-// placing at q, of every move p→q (Q[p,2] + Q[q,3] + the product term)
-// and of removing at q: the action space's order (engine/actionspace.go),
-// each position's row of logits. The rows' columns are picked from Q's by
-// constant matrices folded into the weights (pairColumns); the products
-// are Gorgonia's batched ones, after one transpose of each side from
-// point-major to batch-major. A rotating board's rotation logits follow,
-// from the mean of the points' channels, as the outcome logits are.
+// and there are two fixed origin rows more, [0 … 0 0 0 1 0] before the
+// points' and [0 … 0 0 0 0 1] after them. The (Points+2) × Points
+// products of the origin rows by the destination rows are, row by row,
+// the logits of placing at q, of every move p→q (Q[p,2] + Q[q,3] + the
+// product term) and of removing at q: the action space's order
+// (engine/actionspace.go), each position's row of logits. The rows'
+// columns are picked from Q's by fixed matrices folded into the weights
+// (pairSelection); the products are Gorgonia's batched ones, after one
+// transpose of each side from point-major to batch-major. A rotating
+// board's rotation logits follow, from the mean of the points' channels,
+// as the outcome logits are.
 
 // pairColumns is the width of an origin or a destination row of the
 // policy head: the product term's rank and four more, padded with zeros
@@ -51,24 +52,24 @@ import (
 // of the (Points·Batch)-row state by 12 columns took a fifth of a step).
 const pairColumns = (model.GraphRank + 4 + 15) &^ 15
 
-// pairSelection is the constant matrices that make the origin rows (L)
-// and the destination rows (R) of Q's columns: Q·SL + cL and Q·SR + cR,
-// SL and SR Q's columns × pairColumns, cL and cR rows of pairColumns.
-func pairSelection(qcols int) (sl, cl, sr, cr []float32) {
+// pairSelection is the fixed matrices that make the origin rows and the
+// destination rows of Q's columns: Q·so + co and Q·sd + cd, so and sd
+// Q's columns × pairColumns, co and cd rows of pairColumns.
+func pairSelection(qcols int) (so, co, sd, cd []float32) {
 	const k, r = pairColumns, model.GraphRank
-	sl, sr = make([]float32, qcols*k), make([]float32, qcols*k)
-	cl, cr = make([]float32, k), make([]float32, k)
+	so, sd = make([]float32, qcols*k), make([]float32, qcols*k)
+	co, cd = make([]float32, k), make([]float32, k)
 	for j := range r {
-		sl[(4+j)*k+j] = 1
-		sr[(4+r+j)*k+j] = 1
+		so[(4+j)*k+j] = 1
+		sd[(4+r+j)*k+j] = 1
 	}
-	sl[2*k+r] = 1 // a move's origin
-	cl[r+1] = 1
-	cr[r] = 1
-	sr[3*k+r+1] = 1 // a move's destination
-	sr[0*k+r+2] = 1 // placing
-	sr[1*k+r+3] = 1 // removing
-	return sl, cl, sr, cr
+	so[2*k+r] = 1 // a move's origin
+	co[r+1] = 1
+	cd[r] = 1
+	sd[3*k+r+1] = 1 // a move's destination
+	sd[0*k+r+2] = 1 // placing
+	sd[1*k+r+3] = 1 // removing
+	return so, co, sd, cd
 }
 
 // buildGraphNet adds a graph network's inputs (XP, XG), logits and
@@ -125,7 +126,7 @@ func (gr *netGraph) buildGraphNet(n *model.Network) error {
 	mean := c.reshape(c.mul(meanP, c.reshape(h, pts, b*w), "mean"), b, w)
 
 	// The policy head: origin and destination rows, their products.
-	sl, cl, sr, cr := pairSelection(qcols)
+	so, co, sd, cd := pairSelection(qcols)
 	const k = pairColumns
 	side := func(name string, s, cs []float32) *G.Node {
 		sel := fixed(g, name+".select", qcols, k, s)
@@ -133,7 +134,7 @@ func (gr *netGraph) buildGraphNet(n *model.Network) error {
 		bs := c.add(c.mul(par[pol+1], sel, n.Params[pol+1].Name), fixed(g, name+".ones", 1, k, cs), name)
 		return c.add(c.mul(h, ws, name), c.mul(onesPB, bs, name), name)
 	}
-	origins, dests := side("origins", sl, cl), side("destinations", sr, cr)
+	origins, dests := side("origins", so, co), side("destinations", sd, cd)
 	place, remove := make([]float32, b*k), make([]float32, b*k)
 	for i := range b {
 		place[i*k+model.GraphRank+2] = 1
