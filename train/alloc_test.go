@@ -14,7 +14,8 @@ import (
 // After the first step, which makes the graphs' buffers, a training step
 // and a validation pass allocate nothing: on one graph and on two, with
 // Adam and with SGD, and on one graph whose products are split over two
-// cores (a network and batch large enough for the splitter).
+// cores (a network and batch large enough for the splitter); an MLP and
+// a graph network alike.
 func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("coverage and race instrumentation allocate")
@@ -23,19 +24,20 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 	samples := randomSamples(t, v, 48, 5)
 	for _, tc := range []struct {
 		threads, procs, batch, width int
-		optimizer                    string
+		optimizer, kind              string
 	}{
-		{1, 1, 24, 16, "adam"}, {2, 2, 24, 16, "adam"}, {1, 1, 24, 16, "sgd"}, {2, 2, 24, 16, "sgd"},
-		{1, 2, 48, 64, "adam"}, // split products
+		{1, 1, 24, 16, "adam", model.KindMLP}, {2, 2, 24, 16, "adam", model.KindMLP}, {1, 1, 24, 16, "sgd", model.KindMLP}, {2, 2, 24, 16, "sgd", model.KindMLP},
+		{1, 2, 48, 64, "adam", model.KindMLP}, // split products
+		{1, 1, 24, 16, "adam", model.KindGraph}, {2, 2, 24, 16, "adam", model.KindGraph}, {1, 2, 48, 16, "adam", model.KindGraph},
 	} {
-		t.Run(fmt.Sprintf("threads=%d/cores=%d/net=%dx2/%s", tc.threads, tc.procs, tc.width, tc.optimizer), func(t *testing.T) {
+		t.Run(fmt.Sprintf("threads=%d/cores=%d/net=%s-%dx2/%s", tc.threads, tc.procs, tc.kind, tc.width, tc.optimizer), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
 			c := plainConfig()
 			c.BatchSize = tc.batch
 			c.Threads = tc.threads
 			c.Optimizer = tc.optimizer
 			samples := samples[:tc.batch]
-			tr := newTrainer(t, v, newNet(t, v, model.Config{Width: tc.width, Blocks: 2}, 3), c)
+			tr := newTrainer(t, v, newNet(t, v, model.Config{Kind: tc.kind, Width: tc.width, Blocks: 2, Features: 3}, 3), c)
 			if split := tr.split != nil; split != (tc.procs > tc.threads) {
 				t.Fatalf("splitter %v with %d threads on %d cores", split, tc.threads, tc.procs)
 			}

@@ -55,6 +55,18 @@ func BenchmarkTrainStepWeightEMA(b *testing.B) {
 	}
 }
 
+// BenchmarkTrainStepGraphNetwork is BenchmarkTrainStep at batch 256 of the
+// run config's MLP (128x2, feature set 3) and of a graph network of 32
+// channels a point and two blocks on the same features
+// (model.KindGraph).
+func BenchmarkTrainStepGraphNetwork(b *testing.B) {
+	for _, net := range []model.Config{{Width: 128, Blocks: 2, Features: 3}, {Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 3}} {
+		b.Run(fmt.Sprintf("net=%s", model.NewArch(mustVariant(b, "nine"), net)), func(b *testing.B) {
+			benchStep(b, net, 256, 0, 0)
+		})
+	}
+}
+
 // benchNets are the networks of the benchmarks: the run config's and the
 // default.
 var benchNets = []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}}

@@ -49,14 +49,18 @@ func (e fastEngine) MatMul(a, b, prealloc tensor.Tensor) error {
 
 // matMulOperand is t as a float32 matrix stored row-major (a view of its
 // own data, not a slice of another tensor's), and whether it is that
-// matrix transposed in place.
+// matrix transposed in place: as the standard engine tells it, by the
+// layout from before the transpose, which such a tensor keeps. A
+// transpose that moved the data (tensor.Transpose, Gorgonia's transpose
+// op) keeps the transposed flag of its data order but no layout from
+// before: it is the plain matrix of its shape.
 func matMulOperand(t tensor.Tensor) (d *tensor.Dense, transposed, ok bool) {
 	d, ok = t.(*tensor.Dense)
 	if !ok || d.Dtype() != tensor.Float32 || d.Dims() != 2 || d.IsView() || !d.DataOrder().IsRowMajor() || d.IsMasked() {
 		return nil, false, false
 	}
-	transposed = d.DataOrder().IsTransposed()
-	return d, transposed, d.IsMaterializable() == transposed
+	transposed = d.IsMaterializable() // not a view: a layout from before a transpose
+	return d, transposed, !transposed || d.DataOrder().IsTransposed()
 }
 
 // Inner is the inner product of two float32 vectors with e's BLAS, as the

@@ -146,11 +146,17 @@ func (m *machine) run() error {
 			v, err = op.(G.UsePreallocDoer).UsePreallocDo(m.vals[i], in...)
 		} else {
 			v, err = op.Do(in...)
-			// A tensor the op made, not a view of an input, is reused
-			// (scalars are not: some ops take only tensors to write into).
-			t, isTensor := v.(tensor.Tensor)
-			if _, ok := op.(G.UsePreallocDoer); ok && err == nil && isTensor && !sharesMemory(v, in) {
-				m.pre[i] = true
+			// A tensor the op made, not a view of an input, computes with
+			// the machine's engine (the ops that read it would otherwise
+			// multiply with Gorgonia's process-wide BLAS, where the op
+			// made it with the standard engine, as a concatenation does),
+			// and an op that can write into it does so from the next run
+			// (scalars are not reused: some ops take only tensors to
+			// write into).
+			if t, isTensor := v.(tensor.Tensor); err == nil && isTensor && !sharesMemory(v, in) {
+				if _, ok := op.(G.UsePreallocDoer); ok {
+					m.pre[i] = true
+				}
 				tensor.WithEngine(m.eng)(t)
 			}
 		}

@@ -25,7 +25,8 @@ const maskedLogit float32 = -1e9
 type netGraph struct {
 	G       *G.ExprGraph
 	Batch   int
-	X       *G.Node   // input: Batch × Inputs features
+	X       *G.Node   // input: Batch × Inputs features (an MLP's; nil for a graph network)
+	XP, XG  *G.Node   // a graph network's inputs (nil for an MLP): its features split by pointFeatures
 	Mask    *G.Node   // input: Batch × Actions, 0 for a legal action, maskedLogit otherwise
 	Logits  *G.Node   // Batch × Actions policy logits, unmasked
 	Policy  *G.Node   // Batch × Actions masked policy logits: Logits + Mask
@@ -34,7 +35,8 @@ type netGraph struct {
 }
 
 // newNetGraph builds the graph of n for batches of batch positions, layer
-// by layer as n.Arch lays them out (model.Arch.Trunk, model.Arch.Heads).
+// by layer as n.Arch lays them out (model.Arch.Trunk, model.Arch.Heads; a
+// graph network's as graphnet.go builds it).
 func newNetGraph(n *model.Network, batch int) (*netGraph, error) {
 	a := n.Arch
 	if batch < 1 {
@@ -43,9 +45,11 @@ func newNetGraph(n *model.Network, batch int) (*netGraph, error) {
 	if err := n.Validate(); err != nil {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
+	if a.Kind == model.KindGraph && a.Globals() < 1 {
+		return nil, fmt.Errorf("graph of %v: a graph network without features of the whole position", a)
+	}
 	g := G.NewGraph()
 	gr := &netGraph{G: g, Batch: batch}
-	gr.X = G.NewMatrix(g, tensor.Float32, G.WithShape(batch, a.Inputs), G.WithName("x"))
 	gr.Mask = G.NewMatrix(g, tensor.Float32, G.WithShape(batch, a.Actions), G.WithName("mask"))
 	for _, p := range n.Params {
 		shape := p.Shape
@@ -58,15 +62,18 @@ func newNetGraph(n *model.Network, batch int) (*netGraph, error) {
 		t := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(p.Data))
 		gr.Params = append(gr.Params, G.NewMatrix(g, tensor.Float32, G.WithShape(shape...), G.WithName(p.Name), G.WithValue(t)))
 	}
+	if a.Kind == model.KindGraph {
+		if err := gr.buildGraphNet(n); err != nil {
+			return nil, fmt.Errorf("graph of %v: %w", a, err)
+		}
+		return gr.masked()
+	}
+	gr.X = G.NewMatrix(g, tensor.Float32, G.WithShape(batch, a.Inputs), G.WithName("x"))
 	// A bias row is broadcast down the batch as the outer product of a
 	// column of ones with it: one small matrix product each way, cheaper in
 	// Gorgonia than its broadcasting Add, which copies the row batch times
 	// and sums them back for the gradient element by element.
-	ones := make([]float32, batch)
-	for i := range ones {
-		ones[i] = 1
-	}
-	one := G.NewConstant(tensor.New(tensor.WithShape(batch, 1), tensor.WithBacking(ones)), G.WithName("ones"))
+	one := constant(g, "ones", batch, 1, 1)
 	aff := func(x *G.Node, l model.Layer) (*G.Node, error) {
 		xw, err := G.Mul(x, gr.Params[l.W])
 		if err != nil {
@@ -110,8 +117,34 @@ func newNetGraph(n *model.Network, batch int) (*netGraph, error) {
 	if gr.Outcome, err = aff(h, outcome); err != nil {
 		return nil, err
 	}
+	return gr.masked()
+}
+
+// masked adds the masked policy logits to gr, which has its logits.
+func (gr *netGraph) masked() (*netGraph, error) {
+	var err error
 	if gr.Policy, err = G.Add(gr.Logits, gr.Mask); err != nil {
 		return nil, fmt.Errorf("graph: mask: %w", err)
 	}
 	return gr, nil
+}
+
+// constant is a rows × cols constant matrix of g whose every value is x.
+func constant(g *G.ExprGraph, name string, rows, cols int, x float32) *G.Node {
+	d := make([]float32, rows*cols)
+	for i := range d {
+		d[i] = x
+	}
+	return G.NewConstant(tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(d)), G.WithName(name))
+}
+
+// fixed is the rows × cols matrix d (row-major) as an input of g named
+// name, with its value, which nothing changes: a constant of other values
+// than one. Gorgonia hashes a constant by its printed form, which elides
+// the middle of a large matrix, and merges two nodes of one hash: two
+// constants of one shape that print alike would be one node. An input
+// hashes by its name.
+func fixed(g *G.ExprGraph, name string, rows, cols int, d []float32) *G.Node {
+	t := tensor.New(tensor.WithShape(rows, cols), tensor.WithBacking(d))
+	return G.NewMatrix(g, tensor.Float32, G.WithShape(rows, cols), G.WithName(name), G.WithValue(t))
 }

@@ -434,3 +434,211 @@ func (m *machine) reshapeKernel(i int, op G.Op) kernel {
 		return nil
 	}
 }
+
+// batchedKernels are the candidate kernels of node i, a batched product
+// (Gorgonia's BatchedMatMul of three-dimensional tensors): with the BLAS
+// of Gorgonia's standard engine, which its op multiplies each position's
+// views with (the machine's fastEngine takes no views), and with the
+// machine's own.
+func (m *machine) batchedKernels(i int, transA, transB bool) []kernel {
+	return append(one(m.batchedKernel(i, transA, transB, tensor.WhichBLAS())), one(m.batchedKernel(i, transA, transB, m.blas))...)
+}
+
+// batchedKernel is C[s] = op(A[s])·op(B[s]) for every index s of the
+// leading axis of node i's float32 tensors, op transposing a factor where
+// its flag says, through bl with the arguments Gorgonia's standard engine
+// passes its BLAS for each index's views.
+func (m *machine) batchedKernel(i int, transA, transB bool, bl blas32) kernel {
+	if !m.pre[i] || bl == nil {
+		return nil
+	}
+	ia, ib := m.args[i][0], m.args[i][1]
+	a, sa, okA := tensor3(m.vals[ia])
+	b, sb, okB := tensor3(m.vals[ib])
+	c, sc, okC := tensor3(m.vals[i])
+	if !okA || !okB || !okC || sa[0] != sb[0] || sa[0] != sc[0] {
+		return nil
+	}
+	rows, k := sa[1], sa[2]
+	if transA {
+		rows, k = k, rows
+	}
+	k2, n := sb[1], sb[2]
+	if transB {
+		k2, n = n, k2
+	}
+	if k != k2 || sc[1] != rows || sc[2] != n {
+		return nil
+	}
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if transA {
+		tA = blas.Trans
+	}
+	if transB {
+		tB = blas.Trans
+	}
+	na, nb, nc := len(a), len(b), len(c)
+	pa, pb, pc := sa[1]*sa[2], sb[1]*sb[2], rows*n
+	return func() error {
+		a, b, c := m.f32(ia, na), m.f32(ib, nb), m.f32(i, nc)
+		if a == nil || b == nil || c == nil {
+			return errKernelInput
+		}
+		for s := range sc[0] {
+			bl.Sgemm(tA, tB, rows, n, k, 1, a[s*pa:(s+1)*pa], sa[2], b[s*pb:(s+1)*pb], sb[2], 0, c[s*pc:(s+1)*pc], n)
+		}
+		return nil
+	}
+}
+
+// tensor3 is v's data and shape if it is a three-dimensional float32
+// row-major tensor backed by all of its data.
+func tensor3(v G.Value) (data []float32, shape [3]int, ok bool) {
+	d, isDense := v.(*tensor.Dense)
+	if !isDense || d.Dims() != 3 {
+		return nil, shape, false
+	}
+	data, ok = vector32(v)
+	copy(shape[:], d.Shape())
+	return data, shape, ok
+}
+
+// moveKernel is node i's value written by move from its inputs' data:
+// the kernel of an op that only moves values (a concatenation, a slice, a
+// transpose), whose Gorgonia op makes a new tensor every run. The kernel
+// writes into the first run's, which no input shares.
+func (m *machine) moveKernel(i int, move func(out []float32, in [][]float32)) kernel {
+	out, ok := vector32(m.vals[i])
+	in := make([]G.Value, len(m.args[i]))
+	for k, j := range m.args[i] {
+		in[k] = m.vals[j]
+	}
+	if !ok || sharesMemory(m.vals[i], in) {
+		return nil
+	}
+	sizes := make([]int, len(in))
+	for k := range in {
+		d, ok := vector32(in[k])
+		if !ok {
+			return nil
+		}
+		sizes[k] = len(d)
+	}
+	n, data := len(out), make([][]float32, len(in))
+	return func() error {
+		o := m.f32(i, n)
+		if o == nil {
+			return errKernelInput
+		}
+		for k, j := range m.args[i] {
+			if data[k] = m.f32(j, sizes[k]); data[k] == nil {
+				return errKernelInput
+			}
+		}
+		move(o, data)
+		return nil
+	}
+}
+
+// concatKernel is node i, the concatenation of its inputs along axis.
+func (m *machine) concatKernel(i, axis int) kernel {
+	out := m.nodes[i].Shape()
+	if axis < 0 || axis >= out.Dims() {
+		return nil
+	}
+	outer := out[:axis].TotalSize()
+	if axis == 0 {
+		outer = 1
+	}
+	blocks := make([]int, len(m.args[i]))
+	sum := 0
+	for k, j := range m.args[i] {
+		s := m.nodes[j].Shape()
+		if s.Dims() != out.Dims() {
+			return nil
+		}
+		blocks[k] = s[axis:].TotalSize()
+		sum += blocks[k]
+	}
+	if outer*sum != out.TotalSize() {
+		return nil
+	}
+	return m.moveKernel(i, func(o []float32, in [][]float32) {
+		at := 0
+		for r := range outer {
+			for k, x := range in {
+				at += copy(o[at:at+blocks[k]], x[r*blocks[k]:(r+1)*blocks[k]])
+			}
+		}
+	})
+}
+
+// sliceKernel is node i, the indices start to end-1 along axis along of
+// its input.
+func (m *machine) sliceKernel(i, along, start, end int) kernel {
+	in := m.nodes[m.args[i][0]].Shape()
+	if along >= in.Dims() || end > in[along] {
+		return nil
+	}
+	outer, inner := 1, 1
+	for _, d := range in[:along] {
+		outer *= d
+	}
+	for _, d := range in[along+1:] {
+		inner *= d
+	}
+	dim, width := in[along], (end-start)*inner
+	if outer*width != m.nodes[i].Shape().TotalSize() {
+		return nil
+	}
+	return m.moveKernel(i, func(o []float32, x [][]float32) {
+		for r := range outer {
+			copy(o[r*width:(r+1)*width], x[0][(r*dim+start)*inner:(r*dim+end)*inner])
+		}
+	})
+}
+
+// transposeKernel is node i, its input with its axes permuted: the
+// output's axis k is the input's pattern[k].
+func (m *machine) transposeKernel(i int, pattern []int) kernel {
+	in := m.nodes[m.args[i][0]].Shape()
+	if len(pattern) != in.Dims() || len(pattern) < 2 {
+		return nil
+	}
+	d := len(pattern)
+	stride := make([]int, d)
+	for k, s := d-1, 1; k >= 0; k-- {
+		stride[k] = s
+		s *= in[k]
+	}
+	shape, step, idx := make([]int, d), make([]int, d), make([]int, d)
+	for k, ax := range pattern {
+		if ax < 0 || ax >= d {
+			return nil
+		}
+		shape[k], step[k] = in[ax], stride[ax]
+	}
+	last, st := shape[d-1], step[d-1]
+	return m.moveKernel(i, func(o []float32, x [][]float32) {
+		clear(idx)
+		src := 0
+		for at := 0; at < len(o); at += last {
+			if st == 1 {
+				copy(o[at:at+last], x[0][src:src+last])
+			} else {
+				for j := range last {
+					o[at+j] = x[0][src+j*st]
+				}
+			}
+			for k := d - 2; k >= 0; k-- { // the next index of the output's other axes
+				idx[k]++
+				src += step[k]
+				if idx[k] < shape[k] {
+					break
+				}
+				src -= idx[k] * step[k]
+				idx[k] = 0
+			}
+		}
+	})
+}

@@ -19,40 +19,59 @@ import (
 // as one of that row's kernels, which gave the op's value bit for bit. The
 // test names any node of no row, of two rows, or whose kernels all differ
 // from its op (a node left to Gorgonia's op, which allocates). One graph
-// of the 64x2 network has the ops the want table counts; the graphs run
-// on one core's share of the products split over two, on two graphs, and
-// with gonum's BLAS for Gorgonia's ops and the kernels alike (the
-// products follow the trainer's BLAS, not Gorgonia's process-wide one).
+// of the 64x2 network, and one of a graph network of 16 channels and two
+// blocks on a rotating board, has the ops its want table counts; the
+// graphs run on one core's share of the products split over two, on two
+// graphs, and with gonum's BLAS for Gorgonia's ops and the kernels alike
+// (the products follow the trainer's BLAS, not Gorgonia's process-wide
+// one).
 func TestOpTable_NamesEveryOpOfTheTrainingGraph(t *testing.T) {
-	v := mustVariant(t, "nine")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	samples := randomSamples(t, v, 48, 6)
 	// Per layer (7: the input layer, two per block, two heads) two products
 	// forward (x·W, ones·b) and two for the gradients of W and b; one for
 	// the gradient of each layer's input but the features'; a comparison
 	// per ReLU; an inner product per cross-entropy and per weight matrix
 	// (L2), each between two reshapes.
-	want := map[string]int{"A·B": 14, "Aᵀ·B": 14, "A·Bᵀ": 6, "a·b": 9, "+": 35, "⊙": 27, "≥ as 1 or 0": 5,
+	mlp := map[string]int{"A·B": 14, "Aᵀ·B": 14, "A·Bᵀ": 6, "a·b": 9, "+": 35, "⊙": 27, "≥ as 1 or 0": 5,
 		"reshape": 20, "log-softmax of rows": 2, "log-softmax of rows, derivative": 2}
+	// The graph network's besides: a concatenation per gather (two a
+	// block), of the policy's origin rows and of the rotation logits; a
+	// slice for the derivative of each of their parts that has one (four
+	// a gather, the origins', the placing, moving and removing logits'
+	// and the rotation logits'); a transpose of the origin and of the
+	// destination rows and one of each's derivative; the batched product
+	// of origins by destinations and its two derivatives.
+	graph := map[string]int{"A·B": 39, "Aᵀ·B": 35, "A·Bᵀ": 13, "a·b": 12, "+": 66, "⊙": 32, "≥ as 1 or 0": 6,
+		"reshape": 106, "log-softmax of rows": 2, "log-softmax of rows, derivative": 2,
+		"concatenate": 6, "slice": 19, "transpose": 4, "batched A·B": 1, "batched Aᵀ·B": 1, "batched A·Bᵀ": 1}
 	for _, r := range opTable {
-		if want[r.name] == 0 {
+		if mlp[r.name] == 0 && graph[r.name] == 0 {
 			t.Errorf("row %s of the op table: no op of the training graph", r.name)
 		}
 	}
+	gonumBLAS := backend{blas: gonum.Implementation{}, simd: haveAVX2()}
 	for _, tc := range []struct {
 		name    string
+		variant string
+		net     model.Config
+		want    map[string]int
 		threads int
 		b       backend
 	}{
-		{"one graph, products split over two cores", 1, defaultBackend()},
-		{"two graphs", 2, defaultBackend()},
-		{"one graph, gonum's BLAS", 1, backend{blas: gonum.Implementation{}, simd: haveAVX2()}},
+		{"one graph, products split over two cores", "nine", model.Config{Width: 64, Blocks: 2}, mlp, 1, defaultBackend()},
+		{"two graphs", "nine", model.Config{Width: 64, Blocks: 2}, mlp, 2, defaultBackend()},
+		{"one graph, gonum's BLAS", "nine", model.Config{Width: 64, Blocks: 2}, mlp, 1, gonumBLAS},
+		{"graph network, one graph, products split over two cores", "moulin-rouge", graphConfig(16, 2, 3), graph, 1, defaultBackend()},
+		{"graph network, two graphs", "moulin-rouge", graphConfig(16, 2, 3), graph, 2, defaultBackend()},
+		{"graph network, one graph, gonum's BLAS", "moulin-rouge", graphConfig(16, 2, 3), graph, 1, gonumBLAS},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			v := mustVariant(t, tc.variant)
+			samples := randomSamples(t, v, 48, 6)
 			c := plainConfig()
 			c.BatchSize = 48
 			c.Threads = tc.threads
-			tr := newTrainerWith(t, v, newNet(t, v, model.Config{Width: 64, Blocks: 2}, 3), c, tc.b)
+			tr := newTrainerWith(t, v, newNet(t, v, tc.net, 3), c, tc.b)
 			if _, err := tr.Step(samples); err != nil {
 				t.Fatal(err)
 			}
@@ -83,8 +102,8 @@ func TestOpTable_NamesEveryOpOfTheTrainingGraph(t *testing.T) {
 							count[names[0]]++
 						}
 					}
-					if tc.threads == 1 && m == wk.m && !maps.Equal(count, want) {
-						t.Errorf("the step's ops %v, want %v", count, want)
+					if tc.threads == 1 && m == wk.m && !maps.Equal(count, tc.want) {
+						t.Errorf("the step's ops %v, want %v", count, tc.want)
 					}
 				}
 			}

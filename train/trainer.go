@@ -98,8 +98,10 @@ type worker struct {
 	mLoss  *machine    // the losses only: the forward pass
 	gdata  [][]float32 // the gradient tensors after a run
 
-	x, mask, pi, z []float32 // the graph's inputs, refilled per batch
-	piw            []float32 // 1 where a row has a policy target, else 0
+	x, mask, pi, z []float32      // the graph's inputs, refilled per batch (a graph network's x is split into xp and xg)
+	xp, xg         []float32      // a graph network's inputs (netGraph.XP, XG)
+	points         *pointFeatures // a graph network's split of x; nil for an MLP
+	piw            []float32      // 1 where a row has a policy target, else 0
 	legal          []engine.Action
 
 	policy, outcome, l2, total float64 // the graph's losses after a run
@@ -122,7 +124,7 @@ func newWith(v *engine.Variant, net *model.Network, c Config, b backend) (*Train
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if err := (&model.Checkpoint{Net: net}).CheckVariant(v); err != nil {
+	if err := checkVariant(v, net); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	if err := c.CheckVariant(v); err != nil {
@@ -147,7 +149,7 @@ func newWith(v *engine.Variant, net *model.Network, c Config, b backend) (*Train
 	l2 := l2Shares(net, n)
 	for w := 0; w < n; w++ {
 		lo, hi := c.BatchSize*w/n, c.BatchSize*(w+1)/n
-		wk, err := newWorker(net, c, lo, hi, l2[w], b)
+		wk, err := newWorker(v, net, c, lo, hi, l2[w], b)
 		if err != nil {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
@@ -213,7 +215,7 @@ func l2Shares(net *model.Network, n int) [][]bool {
 // mean over its rows; the batch's is the workers' mean weighted by rows,
 // so its L2 part is scaled by batch/rows to count once in that mean. Its
 // machines compute with be.
-func newWorker(net *model.Network, c Config, lo, hi int, l2 []bool, be backend) (*worker, error) {
+func newWorker(v *engine.Variant, net *model.Network, c Config, lo, hi int, l2 []bool, be backend) (*worker, error) {
 	a, b := net.Arch, hi-lo
 	gr, err := newNetGraph(net, b)
 	if err != nil {
@@ -231,14 +233,22 @@ func newWorker(net *model.Network, c Config, lo, hi int, l2 []bool, be backend) 
 		x: make([]float32, b*a.Inputs), mask: make([]float32, b*a.Actions),
 		pi: make([]float32, b*a.Actions), piw: make([]float32, b), z: make([]float32, b*a.Outcomes),
 		legal: make([]engine.Action, 0, engine.MaxActions)}
-	for _, in := range []struct {
+	type input struct {
 		n     *G.Node
 		data  []float32
 		shape []int
-	}{
-		{gr.X, wk.x, []int{b, a.Inputs}}, {gr.Mask, wk.mask, []int{b, a.Actions}},
-		{l.Pi, wk.pi, []int{b, a.Actions}}, {l.Z, wk.z, []int{b, a.Outcomes}},
-	} {
+	}
+	inputs := []input{{gr.Mask, wk.mask, []int{b, a.Actions}}, {l.Pi, wk.pi, []int{b, a.Actions}}, {l.Z, wk.z, []int{b, a.Outcomes}}}
+	if a.Kind == model.KindGraph {
+		if wk.points, err = newPointFeatures(v, a); err != nil {
+			return nil, err
+		}
+		wk.xp, wk.xg = make([]float32, b*a.Points*a.Planes), make([]float32, b*a.Globals())
+		inputs = append(inputs, input{gr.XP, wk.xp, []int{b * a.Points, a.Planes}}, input{gr.XG, wk.xg, []int{b, a.Globals()}})
+	} else {
+		inputs = append(inputs, input{gr.X, wk.x, []int{b, a.Inputs}})
+	}
+	for _, in := range inputs {
 		if err := G.Let(in.n, tensor.New(tensor.WithShape(in.shape...), tensor.WithBacking(in.data))); err != nil {
 			return nil, fmt.Errorf("input %s: %w", in.n.Name(), err)
 		}
@@ -393,6 +403,9 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 			z[1] += mix * loss
 			z[2] += mix * draw
 		}
+	}
+	if wk.points != nil {
+		wk.points.split(wk.x, len(batch), wk.xp, wk.xg)
 	}
 	return nil
 }

@@ -18,33 +18,28 @@ import (
 // definition the graph must implement.
 func referenceLoss(t *testing.T, v *engine.Variant, n *model.Network, c Config, batch []dataset.Sample) (policy, outcome, l2 float64) {
 	a := n.Arch
-	f := model.NewForward(n, len(batch))
 	x := make([]float32, len(batch)*a.Inputs)
 	for i := range batch {
 		model.Encode(v, a.Encoder, &batch[i].Position, batch[i].Repetitions, x[i*a.Inputs:(i+1)*a.Inputs])
 	}
-	pl := make([]float32, len(batch)*a.Actions)
-	ol := make([]float32, len(batch)*a.Outcomes)
-	if err := f.Run(x, len(batch), pl, ol); err != nil {
-		t.Fatal(err)
-	}
+	pl, ol := referenceLogits(t, v, n, x, len(batch))
 	for i, s := range batch {
 		legal := v.Legal(&s.Position, nil)
 		row := pl[i*a.Actions : (i+1)*a.Actions]
 		lse := 0.0
 		for _, act := range legal {
-			lse += math.Exp(float64(row[v.ActionIndex(act)]))
+			lse += math.Exp(row[v.ActionIndex(act)])
 		}
 		lse = math.Log(lse)
 		for _, e := range s.Policy {
-			policy -= float64(e.Prob) * (float64(row[e.Action]) - lse)
+			policy -= float64(e.Prob) * (row[e.Action] - lse)
 		}
 		orow := ol[i*a.Outcomes : (i+1)*a.Outcomes]
 		lse = 0
 		for _, o := range orow {
-			lse += math.Exp(float64(o))
+			lse += math.Exp(o)
 		}
-		outcome -= float64(orow[model.RelativeOutcome(s.Outcome, int(s.Position.Side), v.Players)]) - math.Log(lse)
+		outcome -= orow[model.RelativeOutcome(s.Outcome, int(s.Position.Side), v.Players)] - math.Log(lse)
 	}
 	for _, p := range n.Params {
 		if p.IsWeight() {
@@ -57,14 +52,43 @@ func referenceLoss(t *testing.T, v *engine.Variant, n *model.Network, c Config, 
 	return policy / b, outcome / b, l2 * c.WeightDecay
 }
 
+// referenceLogits is the policy and outcome logits of n on the batch ×
+// Inputs features x: an MLP's from the forward pass, a graph network's
+// from its specification (referenceGraphNet).
+func referenceLogits(t *testing.T, v *engine.Variant, n *model.Network, x []float32, batch int) (policy, outcome []float64) {
+	t.Helper()
+	a := n.Arch
+	if a.Kind == model.KindGraph {
+		return referenceGraphNet(v, n, x, batch)
+	}
+	pl := make([]float32, batch*a.Actions)
+	ol := make([]float32, batch*a.Outcomes)
+	if err := model.NewForward(n, batch).Run(x, batch, pl, ol); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pl {
+		policy = append(policy, float64(p))
+	}
+	for _, o := range ol {
+		outcome = append(outcome, float64(o))
+	}
+	return policy, outcome
+}
+
 func TestLossIsCrossEntropyOfMaskedPolicyAndOutcomePlusL2(t *testing.T) {
-	for _, name := range []string{"three", "nine", "moulin-rouge-3"} {
-		t.Run(name, func(t *testing.T) {
-			v := mustVariant(t, name)
+	for _, tc := range []struct {
+		name string
+		net  model.Config
+	}{
+		{"three", model.Config{Width: 32, Blocks: 1}}, {"nine", model.Config{Width: 32, Blocks: 1}}, {"moulin-rouge-3", model.Config{Width: 32, Blocks: 1}},
+		{"three", graphConfig(8, 1, 1)}, {"nine", graphConfig(8, 1, 3)}, {"moulin-rouge-3", graphConfig(8, 1, 2)},
+	} {
+		t.Run(fmt.Sprintf("%s/%s", tc.name, model.NewArch(mustVariant(t, tc.name), tc.net)), func(t *testing.T) {
+			v := mustVariant(t, tc.name)
 			c := plainConfig()
 			c.BatchSize = 8
 			c.WeightDecay = 1e-3
-			n := newNet(t, v, model.Config{Width: 32, Blocks: 1}, 2)
+			n := newNet(t, v, tc.net, 2)
 			tr := newTrainer(t, v, n, c)
 			batch := randomSamples(t, v, 8, 4)
 			got, err := tr.Loss(batch)
@@ -85,21 +109,41 @@ func TestLossIsCrossEntropyOfMaskedPolicyAndOutcomePlusL2(t *testing.T) {
 }
 
 // The gradient, averaged over the graphs of however many workers split
-// the batch, is the derivative of the batch's loss.
+// the batch, is the derivative of the batch's loss: an MLP's and a graph
+// network's. The graph network's batch has positions of every phase (its
+// placing, moving and removing logits are apart), its reference loss is
+// in float64 and its step smaller: four channels a point leave many units
+// near a ReLU's kink.
 func TestGradientMatchesFiniteDifferences(t *testing.T) {
-	for _, threads := range []int{1, 2, 4, 6} { // 6: a row each, and one graph without an L2 term
-		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
+	for _, tc := range []struct {
+		net     model.Config
+		threads int
+	}{
+		{model.Config{Width: 8, Blocks: 1}, 1}, {model.Config{Width: 8, Blocks: 1}, 2}, {model.Config{Width: 8, Blocks: 1}, 4},
+		{model.Config{Width: 8, Blocks: 1}, 6}, // 6: a row each, and one graph without an L2 term
+		{graphConfig(4, 1, 1), 1}, {graphConfig(4, 1, 1), 2}, {graphConfig(4, 1, 3), 1},
+		{graphConfig(128, 1, 1), 1}, // a gather 512 wide: its derivative's slices hash apart
+	} {
+		t.Run(fmt.Sprintf("%s/width=%d/threads=%d", tc.net.Kind, tc.net.Width, tc.threads), func(t *testing.T) {
+			threads := tc.threads
 			v := mustVariant(t, "three")
 			c := plainConfig()
 			c.BatchSize = 6
 			c.WeightDecay = 1e-2
 			c.Threads = threads
-			n := newNet(t, v, model.Config{Width: 8, Blocks: 1}, 3)
+			n := newNet(t, v, tc.net, 3)
 			tr := newTrainer(t, v, n, c)
 			if tr.Workers() != threads {
 				t.Fatalf("%d workers, want %d", tr.Workers(), threads)
 			}
-			batch := randomSamples(t, v, 6, 5)
+			batch, h := randomSamples(t, v, 6, 5), 1e-2
+			if tc.net.Kind == model.KindGraph {
+				all := randomSamples(t, v, 60, 5)
+				batch, h = nil, 1e-4
+				for i := range 6 {
+					batch = append(batch, all[11*i])
+				}
+			}
 			grads := gradients(t, tr, batch)
 			loss := func() float64 {
 				p, o, l2 := referenceLoss(t, v, n, c, batch)
@@ -108,11 +152,10 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 			checked := 0
 			for i, p := range n.Params {
 				for _, j := range []int{0, len(p.Data) / 2, len(p.Data) - 1} {
-					const h = 1e-2
 					w := p.Data[j]
-					p.Data[j] = w + h
+					p.Data[j] = w + float32(h)
 					up := loss()
-					p.Data[j] = w - h
+					p.Data[j] = w - float32(h)
 					down := loss()
 					p.Data[j] = w
 					num := (up - down) / (2 * h)
@@ -129,9 +172,22 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	}
 }
 
+// Training on one batch fits it: the outcome loss halves and the policy
+// loss falls. A graph network answers alike the points that its features
+// and their neighbourhoods do not tell apart, so it fits the batch's
+// random policy targets less closely than an MLP, which can learn each
+// position's own.
 func TestTrainingFitsABatch(t *testing.T) {
-	for _, opt := range []string{"adam", "sgd"} {
-		t.Run(opt, func(t *testing.T) {
+	for _, tc := range []struct {
+		opt        string
+		net        model.Config
+		policyDrop float64
+	}{
+		{"adam", model.Config{Width: 64, Blocks: 2}, 0.05}, {"sgd", model.Config{Width: 64, Blocks: 2}, 0.05},
+		{"adam", graphConfig(16, 2, 3), 0.02},
+	} {
+		opt := tc.opt
+		t.Run(fmt.Sprintf("%s/%s", opt, model.NewArch(mustVariant(t, "nine"), tc.net)), func(t *testing.T) {
 			v := mustVariant(t, "nine")
 			c := plainConfig()
 			c.BatchSize = 32
@@ -141,7 +197,7 @@ func TestTrainingFitsABatch(t *testing.T) {
 			if opt == "sgd" {
 				c.LR = 0.05
 			}
-			tr := newTrainer(t, v, newNet(t, v, model.Config{Width: 64, Blocks: 2}, 1), c)
+			tr := newTrainer(t, v, newNet(t, v, tc.net, 1), c)
 			batch := randomSamples(t, v, 32, 9)
 			first, err := tr.Loss(batch)
 			if err != nil {
@@ -153,7 +209,7 @@ func TestTrainingFitsABatch(t *testing.T) {
 				}
 			}
 			last, _ := tr.Loss(batch)
-			if !(last.Outcome < 0.5*first.Outcome) || !(last.Policy < first.Policy-0.05) {
+			if !(last.Outcome < 0.5*first.Outcome) || !(last.Policy < first.Policy-tc.policyDrop) {
 				t.Errorf("after 60 steps on one batch: %v, at first %v", last, first)
 			}
 		})

@@ -1,0 +1,239 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
+)
+
+// referenceGraphNet is a graph network's function as model/graph.go
+// specifies it, loop by loop in float64: the policy and outcome logits of
+// batch positions of features x.
+func referenceGraphNet(v *engine.Variant, n *model.Network, x []float32, batch int) (policy, outcome []float64) {
+	a := n.Arch
+	pts, w, r := a.Points, a.Width, model.GraphRank
+	planes := model.FeaturePlanes(v, a.Encoder)
+	ofPoint := map[int]bool{}
+	for _, o := range planes {
+		for p := range pts {
+			ofPoint[o+p] = true
+		}
+	}
+	var globals []int
+	for i := range a.Inputs {
+		if !ofPoint[i] {
+			globals = append(globals, i)
+		}
+	}
+	nm, lm, mm := a.Relations()
+	mixing := [][]float32{nm, lm, mm}
+	par := func(i int) []float32 { return n.Params[i].Data }
+	// affine is in·W + bias for W the in-long × out weight of index i.
+	affine := func(in []float64, i int, relu bool) []float64 {
+		wd, bias := par(i), par(i+1)
+		out := make([]float64, len(bias))
+		for c := range out {
+			s := float64(bias[c])
+			for k, x := range in {
+				s += x * float64(wd[k*len(out)+c])
+			}
+			if relu {
+				s = max(s, 0)
+			}
+			out[c] = s
+		}
+		return out
+	}
+	// gather is G(h) of the points' channels h, point by point.
+	gather := func(h [][]float64) [][]float64 {
+		g := make([][]float64, pts)
+		for p := range pts {
+			g[p] = append([]float64(nil), h[p]...)
+			for _, m := range mixing {
+				mix := make([]float64, w)
+				for q := range pts {
+					for c := range w {
+						mix[c] += float64(m[p*pts+q]) * h[q][c]
+					}
+				}
+				g[p] = append(g[p], mix...)
+			}
+		}
+		return g
+	}
+	for b := range batch {
+		row := x[b*a.Inputs : (b+1)*a.Inputs]
+		h := make([][]float64, pts)
+		for p := range pts {
+			h[p] = make([]float64, w)
+			for c := range w {
+				s := float64(par(model.GraphInputBias)[c])
+				for f, o := range planes {
+					s += float64(row[o+p]) * float64(par(model.GraphInputPoint)[f*w+c])
+				}
+				for k, i := range globals {
+					s += float64(row[i]) * float64(par(model.GraphInputGlobal)[k*w+c])
+				}
+				h[p][c] = max(s, 0)
+			}
+		}
+		for k := range a.Blocks {
+			i := model.GraphBlock(k)
+			g := gather(h)
+			u := make([][]float64, pts)
+			for p := range pts {
+				u[p] = affine(g[p], i, true)
+			}
+			g = gather(u)
+			for p := range pts {
+				y := affine(g[p], i+2, false)
+				for c := range w {
+					h[p][c] = max(h[p][c]+y[c], 0)
+				}
+			}
+		}
+		mean := make([]float64, w)
+		for p := range pts {
+			for c := range w {
+				mean[c] += h[p][c] / float64(pts)
+			}
+		}
+		pol, rot, val := a.GraphHeads()
+		q := make([][]float64, pts)
+		for p := range pts {
+			q[p] = affine(h[p], pol, false)
+		}
+		logits := make([]float64, a.Actions)
+		for p := range pts {
+			logits[p] = q[p][0]
+			logits[pts+pts*pts+p] = q[p][1]
+			for d := range pts {
+				s := q[p][2] + q[d][3]
+				for j := range r {
+					s += q[p][4+j] * q[d][4+r+j]
+				}
+				logits[pts+p*pts+d] = s
+			}
+		}
+		if rot >= 0 {
+			copy(logits[2*pts+pts*pts:], affine(mean, rot, false))
+		}
+		policy = append(policy, logits...)
+		outcome = append(outcome, affine(affine(mean, val, true), val+2, false)...)
+	}
+	return policy, outcome
+}
+
+// runGraphNet evaluates the Gorgonia graph of n, a graph network for v, on
+// the batch × Inputs features x with Gorgonia's own machine, and returns
+// the policy and outcome logits.
+func runGraphNet(t *testing.T, v *engine.Variant, n *model.Network, x []float32, batch int) (policy, outcome []float32) {
+	t.Helper()
+	gr, err := newNetGraph(n, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := n.Arch
+	pf, err := newPointFeatures(v, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xp, xg := make([]float32, batch*a.Points*a.Planes), make([]float32, batch*a.Globals())
+	pf.split(x, batch, xp, xg)
+	for _, in := range []struct {
+		n     *G.Node
+		data  []float32
+		shape []int
+	}{{gr.XP, xp, []int{batch * a.Points, a.Planes}}, {gr.XG, xg, []int{batch, a.Globals()}}, {gr.Mask, make([]float32, batch*a.Actions), []int{batch, a.Actions}}} {
+		if err := G.Let(in.n, tensor.New(tensor.WithShape(in.shape...), tensor.WithBacking(in.data))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vm := G.NewTapeMachine(gr.G)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	policy = append([]float32(nil), gr.Logits.Value().Data().([]float32)...)
+	outcome = append([]float32(nil), gr.Outcome.Value().Data().([]float32)...)
+	return policy, outcome
+}
+
+// graphConfig is a graph network's trunk.
+func graphConfig(width, blocks, features int) model.Config {
+	return model.Config{Kind: model.KindGraph, Width: width, Blocks: blocks, Features: features}
+}
+
+// The training graph of a graph network computes model/graph.go's
+// function, logits in the action space's order: on a board of few
+// points, on nine men's morris, and on a rotating board (its rotation
+// logits last), for one position and for several.
+func TestGraphNetMatchesTheSpecification(t *testing.T) {
+	for _, tc := range []struct {
+		variant         string
+		width, blocks   int
+		features, batch int
+	}{
+		{"three", 4, 1, 1, 1}, {"three", 6, 2, 3, 5},
+		{"nine", 8, 1, 2, 1}, {"nine", 16, 2, 3, 5},
+		{"moulin-rouge", 8, 1, 1, 1}, {"moulin-rouge", 12, 2, 3, 5},
+	} {
+		t.Run(fmt.Sprintf("%s/width=%d/blocks=%d/features=%d/batch=%d", tc.variant, tc.width, tc.blocks, tc.features, tc.batch), func(t *testing.T) {
+			v := mustVariant(t, tc.variant)
+			a := model.NewArch(v, graphConfig(tc.width, tc.blocks, tc.features))
+			if v.Board.Rotating != (a.Rotations() > 0) {
+				t.Fatalf("%s: %d rotation actions", tc.variant, a.Rotations())
+			}
+			n := randomNetwork(t, a, uint64(tc.width))
+			x := randomSlice(rand.New(rand.NewPCG(uint64(tc.batch), 11)), tc.batch*a.Inputs)
+			wantP, wantO := referenceGraphNet(v, n, x, tc.batch)
+			gotP, gotO := runGraphNet(t, v, n, x, tc.batch)
+			if len(gotP) != tc.batch*a.Actions || len(gotO) != tc.batch*a.Outcomes {
+				t.Fatalf("%d policy and %d outcome logits, want %d and %d", len(gotP), len(gotO), tc.batch*a.Actions, tc.batch*a.Outcomes)
+			}
+			if d := maxRelDiff64(gotP, wantP); d > 1e-4 {
+				t.Errorf("policy logits differ from the specification's by %g", d)
+			}
+			if d := maxRelDiff64(gotO, wantO); d > 1e-4 {
+				t.Errorf("outcome logits differ from the specification's by %g", d)
+			}
+		})
+	}
+}
+
+// maxRelDiff64 is the largest |a-b| / max(1, |b|).
+func maxRelDiff64(a []float32, b []float64) float64 {
+	d := 0.0
+	for i := range a {
+		e := math.Abs(float64(a[i])-b[i]) / math.Max(1, math.Abs(b[i]))
+		if e > d || math.IsNaN(e) {
+			d = e
+		}
+	}
+	return d
+}
+
+// What only an MLP has is refused for a graph network, by name: growing
+// its checkpoint (model.Grow widens an MLP's layers) and tying its weights
+// over the board's symmetries (its structure answers every turn alike).
+func TestGraphNetwork_GrowingAndTyingAreRefused(t *testing.T) {
+	v := mustVariant(t, "three")
+	n := newNet(t, v, graphConfig(4, 1, 1), 1)
+	tr := newTrainer(t, v, n, plainConfig())
+	if _, err := GrowCheckpoint(tr.Checkpoint(1), model.Config{Kind: model.KindGraph, Width: 8, Blocks: 2}, 1); err == nil || !strings.Contains(err.Error(), "graph network does not grow") {
+		t.Errorf("growing a graph network's checkpoint: error %v", err)
+	}
+	tied := n.Clone()
+	tied.Arch.Symmetric = true
+	if _, err := New(v, tied, plainConfig()); err == nil || !strings.Contains(err.Error(), "symmetric") {
+		t.Errorf("a trainer of a tied graph network: error %v", err)
+	}
+}
