@@ -14,124 +14,6 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-// referenceGraphNet is a graph network's function as model/graph.go
-// specifies it, loop by loop in float64: the policy and outcome logits of
-// batch positions of features x.
-func referenceGraphNet(v *engine.Variant, n *model.Network, x []float32, batch int) (policy, outcome []float64) {
-	a := n.Arch
-	pts, w, r := a.Points, a.Width, model.GraphRank
-	planes := model.FeaturePlanes(v, a.Encoder)
-	ofPoint := map[int]bool{}
-	for _, o := range planes {
-		for p := range pts {
-			ofPoint[o+p] = true
-		}
-	}
-	var globals []int
-	for i := range a.Inputs {
-		if !ofPoint[i] {
-			globals = append(globals, i)
-		}
-	}
-	nm, lm, mm := a.Relations()
-	mixing := [][]float32{nm, lm, mm}
-	par := func(i int) []float32 { return n.Params[i].Data }
-	// affine is in·W + bias for W the in-long × out weight of index i.
-	affine := func(in []float64, i int, relu bool) []float64 {
-		wd, bias := par(i), par(i+1)
-		out := make([]float64, len(bias))
-		for c := range out {
-			s := float64(bias[c])
-			for k, x := range in {
-				s += x * float64(wd[k*len(out)+c])
-			}
-			if relu {
-				s = max(s, 0)
-			}
-			out[c] = s
-		}
-		return out
-	}
-	// gather is G(h) of the points' channels h, point by point.
-	gather := func(h [][]float64) [][]float64 {
-		g := make([][]float64, pts)
-		for p := range pts {
-			g[p] = append([]float64(nil), h[p]...)
-			for _, m := range mixing {
-				mix := make([]float64, w)
-				for q := range pts {
-					for c := range w {
-						mix[c] += float64(m[p*pts+q]) * h[q][c]
-					}
-				}
-				g[p] = append(g[p], mix...)
-			}
-		}
-		return g
-	}
-	for b := range batch {
-		row := x[b*a.Inputs : (b+1)*a.Inputs]
-		h := make([][]float64, pts)
-		for p := range pts {
-			h[p] = make([]float64, w)
-			for c := range w {
-				s := float64(par(model.GraphInputBias)[c])
-				for f, o := range planes {
-					s += float64(row[o+p]) * float64(par(model.GraphInputPoint)[f*w+c])
-				}
-				for k, i := range globals {
-					s += float64(row[i]) * float64(par(model.GraphInputGlobal)[k*w+c])
-				}
-				h[p][c] = max(s, 0)
-			}
-		}
-		for k := range a.Blocks {
-			i := model.GraphBlock(k)
-			g := gather(h)
-			u := make([][]float64, pts)
-			for p := range pts {
-				u[p] = affine(g[p], i, true)
-			}
-			g = gather(u)
-			for p := range pts {
-				y := affine(g[p], i+2, false)
-				for c := range w {
-					h[p][c] = max(h[p][c]+y[c], 0)
-				}
-			}
-		}
-		mean := make([]float64, w)
-		for p := range pts {
-			for c := range w {
-				mean[c] += h[p][c] / float64(pts)
-			}
-		}
-		pol, rot, val := a.GraphHeads()
-		q := make([][]float64, pts)
-		for p := range pts {
-			q[p] = affine(h[p], pol, false)
-		}
-		logits := make([]float64, a.Actions)
-		for p := range pts {
-			logits[p] = q[p][0]
-			logits[pts+pts*pts+p] = q[p][1]
-			for d := range pts {
-				s := q[p][2] + q[d][3]
-				for j := range r {
-					s += q[p][4+j] * q[d][4+r+j]
-				}
-				logits[pts+p*pts+d] = s
-			}
-		}
-		if rot >= 0 {
-			copy(logits[2*pts+pts*pts:], affine(mean, rot, false))
-		}
-		policy = append(policy, logits...)
-		outcome = append(outcome, affine(affine(mean, val, true), val+2, false)...)
-	}
-	return policy, outcome
-}
-
 // runGraphNet evaluates the Gorgonia graph of n, a graph network for v, on
 // the batch × Inputs features x with Gorgonia's own machine, and returns
 // the policy and outcome logits.
@@ -172,10 +54,11 @@ func graphConfig(width, blocks, features int) model.Config {
 	return model.Config{Kind: model.KindGraph, Width: width, Blocks: blocks, Features: features}
 }
 
-// The training graph of a graph network computes model/graph.go's
-// function, logits in the action space's order: on a board of few
-// points, on nine men's morris, and on a rotating board (its rotation
-// logits last), for one position and for several.
+// The training graph of a graph network computes what the forward pass
+// does (model/graph.go's function, which package model checks the pass
+// against), logits in the action space's order: on a board of few points,
+// on nine men's morris, and on a rotating board (its rotation logits
+// last), for one position and for several.
 func TestGraphNetMatchesTheSpecification(t *testing.T) {
 	for _, tc := range []struct {
 		variant         string
@@ -194,16 +77,16 @@ func TestGraphNetMatchesTheSpecification(t *testing.T) {
 			}
 			n := randomNetwork(t, a, uint64(tc.width))
 			x := randomSlice(rand.New(rand.NewPCG(uint64(tc.batch), 11)), tc.batch*a.Inputs)
-			wantP, wantO := referenceGraphNet(v, n, x, tc.batch)
+			wantP, wantO := referenceLogits(t, v, n, x, tc.batch)
 			gotP, gotO := runGraphNet(t, v, n, x, tc.batch)
 			if len(gotP) != tc.batch*a.Actions || len(gotO) != tc.batch*a.Outcomes {
 				t.Fatalf("%d policy and %d outcome logits, want %d and %d", len(gotP), len(gotO), tc.batch*a.Actions, tc.batch*a.Outcomes)
 			}
 			if d := maxRelDiff64(gotP, wantP); d > 1e-4 {
-				t.Errorf("policy logits differ from the specification's by %g", d)
+				t.Errorf("policy logits differ from the forward pass's by %g", d)
 			}
 			if d := maxRelDiff64(gotO, wantO); d > 1e-4 {
-				t.Errorf("outcome logits differ from the specification's by %g", d)
+				t.Errorf("outcome logits differ from the forward pass's by %g", d)
 			}
 		})
 	}

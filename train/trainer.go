@@ -124,7 +124,7 @@ func newWith(v *engine.Variant, net *model.Network, c Config, b backend) (*Train
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkVariant(v, net); err != nil {
+	if err := (&model.Checkpoint{Net: net}).CheckVariant(v); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	if err := c.CheckVariant(v); err != nil {

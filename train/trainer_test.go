@@ -53,14 +53,11 @@ func referenceLoss(t *testing.T, v *engine.Variant, n *model.Network, c Config, 
 }
 
 // referenceLogits is the policy and outcome logits of n on the batch ×
-// Inputs features x: an MLP's from the forward pass, a graph network's
-// from its specification (referenceGraphNet).
+// Inputs features x, from the forward pass (which package model checks
+// against a graph network's specification).
 func referenceLogits(t *testing.T, v *engine.Variant, n *model.Network, x []float32, batch int) (policy, outcome []float64) {
 	t.Helper()
 	a := n.Arch
-	if a.Kind == model.KindGraph {
-		return referenceGraphNet(v, n, x, batch)
-	}
 	pl := make([]float32, batch*a.Actions)
 	ol := make([]float32, batch*a.Outcomes)
 	if err := model.NewForward(n, batch).Run(x, batch, pl, ol); err != nil {

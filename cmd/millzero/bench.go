@@ -38,6 +38,7 @@ func runBench(args []string, out io.Writer) (err error) {
 	width := fs.Int("width", model.DefaultConfig().Width, "model, selfplay: network width")
 	blocks := fs.Int("blocks", model.DefaultConfig().Blocks, "model, selfplay: residual blocks")
 	features := fs.Int("features", model.EncoderBoard, "model, selfplay: the feature encoder, as model.features (1 the board; 2 and the mills; 3 and the tactics a move ahead)")
+	kind := fs.String("kind", model.KindMLP, "model, selfplay: the network's structure, as model.kind (mlp, or graph: --width channels a point)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the measurement to FILE (go tool pprof)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -54,7 +55,7 @@ func runBench(args []string, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	mc := model.Config{Width: *width, Blocks: *blocks, Features: *features}
+	mc := model.Config{Width: *width, Blocks: *blocks, Features: *features, Kind: *kind}
 	if err := mc.Validate(); err != nil {
 		return err
 	}
