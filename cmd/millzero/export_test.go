@@ -117,6 +117,34 @@ func TestExport_ModelFileOfAnyVariant(t *testing.T) {
 	}
 }
 
+// TestExport_GraphNetworkCheckpoint: a graph network's checkpoint (its
+// board's topology rebuilt from the variant when loaded) exports as the
+// network saved would.
+func TestExport_GraphNetworkCheckpoint(t *testing.T) {
+	v, err := engine.Load("moulin-rouge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := model.New(v.Name, model.NewArch(v, model.Config{Width: 12, Blocks: 1, Kind: model.KindGraph}), rand.New(rand.NewPCG(5, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := &model.Checkpoint{Net: n, Generation: 7, Steps: 700}
+	path := filepath.Join(t.TempDir(), "graph.safetensors")
+	if err := ck.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "graph.onnx")
+	code, stdout, errOut := runCmd("export", "--model", path, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	wantExport(t, out, ck)
+	if !strings.Contains(stdout, "graph") || !strings.Contains(stdout, "moulin-rouge") {
+		t.Errorf("output does not name the graph network or its variant:\n%s", stdout)
+	}
+}
+
 func TestExport_BadInputIsAClearError(t *testing.T) {
 	dir := store.Dir(t.TempDir())
 	saveGen(t, dir, "nine", 1)

@@ -1,10 +1,9 @@
-// Package onnx writes a millzero network, a residual MLP, as a standard
-// ONNX model, so that any ONNX runtime can evaluate it: one input,
-// "features", and two outputs, "policy_logits" and "outcome_logits",
-// computed with Gemm, Relu and Add of opset 13. The file's metadata
-// records the variant, the feature-encoder version and the meaning of
-// every input and output index. A graph network (model.KindGraph) is
-// refused.
+// Package onnx writes a millzero network, a residual MLP or a graph
+// network, as a standard ONNX model of opset 13, so that any ONNX runtime
+// can evaluate it: one input, "features", and two outputs,
+// "policy_logits" and "outcome_logits". The file's metadata records the
+// variant, the feature-encoder version and the meaning of every input
+// and output index.
 package onnx
 
 import (
@@ -82,18 +81,18 @@ func orientation(a model.Arch) string {
 }
 
 // check reports whether n is a network for v that this package can write:
-// an MLP (not a graph network), the variant's sizes, the current feature
-// encoder, and every tensor of its architecture in the order and shape
-// model.Network documents.
+// the variant's sizes, the current feature encoder, and every tensor of
+// its architecture in the order and shape model.Network documents (a
+// graph network's: checkGraph).
 func check(v *engine.Variant, n *model.Network) error {
-	if n.Arch.Kind == model.KindGraph {
-		return fmt.Errorf("network %v is a graph network (model.kind graph): ONNX export writes residual MLPs only (Gemm, Relu, Add), and a graph network's layers, shared by every point and mixed along the board's neighbours and lines, are not among them; millzero plays it from its .safetensors checkpoint", n.Arch)
-	}
 	if err := (&model.Checkpoint{Net: n}).CheckVariant(v); err != nil {
 		return err
 	}
 	if err := model.CheckEncoder(n.Arch.Encoder); err != nil {
 		return fmt.Errorf("network of %w", err)
+	}
+	if n.Arch.Kind == model.KindGraph {
+		return checkGraph(n)
 	}
 	a := n.Arch
 	want := 2 + 4*a.Blocks + 4
@@ -119,10 +118,13 @@ func check(v *engine.Variant, n *model.Network) error {
 }
 
 // Encode is network n, a network for variant v, as a serialized ONNX
-// ModelProto. The graph computes exactly model.Forward.Run: an input layer
-// Gemm+Relu, per residual block Gemm+Relu, Gemm, Add of the block's input,
-// Relu, then the two heads' Gemms. Weights are initializers named as in
-// the checkpoints ("input.weight", "block0.fc1.bias", ...).
+// ModelProto. The graph computes exactly model.Forward.Run: for a residual
+// MLP an input layer Gemm+Relu, per residual block Gemm+Relu, Gemm, Add of
+// the block's input, Relu, then the two heads' Gemms; for a graph network
+// the points' layers, mixed along the board by MatMuls, and the move
+// logits as products of origin and destination rows (graph.go). Weights
+// are initializers named as in the checkpoints ("input.weight",
+// "block0.fc1.bias", ...).
 func Encode(v *engine.Variant, n *model.Network, info Info) ([]byte, error) {
 	if err := check(v, n); err != nil {
 		return nil, fmt.Errorf("export onnx: %w", err)
@@ -130,28 +132,13 @@ func Encode(v *engine.Variant, n *model.Network, info Info) ([]byte, error) {
 	a := n.Arch
 	var g message
 	g = g.str(graphName, "millzero_"+n.Variant)
-	gemm := func(in string, layer int, out string) {
-		w, b := n.Params[2*layer], n.Params[2*layer+1]
-		g = g.sub(graphNode, node("Gemm", out, []string{in, w.Name, b.Name}, []string{out}))
+	kind := "residual MLP"
+	if a.Kind == model.KindGraph {
+		g, kind = graphNodes(g, v, n), "graph network"
+	} else {
+		g = mlpNodes(g, n)
 	}
-	gemm(InputFeatures, 0, "input.gemm")
-	g = g.sub(graphNode, node("Relu", "input.relu", []string{"input.gemm"}, []string{"input.relu"}))
-	h := "input.relu"
-	for b := 0; b < a.Blocks; b++ {
-		p := fmt.Sprintf("block%d.", b)
-		gemm(h, 1+2*b, p+"fc1.gemm")
-		g = g.sub(graphNode, node("Relu", p+"fc1.relu", []string{p + "fc1.gemm"}, []string{p + "fc1.relu"}))
-		gemm(p+"fc1.relu", 2+2*b, p+"fc2.gemm")
-		g = g.sub(graphNode, node("Add", p+"skip", []string{h, p + "fc2.gemm"}, []string{p + "skip"}))
-		g = g.sub(graphNode, node("Relu", p+"relu", []string{p + "skip"}, []string{p + "relu"}))
-		h = p + "relu"
-	}
-	gemm(h, 1+2*a.Blocks, OutputPolicy)
-	gemm(h, 2+2*a.Blocks, OutputOutcome)
-	for _, p := range n.Params {
-		g = g.sub(graphInitializer, tensor(p.Name, p.Shape, p.Data))
-	}
-	g = g.str(graphDocString, fmt.Sprintf("millzero residual MLP for %s: %v", n.Variant, a))
+	g = g.str(graphDocString, fmt.Sprintf("millzero %s for %s: %v", kind, n.Variant, a))
 	batch := dim{param: BatchDim}
 	g = g.sub(graphInput, valueInfo(InputFeatures,
 		fmt.Sprintf("One row of %d features per position: millzero model.Encode, encoder version %d, from the point of view of the seat to move. Layout in the metadata key feature_layout.", a.Inputs, a.Encoder),
@@ -181,6 +168,34 @@ func Encode(v *engine.Variant, n *model.Network, info Info) ([]byte, error) {
 		m = m.sub(modelMetadataProps, entry(kv[0], kv[1]))
 	}
 	return m, nil
+}
+
+// mlpNodes appends to g the nodes of residual MLP n, from InputFeatures
+// to OutputPolicy and OutputOutcome, and its weights as initializers.
+func mlpNodes(g message, n *model.Network) message {
+	a := n.Arch
+	gemm := func(in string, layer int, out string) {
+		w, b := n.Params[2*layer], n.Params[2*layer+1]
+		g = g.sub(graphNode, node("Gemm", out, []string{in, w.Name, b.Name}, []string{out}))
+	}
+	gemm(InputFeatures, 0, "input.gemm")
+	g = g.sub(graphNode, node("Relu", "input.relu", []string{"input.gemm"}, []string{"input.relu"}))
+	h := "input.relu"
+	for b := 0; b < a.Blocks; b++ {
+		p := fmt.Sprintf("block%d.", b)
+		gemm(h, 1+2*b, p+"fc1.gemm")
+		g = g.sub(graphNode, node("Relu", p+"fc1.relu", []string{p + "fc1.gemm"}, []string{p + "fc1.relu"}))
+		gemm(p+"fc1.relu", 2+2*b, p+"fc2.gemm")
+		g = g.sub(graphNode, node("Add", p+"skip", []string{h, p + "fc2.gemm"}, []string{p + "skip"}))
+		g = g.sub(graphNode, node("Relu", p+"relu", []string{p + "skip"}, []string{p + "relu"}))
+		h = p + "relu"
+	}
+	gemm(h, 1+2*a.Blocks, OutputPolicy)
+	gemm(h, 2+2*a.Blocks, OutputOutcome)
+	for _, p := range n.Params {
+		g = g.sub(graphInitializer, tensor(p.Name, p.Shape, p.Data))
+	}
+	return g
 }
 
 // WriteFile writes Encode's model to path through a temporary file in the

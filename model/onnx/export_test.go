@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 // decoded is an exported model read back: enough of it to run the graph.
 type decoded struct {
 	ir, opset int64
+	doc       string // the graph's doc_string
 	meta      map[string]string
 	nodes     []parsed
 	init      map[string]decodedTensor
@@ -25,9 +27,12 @@ type decoded struct {
 	outputs   [][]byte
 }
 
+// decodedTensor is a tensor of the graph: float32 data, or int64 ints
+// (not nil) for an INT64 initializer.
 type decodedTensor struct {
 	dims []int
 	data []float32
+	ints []int64
 }
 
 func decode(t testing.TB, b []byte) decoded {
@@ -50,21 +55,35 @@ func decode(t testing.TB, b []byte) decoded {
 		d.meta[kv.str(entryKey)] = kv.str(entryValue)
 	}
 	g := parse(t, m[modelGraph][0].b)
+	d.doc = g.str(graphDocString)
 	for _, n := range g[graphNode] {
 		d.nodes = append(d.nodes, parse(t, n.b))
 	}
 	for _, f := range g[graphInitializer] {
 		p := parse(t, f.b)
-		if p.int(tensorDataType) != dataTypeFloat {
-			t.Fatalf("initializer %s: data type %d", p.str(tensorName), p.int(tensorDataType))
-		}
 		var tt decodedTensor
 		for _, dim := range p[tensorDims] {
 			tt.dims = append(tt.dims, int(dim.v))
 		}
 		raw := p[tensorRawData][0].b
-		for i := 0; i+4 <= len(raw); i += 4 {
-			tt.data = append(tt.data, math.Float32frombits(binary.LittleEndian.Uint32(raw[i:])))
+		switch p.int(tensorDataType) {
+		case dataTypeFloat:
+			for i := 0; i+4 <= len(raw); i += 4 {
+				tt.data = append(tt.data, math.Float32frombits(binary.LittleEndian.Uint32(raw[i:])))
+			}
+		case dataTypeInt64:
+			tt.ints = []int64{}
+			for i := 0; i+8 <= len(raw); i += 8 {
+				tt.ints = append(tt.ints, int64(binary.LittleEndian.Uint64(raw[i:])))
+			}
+		default:
+			t.Fatalf("initializer %s: data type %d", p.str(tensorName), p.int(tensorDataType))
+		}
+		if n := max(len(tt.data), len(tt.ints)); n != size(tt.dims) {
+			t.Fatalf("initializer %s: %d values for dims %v", p.str(tensorName), n, tt.dims)
+		}
+		if _, dup := d.init[p.str(tensorName)]; dup {
+			t.Fatalf("initializer %s twice", p.str(tensorName))
 		}
 		d.init[p.str(tensorName)] = tt
 	}
@@ -78,7 +97,8 @@ func decode(t testing.TB, b []byte) decoded {
 }
 
 // run interprets the graph's nodes in order on input x of shape
-// [batch, F]: Gemm (no attributes: A·B + C), Relu and Add of equal shapes.
+// [batch, F], with the operators of interpret_test.go; any attribute an
+// operator is not written with is an error.
 func (d decoded) run(x []float32, batch, features int) (map[string]decodedTensor, error) {
 	vals := map[string]decodedTensor{InputFeatures: {dims: []int{batch, features}, data: x}}
 	for name, tt := range d.init {
@@ -86,53 +106,94 @@ func (d decoded) run(x []float32, batch, features int) (map[string]decodedTensor
 	}
 	for _, n := range d.nodes {
 		ins, outs := n.strs(nodeInput), n.strs(nodeOutput)
+		name, op := n.str(nodeName), n.str(nodeOpType)
 		args := make([]decodedTensor, len(ins))
 		for i, in := range ins {
 			v, ok := vals[in]
 			if !ok {
-				return nil, fmt.Errorf("node %s reads %q before anything writes it", n.str(nodeName), in)
+				return nil, fmt.Errorf("node %s reads %q before anything writes it", name, in)
 			}
 			args[i] = v
 		}
 		if len(outs) != 1 || len(n[nodeName]) == 0 {
-			return nil, fmt.Errorf("node %s: %d outputs", n.str(nodeName), len(outs))
+			return nil, fmt.Errorf("node %s: %d outputs", name, len(outs))
+		}
+		attrs := map[string]parsed{}
+		for _, f := range n[nodeAttr] {
+			a, err := parseErr(f.b)
+			if err != nil {
+				return nil, fmt.Errorf("node %s: attribute: %w", name, err)
+			}
+			attrs[a.str(attrName)] = a
+		}
+		// attr is attribute key's value, of type typ: i for INT, ints
+		// for INTS; ok false when the node lacks it.
+		attr := func(key string, typ int64) (i int64, ints []int64, ok bool) {
+			a, ok := attrs[key]
+			if !ok || a.int(attrType) != typ {
+				return 0, nil, false
+			}
+			for _, f := range a[attrInts] {
+				ints = append(ints, int64(f.v))
+			}
+			return a.int(attrInt), ints, true
+		}
+		allowed := map[string][]string{"Gather": {"axis"}, "Concat": {"axis"}, "Transpose": {"perm"}, "ReduceMean": {"axes", "keepdims"}}[op]
+		for key := range attrs {
+			if !slices.Contains(allowed, key) {
+				return nil, fmt.Errorf("node %s: %s with attribute %q, which the interpreter does not know", name, op, key)
+			}
 		}
 		var out decodedTensor
-		switch op := n.str(nodeOpType); {
+		var err error
+		switch {
 		case op == "Gemm" && len(args) == 3:
-			a, b, c := args[0], args[1], args[2]
-			m, k, nn := a.dims[0], a.dims[1], b.dims[1]
-			if b.dims[0] != k || len(c.dims) != 1 || c.dims[0] != nn {
-				return nil, fmt.Errorf("Gemm %s: shapes %v %v %v", n.str(nodeName), a.dims, b.dims, c.dims)
-			}
-			out = decodedTensor{dims: []int{m, nn}, data: make([]float32, m*nn)}
-			for r := 0; r < m; r++ {
-				for j := 0; j < nn; j++ {
-					s := float64(c.data[j])
-					for i := 0; i < k; i++ {
-						s += float64(a.data[r*k+i]) * float64(b.data[i*nn+j])
-					}
-					out.data[r*nn+j] = float32(s)
-				}
-			}
+			out, err = opGemm(args[0], args[1], args[2])
+		case op == "MatMul" && len(args) == 2:
+			out, err = opMatMul(args[0], args[1])
+		case op == "Add" && len(args) == 2:
+			out, err = opAdd(args[0], args[1])
 		case op == "Relu" && len(args) == 1:
 			out = decodedTensor{dims: args[0].dims, data: make([]float32, len(args[0].data))}
 			for i, v := range args[0].data {
 				out.data[i] = max(v, 0)
 			}
-		case op == "Add" && len(args) == 2:
-			if fmt.Sprint(args[0].dims) != fmt.Sprint(args[1].dims) {
-				return nil, fmt.Errorf("Add %s: shapes %v %v", n.str(nodeName), args[0].dims, args[1].dims)
+		case op == "Gather" && len(args) == 2:
+			axis, _, _ := attr("axis", attrTypeInt) // 0 by default
+			out, err = opGather(args[0], args[1], int(axis))
+		case op == "Concat" && len(args) >= 1:
+			axis, _, ok := attr("axis", attrTypeInt)
+			if !ok {
+				return nil, fmt.Errorf("node %s: Concat without an axis", name)
 			}
-			out = decodedTensor{dims: args[0].dims, data: make([]float32, len(args[0].data))}
-			for i := range out.data {
-				out.data[i] = args[0].data[i] + args[1].data[i]
+			out, err = opConcat(args, int(axis))
+		case op == "Transpose" && len(args) == 1:
+			_, perm, ok := attr("perm", attrTypeInts)
+			if !ok {
+				return nil, fmt.Errorf("node %s: Transpose without a perm", name)
 			}
+			out, err = opTranspose(args[0], perm)
+		case op == "Pad" && len(args) == 2 && args[1].ints != nil:
+			out, err = opPad(args[0], args[1].ints)
+		case op == "Reshape" && len(args) == 2 && args[1].ints != nil:
+			out, err = opReshape(args[0], args[1].ints)
+		case op == "Unsqueeze" && len(args) == 2 && args[1].ints != nil:
+			out, err = opUnsqueeze(args[0], args[1].ints)
+		case op == "ReduceMean" && len(args) == 1:
+			_, axes, ok := attr("axes", attrTypeInts)
+			keep, _, set := attr("keepdims", attrTypeInt)
+			if !ok {
+				return nil, fmt.Errorf("node %s: ReduceMean without axes (all of them is not what the export means)", name)
+			}
+			out, err = opReduceMean(args[0], axes, !set || keep != 0)
 		default:
-			return nil, fmt.Errorf("node %s: operator %s with %d inputs", n.str(nodeName), op, len(args))
+			return nil, fmt.Errorf("node %s: operator %s with %d inputs", name, op, len(args))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("node %s (%s): %w", name, op, err)
 		}
 		if _, dup := vals[outs[0]]; dup {
-			return nil, fmt.Errorf("node %s writes %q a second time", n.str(nodeName), outs[0])
+			return nil, fmt.Errorf("node %s writes %q a second time", name, outs[0])
 		}
 		vals[outs[0]] = out
 	}
@@ -141,48 +202,67 @@ func (d decoded) run(x []float32, batch, features int) (map[string]decodedTensor
 
 func TestEncode_GraphComputesTheForwardPass(t *testing.T) {
 	for i, name := range testVariants {
-		t.Run(name, func(t *testing.T) {
-			v, n := randomNet(t, name, uint64(i))
-			b, err := Encode(v, n, Info{Generation: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := decode(t, b)
-			const batch = 5
-			x := positionFeatures(t, v, n.Arch.Encoder, batch, uint64(i))
-			vals, err := d.run(x, batch, n.Arch.Inputs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			policy, outcome := goForward(t, n, x, batch)
-			if got := vals[OutputPolicy]; fmt.Sprint(got.dims) != fmt.Sprint([]int{batch, n.Arch.Actions}) || maxAbsDiff(got.data, policy) > 1e-4 {
-				t.Errorf("policy: dims %v, max difference %g from the Go forward pass", got.dims, maxAbsDiff(got.data, policy))
-			}
-			if got := vals[OutputOutcome]; fmt.Sprint(got.dims) != fmt.Sprint([]int{batch, n.Arch.Outcomes}) || maxAbsDiff(got.data, outcome) > 1e-4 {
-				t.Errorf("outcome: dims %v, max difference %g from the Go forward pass", got.dims, maxAbsDiff(got.data, outcome))
-			}
-		})
+		for _, tr := range testTrunks {
+			t.Run(name+"/"+tr.kind, func(t *testing.T) {
+				v, n := randomNetOf(t, name, tr.trunk, uint64(i))
+				b, err := Encode(v, n, Info{Generation: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := decode(t, b)
+				const batch = 5
+				x := positionFeatures(t, v, n.Arch.Encoder, batch, uint64(i))
+				vals, err := d.run(x, batch, n.Arch.Inputs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				policy, outcome := goForward(t, n, x, batch)
+				if got := vals[OutputPolicy]; fmt.Sprint(got.dims) != fmt.Sprint([]int{batch, n.Arch.Actions}) || maxAbsDiff(got.data, policy) > 1e-4 {
+					t.Errorf("policy: dims %v, max difference %g from the Go forward pass", got.dims, maxAbsDiff(got.data, policy))
+				}
+				if got := vals[OutputOutcome]; fmt.Sprint(got.dims) != fmt.Sprint([]int{batch, n.Arch.Outcomes}) || maxAbsDiff(got.data, outcome) > 1e-4 {
+					t.Errorf("outcome: dims %v, max difference %g from the Go forward pass", got.dims, maxAbsDiff(got.data, outcome))
+				}
+			})
+		}
 	}
 }
 
 func TestEncode_DeclaresOpset13AndIRVersion7(t *testing.T) {
-	v, n := randomNet(t, "nine", 1)
-	b, err := Encode(v, n, Info{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := decode(t, b); d.opset != 13 || d.ir != 7 {
-		t.Errorf("opset %d, IR version %d: want 13 and 7", d.opset, d.ir)
+	for _, tr := range testTrunks {
+		v, n := randomNetOf(t, "nine", tr.trunk, 1)
+		b, err := Encode(v, n, Info{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := decode(t, b); d.opset != 13 || d.ir != 7 {
+			t.Errorf("%s: opset %d, IR version %d: want 13 and 7", tr.kind, d.opset, d.ir)
+		}
 	}
 }
 
 func TestEncode_InputsAndOutputsAreNamedShapedAndDocumented(t *testing.T) {
-	v, n := randomNet(t, "moulin-rouge-3", 2)
+	for _, tr := range testTrunks {
+		t.Run(tr.kind, func(t *testing.T) { testInputsAndOutputs(t, tr.trunk) })
+	}
+}
+
+// testInputsAndOutputs is TestEncode_InputsAndOutputsAreNamedShapedAndDocumented
+// for a network of trunk c.
+func testInputsAndOutputs(t *testing.T, c model.Config) {
+	v, n := randomNetOf(t, "moulin-rouge-3", c, 2)
 	b, err := Encode(v, n, Info{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := decode(t, b)
+	kind := "residual MLP"
+	if n.Arch.Kind == model.KindGraph {
+		kind = "graph network"
+	}
+	if !strings.HasPrefix(d.doc, "millzero "+kind+" for moulin-rouge-3") {
+		t.Errorf("the graph's doc string %q does not name the network's kind (%s) and variant", d.doc, kind)
+	}
 	if len(d.inputs) != 1 || len(d.outputs) != 2 {
 		t.Fatalf("%d inputs, %d outputs: want 1 and 2 (initializers are not graph inputs)", len(d.inputs), len(d.outputs))
 	}
@@ -207,7 +287,15 @@ func TestEncode_InputsAndOutputsAreNamedShapedAndDocumented(t *testing.T) {
 }
 
 func TestEncode_MetadataNamesVariantEncoderAndLayouts(t *testing.T) {
-	v, n := randomNet(t, "three", 3)
+	for _, tr := range testTrunks {
+		t.Run(tr.kind, func(t *testing.T) { testMetadata(t, tr.trunk) })
+	}
+}
+
+// testMetadata is TestEncode_MetadataNamesVariantEncoderAndLayouts for a
+// network of trunk c.
+func testMetadata(t *testing.T, c model.Config) {
+	v, n := randomNetOf(t, "three", c, 3)
 	b, err := Encode(v, n, Info{Generation: 12, Steps: 3400})
 	if err != nil {
 		t.Fatal(err)
@@ -254,6 +342,14 @@ func TestEncode_RefusesANetworkThatDoesNotFitItsVariant(t *testing.T) {
 	short.Params = short.Params[:len(short.Params)-1]
 	reshaped := n.Clone()
 	reshaped.Params[2].Shape = []int{n.Arch.Width / 2, n.Arch.Width * 2}
+	_, g := randomNetOf(t, "nine", smallGraph, 4)
+	gShort := g.Clone()
+	gShort.Params = gShort.Params[:len(gShort.Params)-1]
+	gReshaped := g.Clone()
+	gReshaped.Params[model.GraphBlock(1)].Shape = []int{g.Arch.Width, 4 * g.Arch.Width}
+	gWrongData := g.Clone()
+	pol, _, _ := g.Arch.GraphHeads()
+	gWrongData.Params[pol+1].Data = gWrongData.Params[pol+1].Data[1:]
 	cases := []struct {
 		name string
 		v    *engine.Variant
@@ -264,27 +360,15 @@ func TestEncode_RefusesANetworkThatDoesNotFitItsVariant(t *testing.T) {
 		{"other encoder", v, other, "feature encoder"},
 		{"missing tensor", v, short, "tensors"},
 		{"wrong shape", v, reshaped, "block0.fc1.weight"},
+		{"graph network of another variant", three, g, `variant "nine", not "three"`},
+		{"graph network missing a tensor", v, gShort, "graph network has 16 tensors"},
+		{"graph network of a wrong shape", v, gReshaped, "block1.fc1.weight has shape [20 80]"},
+		{"graph network short of values", v, gWrongData, "policy.point.bias has shape [20] (19 values)"},
 	}
 	for _, c := range cases {
 		if _, err := Encode(c.v, c.n, Info{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming %q", c.name, err, c.want)
 		}
-	}
-}
-
-// TestEncode_RefusesAGraphNetwork: the export writes MLPs; a graph
-// network is refused with an error that says so, and no file is left.
-func TestEncode_RefusesAGraphNetwork(t *testing.T) {
-	v, n := randomNetOf(t, "nine", model.Config{Width: 16, Blocks: 1, Kind: model.KindGraph}, 2)
-	if _, err := Encode(v, n, Info{}); err == nil || !strings.Contains(err.Error(), "graph network") || !strings.Contains(err.Error(), "MLPs only") {
-		t.Errorf("Encode of a graph network: %v, want a refusal naming the graph network and what the export writes", err)
-	}
-	path := filepath.Join(t.TempDir(), "graph.onnx")
-	if err := WriteFile(path, v, n, Info{}); err == nil {
-		t.Error("WriteFile of a graph network: no error")
-	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("WriteFile of a graph network left %s (%v)", path, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"fmt"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -110,6 +111,51 @@ func TestFeatureSpans_SayWhatEncodeWrites(t *testing.T) {
 		}
 		if want := min(float32(count)/float32(2*v.Pieces), 1); x[moves.Lo] != want {
 			t.Errorf("%s: moves feature %v, want %v (%d moves)", name, x[moves.Lo], want, count)
+		}
+	}
+}
+
+// TestFeatureSpans_AreWhatAGraphNetworkGathers: the exported graph
+// network reads as a point's planes (features.point_index, [P, planes])
+// exactly the spans feature_layout describes point by point ("point i"),
+// in their order, and as the whole position's inputs
+// (features.global_index) every other index.
+func TestFeatureSpans_AreWhatAGraphNetworkGathers(t *testing.T) {
+	for i, name := range testVariants {
+		v, n := randomNetOf(t, name, smallGraph, uint64(300+i))
+		b, err := Encode(v, n, Info{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := decode(t, b)
+		P := v.Board.Points
+		var planes []span
+		var globals []int64
+		for _, sp := range featureSpans(v, n.Arch.Encoder) {
+			if strings.Contains(sp.What, "point i ") {
+				if sp.Hi-sp.Lo != P {
+					t.Fatalf("%s: span [%d:%d] %q of a point is not %d long", name, sp.Lo, sp.Hi, sp.What, P)
+				}
+				planes = append(planes, sp)
+				continue
+			}
+			for f := sp.Lo; f < sp.Hi; f++ {
+				globals = append(globals, int64(f))
+			}
+		}
+		point, global := d.init["features.point_index"], d.init["features.global_index"]
+		if fmt.Sprint(point.dims) != fmt.Sprint([]int{P, len(planes)}) || len(point.ints) != P*len(planes) {
+			t.Fatalf("%s: point index of dims %v (%d values), want [%d %d]", name, point.dims, len(point.ints), P, len(planes))
+		}
+		for p := range P {
+			for k, sp := range planes {
+				if got := point.ints[p*len(planes)+k]; got != int64(sp.Lo+p) {
+					t.Errorf("%s: point %d, plane %d reads feature %d, the layout's %q is at %d", name, p, k, got, sp.What, sp.Lo+p)
+				}
+			}
+		}
+		if fmt.Sprint(global.ints) != fmt.Sprint(globals) || fmt.Sprint(global.dims) != fmt.Sprint([]int{len(globals)}) {
+			t.Errorf("%s: the position's inputs are %v (dims %v), the layout's other spans %v", name, global.ints, global.dims, globals)
 		}
 	}
 }

@@ -35,6 +35,12 @@ const (
 	nodeOutput protowire.Number = 2 // NodeProto.output, repeated string
 	nodeName   protowire.Number = 3 // NodeProto.name
 	nodeOpType protowire.Number = 4 // NodeProto.op_type
+	nodeAttr   protowire.Number = 5 // NodeProto.attribute, repeated AttributeProto
+
+	attrName protowire.Number = 1  // AttributeProto.name
+	attrInt  protowire.Number = 3  // AttributeProto.i, int64
+	attrInts protowire.Number = 8  // AttributeProto.ints, repeated int64
+	attrType protowire.Number = 20 // AttributeProto.type, int32 (AttributeType enum)
 
 	tensorDims     protowire.Number = 1 // TensorProto.dims, repeated int64
 	tensorDataType protowire.Number = 2 // TensorProto.data_type, int32 (DataType enum)
@@ -56,8 +62,17 @@ const (
 	dimParam protowire.Number = 2 // TensorShapeProto.Dimension.dim_param, string
 )
 
-// dataTypeFloat is TensorProto.DataType FLOAT (float32).
-const dataTypeFloat = 1
+// The TensorProto.DataType values this package writes.
+const (
+	dataTypeFloat = 1 // FLOAT, float32
+	dataTypeInt64 = 7 // INT64
+)
+
+// The AttributeProto.AttributeType values this package writes.
+const (
+	attrTypeInt  = 2 // INT: one int64 in field i
+	attrTypeInts = 7 // INTS: a list of int64 in field ints
+)
 
 // message is one protobuf message being written, in wire format.
 type message []byte
@@ -114,20 +129,35 @@ func valueInfo(name, doc string, shape ...dim) message {
 // tensor is a TensorProto: the float32 constant name of shape dims, its
 // row-major data in raw_data.
 func tensor(name string, dims []int, data []float32) message {
-	var m message
-	for _, d := range dims {
-		m = m.int(tensorDims, int64(d))
-	}
-	m = m.int(tensorDataType, dataTypeFloat).str(tensorName, name)
 	raw := make([]byte, 4*len(data))
 	for i, x := range data {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(x))
 	}
-	return m.bytes(tensorRawData, raw)
+	return tensorHead(name, dims, dataTypeFloat).bytes(tensorRawData, raw)
 }
 
-// node is a NodeProto of the default (ai.onnx) domain without attributes.
-func node(opType, name string, inputs, outputs []string) message {
+// int64Tensor is a TensorProto: the int64 constant name of shape dims
+// (indices, shapes, axes), its row-major data in raw_data.
+func int64Tensor(name string, dims []int, data []int64) message {
+	raw := make([]byte, 8*len(data))
+	for i, x := range data {
+		binary.LittleEndian.PutUint64(raw[8*i:], uint64(x))
+	}
+	return tensorHead(name, dims, dataTypeInt64).bytes(tensorRawData, raw)
+}
+
+// tensorHead is a TensorProto's dims, data type and name.
+func tensorHead(name string, dims []int, dataType int64) message {
+	var m message
+	for _, d := range dims {
+		m = m.int(tensorDims, int64(d))
+	}
+	return m.int(tensorDataType, dataType).str(tensorName, name)
+}
+
+// node is a NodeProto of the default (ai.onnx) domain with the given
+// attributes (intAttr, intsAttr).
+func node(opType, name string, inputs, outputs []string, attrs ...message) message {
 	var m message
 	for _, in := range inputs {
 		m = m.str(nodeInput, in)
@@ -135,7 +165,26 @@ func node(opType, name string, inputs, outputs []string) message {
 	for _, out := range outputs {
 		m = m.str(nodeOutput, out)
 	}
-	return m.str(nodeName, name).str(nodeOpType, opType)
+	m = m.str(nodeName, name).str(nodeOpType, opType)
+	for _, a := range attrs {
+		m = m.sub(nodeAttr, a)
+	}
+	return m
+}
+
+// intAttr is an AttributeProto of type INT: name = v.
+func intAttr(name string, v int64) message {
+	return message(nil).str(attrName, name).int(attrType, attrTypeInt).int(attrInt, v)
+}
+
+// intsAttr is an AttributeProto of type INTS: name = vs, each value its
+// own field (proto2's unpacked repeated encoding, as tensor dims are).
+func intsAttr(name string, vs ...int64) message {
+	m := message(nil).str(attrName, name).int(attrType, attrTypeInts)
+	for _, v := range vs {
+		m = m.int(attrInts, v)
+	}
+	return m
 }
 
 // entry is a StringStringEntryProto.

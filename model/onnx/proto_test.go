@@ -150,3 +150,57 @@ func TestInt_NegativeValuesTakeTenBytes(t *testing.T) {
 		t.Errorf("decodes as %d", p.int(1))
 	}
 }
+
+func TestInt64Tensor_RawDataIsLittleEndianInt64(t *testing.T) {
+	data := []int64{0, 1, -1, 1 << 40, 31}
+	p := parse(t, int64Tensor("idx", []int{5}, data))
+	if p.int(tensorDataType) != dataTypeInt64 || p.str(tensorName) != "idx" || len(p[tensorDims]) != 1 || p[tensorDims][0].v != 5 {
+		t.Fatalf("type %d name %q dims %v, want 7 (INT64) \"idx\" [5]", p.int(tensorDataType), p.str(tensorName), p[tensorDims])
+	}
+	raw := p[tensorRawData][0].b
+	if len(raw) != 8*len(data) {
+		t.Fatalf("%d raw bytes for %d int64s", len(raw), len(data))
+	}
+	for i, x := range data {
+		if got := int64(binary.LittleEndian.Uint64(raw[8*i:])); got != x {
+			t.Errorf("value %d: %d, want %d", i, got, x)
+		}
+	}
+}
+
+// attributes decodes a NodeProto's attributes by name.
+func attributes(t testing.TB, n parsed) map[string]parsed {
+	t.Helper()
+	as := map[string]parsed{}
+	for _, f := range n[nodeAttr] {
+		a := parse(t, f.b)
+		as[a.str(attrName)] = a
+	}
+	return as
+}
+
+// ints is every value of repeated integer field num.
+func (p parsed) ints(num protowire.Number) []int64 {
+	var s []int64
+	for _, f := range p[num] {
+		s = append(s, int64(f.v))
+	}
+	return s
+}
+
+func TestNode_CarriesIntAndIntsAttributes(t *testing.T) {
+	n := parse(t, node("Transpose", "tr", []string{"x"}, []string{"y"}, intAttr("axis", -2), intsAttr("perm", 0, 2, 1)))
+	if n.str(nodeOpType) != "Transpose" || fmt.Sprint(n.strs(nodeInput)) != "[x]" || fmt.Sprint(n.strs(nodeOutput)) != "[y]" {
+		t.Fatalf("node decodes as %v", n)
+	}
+	as := attributes(t, n)
+	if len(as) != 2 {
+		t.Fatalf("%d attributes, want 2", len(as))
+	}
+	if a := as["axis"]; a.int(attrType) != attrTypeInt || a.int(attrInt) != -2 || len(a[attrInts]) != 0 {
+		t.Errorf("axis: type %d i %d ints %v, want type 2 (INT), i -2, no ints", a.int(attrType), a.int(attrInt), a.ints(attrInts))
+	}
+	if a := as["perm"]; a.int(attrType) != attrTypeInts || fmt.Sprint(a.ints(attrInts)) != "[0 2 1]" || len(a[attrInt]) != 0 {
+		t.Errorf("perm: type %d ints %v, want type 7 (INTS), [0 2 1]", a.int(attrType), a.ints(attrInts))
+	}
+}

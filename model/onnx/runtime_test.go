@@ -46,9 +46,9 @@ func TestONNXRuntime_ComputesTheGoForwardPass(t *testing.T) {
 		name, variant string
 		trunk         model.Config
 	}
-	cases := []netCase{{"nine-default-size", "nine", model.DefaultConfig()}}
+	cases := []netCase{{"nine-default-size", "nine", model.DefaultConfig()}, {"nine-graph-32x2", "nine", graph32x2}}
 	for _, name := range testVariants {
-		cases = append(cases, netCase{name, name, smallNet})
+		cases = append(cases, netCase{name, name, smallNet}, netCase{name + "-graph", name, smallGraph})
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

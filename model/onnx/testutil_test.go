@@ -15,6 +15,20 @@ var testVariants = []string{"nine", "three", "moulin-rouge-3"}
 // smallNet is the trunk of the tests' networks.
 var smallNet = model.Config{Width: 48, Blocks: 2}
 
+// smallGraph is the trunk of the tests' graph networks: 20 channels a
+// point, not a multiple of the forward pass's padding to 8.
+var smallGraph = model.Config{Width: 20, Blocks: 2, Kind: model.KindGraph}
+
+// testTrunks are the kinds of network the export is checked on, each at
+// a small size.
+var testTrunks = []struct {
+	kind  string
+	trunk model.Config
+}{{model.KindMLP, smallNet}, {model.KindGraph, smallGraph}}
+
+// graph32x2 is the graph network of configs/experiments/graph.yaml.
+var graph32x2 = model.Config{Width: 32, Blocks: 2, Features: model.EncoderTactics, Kind: model.KindGraph}
+
 // randomNet is a small network for variant name with random weights and
 // random (not zero) biases, so that every tensor matters.
 func randomNet(t testing.TB, name string, seed uint64) (*engine.Variant, *model.Network) {
