@@ -15,18 +15,7 @@ func TestGemmAccMatchesGonum(t *testing.T) {
 		{1, 1, 1, 0}, {6, 16, 1, 0}, {7, 17, 3, 1}, {12, 64, 5, 0}, {5, 80, 9, 2},
 		{1, 256, 256, 0}, {3, 32, 7, 0}, {8, 48, 10, 1}, {9, 16, 4, 0}, {2, 64, 3, 0}, {11, 144, 33, 2}, {13, 624, 256, 3}, {64, 256, 94, 0}, {256, 3, 256, 1}, {94, 256, 64, 5},
 	} {
-		t.Run(fmt.Sprintf("%dx%dx%d", c.m, c.n, c.k), func(t *testing.T) {
-			lda, ldb, ldc := c.k+c.pad, c.n+c.pad, c.n+c.pad
-			a := randomSlice(rng, (c.m-1)*lda+c.k)
-			b := randomSlice(rng, (c.k-1)*ldb+c.n)
-			want := randomSlice(rng, (c.m-1)*ldc+c.n)
-			got := append([]float32(nil), want...)
-			gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, ldb, 1, want, ldc)
-			gemmAcc(c.m, c.n, c.k, a, lda, b, ldb, got, ldc)
-			if d := maxRelDiff(got, want); d > 1e-4 {
-				t.Errorf("max relative difference from gonum %g", d)
-			}
-		})
+		matchesGonum(t, rng, c.m, c.n, c.k, c.pad, gemmAcc)
 	}
 }
 
@@ -38,18 +27,7 @@ func TestGemmNarrowMatchesGonum(t *testing.T) {
 	for _, c := range []struct{ m, n, k, pad int }{
 		{6, 8, 1, 0}, {6, 24, 24, 0}, {7, 24, 5, 1}, {13, 40, 72, 3}, {216, 24, 15, 0}, {5, 24, 8, 0}, {12, 28, 9, 2}, {18, 32, 24, 0}, {6, 20, 4, 1},
 	} {
-		t.Run(fmt.Sprintf("%dx%dx%d", c.m, c.n, c.k), func(t *testing.T) {
-			lda, ldb, ldc := c.k+c.pad, c.n+c.pad, c.n+c.pad
-			a := randomSlice(rng, (c.m-1)*lda+c.k)
-			b := randomSlice(rng, (c.k-1)*ldb+c.n)
-			want := randomSlice(rng, (c.m-1)*ldc+c.n)
-			got := append([]float32(nil), want...)
-			gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, ldb, 1, want, ldc)
-			gemmNarrow(c.m, c.n, c.k, a, lda, b, ldb, got, ldc)
-			if d := maxRelDiff(got, want); d > 1e-4 {
-				t.Errorf("max relative difference from gonum %g", d)
-			}
-		})
+		matchesGonum(t, rng, c.m, c.n, c.k, c.pad, gemmNarrow)
 	}
 }
 
@@ -95,4 +73,23 @@ func TestGemmAccGoMatchesGonum(t *testing.T) {
 			t.Errorf("%dx%dx%d: max relative difference from gonum %g", c.m, c.n, c.k, d)
 		}
 	}
+}
+
+// matchesGonum checks gemm, an accumulating m×k by k×n product whose rows
+// are pad values longer than their shapes, against gonum's Sgemm on
+// random operands.
+func matchesGonum(t *testing.T, rng *rand.Rand, m, n, k, pad int, gemm func(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int)) {
+	t.Helper()
+	t.Run(fmt.Sprintf("%dx%dx%d", m, n, k), func(t *testing.T) {
+		lda, ldb, ldc := k+pad, n+pad, n+pad
+		a := randomSlice(rng, (m-1)*lda+k)
+		b := randomSlice(rng, (k-1)*ldb+n)
+		want := randomSlice(rng, (m-1)*ldc+n)
+		got := append([]float32(nil), want...)
+		gonum.Implementation{}.Sgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, lda, b, ldb, 1, want, ldc)
+		gemm(m, n, k, a, lda, b, ldb, got, ldc)
+		if d := maxRelDiff(got, want); d > 1e-4 {
+			t.Errorf("max relative difference from gonum %g", d)
+		}
+	})
 }

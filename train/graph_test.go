@@ -28,6 +28,13 @@ func runGraph(t *testing.T, n *model.Network, x []float32, batch int) (policy, o
 	if err := G.Let(gr.Mask, tensor.New(tensor.WithShape(batch, a.Actions), tensor.WithBacking(make([]float32, batch*a.Actions)))); err != nil {
 		t.Fatal(err)
 	}
+	return runTape(t, gr)
+}
+
+// runTape runs gr, its inputs let, on Gorgonia's own machine and returns
+// copies of its policy and outcome logits.
+func runTape(t *testing.T, gr *netGraph) (policy, outcome []float32) {
+	t.Helper()
 	vm := G.NewTapeMachine(gr.G)
 	defer vm.Close()
 	if err := vm.RunAll(); err != nil {

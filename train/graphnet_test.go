@@ -39,14 +39,7 @@ func runGraphNet(t *testing.T, v *engine.Variant, n *model.Network, x []float32,
 			t.Fatal(err)
 		}
 	}
-	vm := G.NewTapeMachine(gr.G)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
-	policy = append([]float32(nil), gr.Logits.Value().Data().([]float32)...)
-	outcome = append([]float32(nil), gr.Outcome.Value().Data().([]float32)...)
-	return policy, outcome
+	return runTape(t, gr)
 }
 
 // graphConfig is a graph network's trunk.
