@@ -35,6 +35,9 @@ func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, 
 func meanRowsKernel(dst, src *float32, from *int, cnt, ld, n int, scale float32)
 
 //go:noescape
+func weightedRowsKernel(dst, src *float32, from *int, w *float32, cnt, ld, n int)
+
+//go:noescape
 func reluKernel(x *float32, n int)
 
 //go:noescape

@@ -782,3 +782,81 @@ mean8row:
 meandone:
 	VZEROUPPER
 	RET
+
+// func weightedRowsKernel(dst, src *float32, from *int, w *float32, cnt, ld, n int)
+//
+// dst[0:n] += Σ_i w[i] · src[from[i]·ld : from[i]·ld + n] over the cnt
+// rows from[0:cnt], n a multiple of 8, cnt >= 1: each block of 32 values
+// (then of 8) loaded once, every row's share added in registers, stored
+// once.
+TEXT ·weightedRowsKernel(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ from+16(FP), R8
+	MOVQ w+24(FP), R13
+	MOVQ cnt+32(FP), R9
+	MOVQ ld+40(FP), R12
+	MOVQ n+48(FP), CX
+	SHLQ $2, R12 // a row's stride in bytes
+	XORQ AX, AX  // the block's byte offset in a row
+
+weighted32:
+	CMPQ CX, $32
+	JB   weighted8
+	VMOVUPS (DI)(AX*1), Y0
+	VMOVUPS 32(DI)(AX*1), Y1
+	VMOVUPS 64(DI)(AX*1), Y2
+	VMOVUPS 96(DI)(AX*1), Y3
+	MOVQ R8, R10
+	MOVQ R13, R14
+	MOVQ R9, R11
+
+weighted32row:
+	MOVQ (R10), BX
+	IMULQ R12, BX
+	ADDQ SI, BX
+	ADDQ AX, BX
+	VBROADCASTSS (R14), Y4
+	VFMADD231PS (BX), Y4, Y0
+	VFMADD231PS 32(BX), Y4, Y1
+	VFMADD231PS 64(BX), Y4, Y2
+	VFMADD231PS 96(BX), Y4, Y3
+	ADDQ $8, R10
+	ADDQ $4, R14
+	DECQ R11
+	JNZ  weighted32row
+	VMOVUPS Y0, (DI)(AX*1)
+	VMOVUPS Y1, 32(DI)(AX*1)
+	VMOVUPS Y2, 64(DI)(AX*1)
+	VMOVUPS Y3, 96(DI)(AX*1)
+	ADDQ $128, AX
+	SUBQ $32, CX
+	JMP  weighted32
+
+weighted8:
+	CMPQ CX, $8
+	JB   weighteddone
+	VMOVUPS (DI)(AX*1), Y0
+	MOVQ R8, R10
+	MOVQ R13, R14
+	MOVQ R9, R11
+
+weighted8row:
+	MOVQ (R10), BX
+	IMULQ R12, BX
+	ADDQ SI, BX
+	ADDQ AX, BX
+	VBROADCASTSS (R14), Y4
+	VFMADD231PS (BX), Y4, Y0
+	ADDQ $8, R10
+	ADDQ $4, R14
+	DECQ R11
+	JNZ  weighted8row
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	SUBQ $8, CX
+	JMP  weighted8
+
+weighteddone:
+	VZEROUPPER
+	RET

@@ -40,6 +40,10 @@ func meanRowsKernel(dst, src *float32, from *int, cnt, ld, n int, scale float32)
 	panic("model: no SIMD kernels on this architecture")
 }
 
+func weightedRowsKernel(dst, src *float32, from *int, w *float32, cnt, ld, n int) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
 func reluKernel(x *float32, n int) {
 	panic("model: no SIMD kernels on this architecture")
 }

@@ -48,3 +48,34 @@ func meanRows(dst, src []float32, from []int, ld int) {
 		dst[j] = s * scale
 	}
 }
+
+// AddWeightedRows adds to dst the rows from of src weighted by w: dst[j]
+// += Σ_i w[i]·src[from[i]·ld + j], row q of len(dst) values at
+// src[q·ld:], with the AVX kernel on all but the last len(dst) mod 8
+// values where the CPU has it. A product by a sparse matrix is one call
+// a row, at the cost of the rows it reads rather than of every row.
+func AddWeightedRows(dst, src []float32, from []int, w []float32, ld int) {
+	n := len(dst)
+	if len(from) == 0 || n == 0 {
+		return
+	}
+	if len(w) < len(from) {
+		panic("model: AddWeightedRows: fewer weights than rows")
+	}
+	for _, q := range from {
+		_ = src[q*ld : q*ld+n] // the kernel reads within src
+	}
+	done := 0
+	if haveKernels() {
+		if done = n &^ 7; done > 0 {
+			weightedRowsKernel(&dst[0], &src[0], &from[0], &w[0], len(from), ld, done)
+		}
+	}
+	for j := done; j < n; j++ {
+		s := dst[j]
+		for i, q := range from {
+			s += w[i] * src[q*ld+j]
+		}
+		dst[j] = s
+	}
+}

@@ -56,3 +56,34 @@ func TestMeanRows_IsTheMeanOfTheRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAddWeightedRows_AddsTheWeightedSumOfTheRows: lengths around the
+// kernel's blocks of 32 and 8, no row to four, rows in any order and with
+// a stride wider than a row, onto what dst held; nothing written past
+// dst.
+func TestAddWeightedRows_AddsTheWeightedSumOfTheRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for n := range 75 {
+		for _, from := range [][]int{nil, {2}, {0, 3}, {4, 1, 2}, {3, 0, 4, 1}} {
+			ld := n + rng.IntN(3)
+			src := randomSlice(rng, 5*ld+n)
+			w := randomSlice(rng, len(from))
+			dst := randomSlice(rng, n+1)
+			dst[n] = 7
+			before := append([]float32(nil), dst...)
+			AddWeightedRows(dst[:n], src, from, w, ld)
+			for j := range n {
+				want := float64(before[j])
+				for i, q := range from {
+					want += float64(w[i]) * float64(src[q*ld+j])
+				}
+				if math.Abs(float64(dst[j])-want) > 1e-5*(1+math.Abs(want)) {
+					t.Fatalf("length %d, rows %v: value %d is %v, want %v", n, from, j, dst[j], want)
+				}
+			}
+			if dst[n] != 7 {
+				t.Fatalf("length %d, rows %v: wrote past the end", n, from)
+			}
+		}
+	}
+}

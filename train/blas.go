@@ -80,9 +80,11 @@ func (b *kernelBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a 
 			}
 		}
 	}
-	if alpha == 1 {
+	switch {
+	case b.structured(m, n, k, alpha, a, rs, ks, bm, ldb, c, ldc):
+	case alpha == 1:
 		model.GemmAccStrided(m, n, k, a, rs, ks, bm, ldb, c, ldc)
-	} else {
+	default:
 		ps := b.get(m * n)
 		p := *ps
 		clear(p)
@@ -98,6 +100,71 @@ func (b *kernelBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a 
 	if ys != nil {
 		b.scratch.Put(ys)
 	}
+}
+
+// structuredMax is the most rows and columns of an op(A) that
+// kernelBLAS.structured looks into.
+const structuredMax = 64
+
+// structured adds alpha·op(A)·B to C, op(A) m×k at a[i·rs + p·ks] and B
+// k×n row-major, and reports true, when op(A) is a small matrix of one of
+// two structures, as a graph network's mixing matrices and their
+// transposes are (train/graphnet.go): at most a third of it nonzero (the
+// neighbours' and the lines' means), each row of C then the weighted sum
+// of the few rows of B its nonzeros pick; or every row alike (the board's
+// mean), one such row computed and added to every row of C. Either costs
+// the rows of B read rather than m·k·n multiply-adds: the dense kernels
+// spent a third of a graph network's training step on these products.
+// Else it does nothing and reports false. (A zero of A skipped is not
+// multiplied by B, so an infinite or NaN value of B reaches only the
+// rows whose weights read it.)
+func (b *kernelBLAS) structured(m, n, k int, alpha float32, a []float32, rs, ks int, bm []float32, ldb int, c []float32, ldc int) bool {
+	if m > structuredMax || k > structuredMax || n < 32 {
+		return false
+	}
+	nonzero, alike := 0, m > 1
+	for i := range m {
+		for p := range k {
+			v := a[i*rs+p*ks]
+			if v != 0 {
+				nonzero++
+			}
+			if alike && v != a[p*ks] {
+				alike = false
+			}
+		}
+	}
+	var from [structuredMax]int
+	var w [structuredMax]float32
+	row := func(i int) []int {
+		cnt := 0
+		for p := range k {
+			if v := a[i*rs+p*ks]; v != 0 {
+				from[cnt], w[cnt] = p, alpha*v
+				cnt++
+			}
+		}
+		return from[:cnt]
+	}
+	switch {
+	case 3*nonzero <= m*k:
+		for i := range m {
+			model.AddWeightedRows(c[i*ldc:i*ldc+n], bm, row(i), w[:], ldb)
+		}
+	case alike:
+		ps := b.get(n)
+		p := *ps
+		clear(p)
+		model.AddWeightedRows(p, bm, row(0), w[:], ldb)
+		from[0], w[0] = 0, 1
+		for i := range m {
+			model.AddWeightedRows(c[i*ldc:i*ldc+n], p, from[:1], w[:1], n)
+		}
+		b.scratch.Put(ps)
+	default:
+		return false
+	}
+	return true
 }
 
 // checkGemm panics, as gonum does, on operands too short for their shapes:
