@@ -321,6 +321,9 @@ func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
 		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if cfg, _, err := run.LoadConfig(path); err != nil || cfg.Model.Kind != model.KindGraph || cfg.Loop.Generations != 12 {
+			t.Fatalf("%s: %v, %+v: want a graph network and 12 generations", path, err, cfg.Model)
+		}
 		threeLearns(t, path)
 	})
 }
