@@ -388,6 +388,15 @@ func (l *Loop) Run(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("%w; take the lease back: %w", err, rerr)
 		}
 		l.lease = lease
+		// The lease may have lapsed between a generation's row and its
+		// upload (generations.csv is the commit point): the store would
+		// then lack the row, the workers would go on playing into the
+		// generation before, and the trainer would wait for the next
+		// one's games for ever. The tables are merged with the store's
+		// and uploaded where they differ, as when a trainer starts.
+		if rerr := l.reconcileMetrics(ctx); rerr != nil {
+			return "", fmt.Errorf("%w; after taking the lease back: %w", err, rerr)
+		}
 		l.prog.Done("run %s: the lease is held again; resuming", l.loc)
 	}
 }
