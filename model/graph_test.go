@@ -3,7 +3,6 @@ package model
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,37 +115,36 @@ func TestGraphCheckpoint_RefusesWhatDoesNotFit(t *testing.T) {
 	}
 }
 
-// TestGraphNetwork_IsNeitherGrownNorTied: growing and tying are an MLP's
-// (its dense layers, its units laid out by points); a graph network is
-// refused by GrowsTo, EmbedParams, Grow, NewTying and Tie, each saying so.
-func TestGraphNetwork_IsNeitherGrownNorTied(t *testing.T) {
+// TestGraphNetwork_IsNotTiedAndGrowsWithinItsKind: tying is an MLP's (its
+// units laid out by points), refused for a graph network by NewTying and
+// Tie; a graph network grows only into a graph network of the same board
+// and inputs.
+func TestGraphNetwork_IsNotTiedAndGrowsWithinItsKind(t *testing.T) {
 	v := mustVariant(t, "nine")
 	c := Config{Width: 16, Blocks: 1, Kind: KindGraph}
 	a := NewArch(v, c)
 	n := randomNetwork(t, a, 1)
 	wider := NewArch(v, Config{Width: 32, Blocks: 2, Kind: KindGraph})
+	if err := a.GrowsTo(wider); err != nil {
+		t.Errorf("16x1 to 32x2: %v", err)
+	}
 	mlp := NewArch(v, Config{Width: 32, Blocks: 2})
+	otherBoard := NewArch(mustVariant(t, "nine-diagonal"), Config{Width: 32, Blocks: 2, Kind: KindGraph})
+	otherFeatures := NewArch(v, Config{Width: 32, Blocks: 2, Kind: KindGraph, Features: EncoderTactics})
 	for _, c := range []struct {
 		name string
 		err  error
+		want string
 	}{
-		{"GrowsTo", a.GrowsTo(wider)},
-		{"GrowsTo an MLP", a.GrowsTo(mlp)},
-		{"an MLP GrowsTo a graph network", mlp.GrowsTo(NewArch(v, Config{Width: 64, Blocks: 2, Kind: KindGraph}))},
+		{"to an MLP", a.GrowsTo(mlp), "within its kind"},
+		{"an MLP to a graph network", mlp.GrowsTo(NewArch(v, Config{Width: 64, Blocks: 2, Kind: KindGraph})), "within its kind"},
+		{"to another board", a.GrowsTo(otherBoard), "only the trunk"},
+		{"to other features", a.GrowsTo(otherFeatures), "only the trunk"},
+		{"narrower", wider.GrowsTo(a), "only grows"},
 	} {
-		if c.err == nil || !strings.Contains(c.err.Error(), "graph network does not grow") {
-			t.Errorf("%s: %v, want a refusal", c.name, c.err)
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: %v, want a refusal saying %q", c.name, c.err, c.want)
 		}
-	}
-	src := make([][]float32, len(n.Params))
-	for i, p := range n.Params {
-		src[i] = p.Data
-	}
-	if _, err := EmbedParams(a, wider, src); err == nil || !strings.Contains(err.Error(), "graph network") {
-		t.Errorf("EmbedParams: %v, want a refusal", err)
-	}
-	if _, err := Grow(n, Config{Width: 32, Blocks: 2, Kind: KindGraph}, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "graph network") {
-		t.Errorf("Grow: %v, want a refusal", err)
 	}
 	if _, err := NewTying(v, a); err == nil || !strings.Contains(err.Error(), "graph network, which is not tied") {
 		t.Errorf("NewTying: %v, want a refusal", err)

@@ -151,3 +151,117 @@ func TestEmbedParamsKeepsEveryValueInPlace(t *testing.T) {
 		t.Error("too few tensors: no error")
 	}
 }
+
+// A graph network grows as an MLP does: wider channels at every point and
+// more blocks, computing the same function, on a board without rotations
+// and on one with them (whose rotation head also reads the channels).
+func TestGrow_GraphNetworkComputesTheSameFunction(t *testing.T) {
+	for _, variant := range []string{"nine", "moulin-rouge-3"} {
+		v := mustVariant(t, variant)
+		a := NewArch(v, Config{Width: 6, Blocks: 1, Kind: KindGraph, Features: EncoderTactics})
+		n := randomNetwork(t, a, 4)
+		const batch = 5
+		x := randomSlice(rand.New(rand.NewPCG(1, 2)), batch*a.Inputs)
+		wantP, wantO := runForward(t, n, x, batch)
+		for _, c := range []Config{{Width: 6, Blocks: 1}, {Width: 11, Blocks: 1}, {Width: 6, Blocks: 3}, {Width: 16, Blocks: 2}} {
+			g, err := Grow(n, c, rand.New(rand.NewPCG(5, 6)))
+			if err != nil {
+				t.Fatalf("%s: grow to %+v: %v", variant, c, err)
+			}
+			if err := g.Validate(); err != nil {
+				t.Fatalf("%s: grow to %+v: %v", variant, c, err)
+			}
+			if g.Arch.Width != c.Width || g.Arch.Blocks != c.Blocks || g.Arch.Kind != KindGraph {
+				t.Fatalf("%s: grow to %+v: arch %v", variant, c, g.Arch)
+			}
+			gotP, gotO := runForward(t, g, x, batch)
+			if d := maxRelDiff(gotP, wantP); d > 1e-5 {
+				t.Errorf("%s: grow to %+v: policy logits moved by %g", variant, c, d)
+			}
+			if d := maxRelDiff(gotO, wantO); d > 1e-5 {
+				t.Errorf("%s: grow to %+v: outcome logits moved by %g", variant, c, d)
+			}
+		}
+	}
+}
+
+// The added channels of a grown graph network read every channel and feed
+// only added ones; an added block starts as the identity; the same rng
+// draws the same added weights.
+func TestGrow_GraphNetworkAddedChannelsReadAllAndFeedOnlyTheAdded(t *testing.T) {
+	v := mustVariant(t, "nine")
+	a := NewArch(v, Config{Width: 4, Blocks: 1, Kind: KindGraph})
+	n := randomNetwork(t, a, 1)
+	g, err := Grow(n, Config{Width: 6, Blocks: 2}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := g.Params
+	at := func(i, r, k int) float32 { return p[i].Data[r*6+k] }
+	fc1, fc2 := GraphBlock(0), GraphBlock(0)+2
+	for r := range 4 * 6 {
+		for k := range 6 {
+			old := k < 4 && r%6 < 4
+			for _, i := range []int{fc1, fc2} {
+				switch w := at(i, r, k); {
+				case old && w != n.Params[i].Data[(r/6*4+r%6)*4+k]:
+					t.Fatalf("%s[%d,%d] = %v: an old weight moved", p[i].Name, r, k, w)
+				case k < 4 && r%6 >= 4 && w != 0:
+					t.Fatalf("%s[%d,%d] = %v: an added channel feeds an old one", p[i].Name, r, k, w)
+				case k >= 4 && w == 0:
+					t.Fatalf("%s[%d,%d] = 0: an added channel does not read every channel", p[i].Name, r, k)
+				}
+			}
+		}
+	}
+	for k := 4; k < 6; k++ {
+		for r := range a.Planes {
+			if at(GraphInputPoint, r, k) == 0 {
+				t.Fatalf("input.point.weight[%d,%d] = 0: an added channel does not read every plane", r, k)
+			}
+		}
+	}
+	pol, _, val := g.Arch.GraphHeads()
+	for _, i := range []int{pol, val} {
+		cols := p[i].Shape[1]
+		for r := 4; r < 6; r++ {
+			for k := range cols {
+				if p[i].Data[r*cols+k] != 0 {
+					t.Fatalf("%s: added channel %d feeds a head", p[i].Name, r)
+				}
+			}
+		}
+	}
+	for _, w := range p[GraphBlock(1)+2].Data {
+		if w != 0 {
+			t.Fatal("the added block's second layer is not zero")
+		}
+	}
+	h, _ := Grow(n, Config{Width: 6, Blocks: 2}, rand.New(rand.NewPCG(1, 1)))
+	for i := range p {
+		for j := range p[i].Data {
+			if p[i].Data[j] != h.Params[i].Data[j] {
+				t.Fatalf("%s[%d]: two grows with the same seed differ", p[i].Name, j)
+			}
+		}
+	}
+	// EmbedParams places a graph network's moments as Grow its weights.
+	src := make([][]float32, len(n.Params))
+	for i, q := range n.Params {
+		src[i] = q.Data
+	}
+	dst, err := EmbedParams(a, g.Arch, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range dst {
+		for j, w := range dst[i] {
+			if w != 0 && w != p[i].Data[j] {
+				t.Fatalf("EmbedParams: %s[%d] = %v where Grow has %v", p[i].Name, j, w, p[i].Data[j])
+			}
+		}
+	}
+	if _, err := EmbedParams(a, g.Arch, src[:3]); err == nil {
+		t.Error("too few tensors: no error")
+	}
+}

@@ -344,9 +344,6 @@ func (c *Config) validate() error {
 			return fmt.Errorf("model: symmetric with loop.grow: a symmetric network does not grow (its units are laid out by points); set loop.grow: []")
 		}
 	}
-	if c.Model.Kind == model.KindGraph && len(c.Loop.Grow) > 0 {
-		return fmt.Errorf("model: kind %s with loop.grow: a graph network does not grow; set loop.grow: []", model.KindGraph)
-	}
 	if c.Tablebase != "" && c.Tablebase != tablebase.Auto {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {
 			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build --out DIR makes one)", c.Tablebase)

@@ -13,10 +13,14 @@ import (
 
 // loop.grow: the loop trains the small trunk until the step's generation,
 // then a grown one, which later generations keep; every model is of the
-// config's feature encoder (model.features), the grown ones too.
+// config's feature encoder (model.features) and kind, the grown ones too.
 func TestLoop_GrowWidensTheNetworkAtItsGeneration(t *testing.T) {
-	for _, features := range []int{model.EncoderBoard, model.EncoderMill} {
-		text := fmt.Sprintf("variant: three\nmodel: {width: 16, blocks: 1, features: %d}\n", features) +
+	for _, c := range []struct {
+		kind     string
+		features int
+	}{{model.KindMLP, model.EncoderBoard}, {model.KindMLP, model.EncoderMill}, {model.KindGraph, model.EncoderTactics}} {
+		features := c.features
+		text := fmt.Sprintf("variant: three\nmodel: {width: 16, blocks: 1, features: %d, kind: %s}\n", features, c.kind) +
 			"loop: {generations: 3, games: 16, steps: 4, grow: [{generation: 1, width: 24, blocks: 1}, {generation: 2, width: 24, blocks: 2}]}\n" +
 			"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
 			"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
@@ -26,8 +30,8 @@ func TestLoop_GrowWidensTheNetworkAtItsGeneration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a := ck.Net.Arch; a.Width != want.Width || a.Blocks != want.Blocks || a.Encoder != features || a.Inputs != model.FeatureSize(l.v, features) {
-				t.Errorf("features %d: model %d: %+v, want %dx%d of encoder %d", features, gen, a, want.Width, want.Blocks, features)
+			if a := ck.Net.Arch; a.Width != want.Width || a.Blocks != want.Blocks || a.Encoder != features || a.Inputs != model.FeatureSize(l.v, features) || (a.Kind == model.KindGraph) != (c.kind == model.KindGraph) {
+				t.Errorf("%s, features %d: model %d: %+v, want %dx%d of encoder %d", c.kind, features, gen, a, want.Width, want.Blocks, features)
 			}
 		}
 	}
@@ -144,7 +148,6 @@ func TestLoop_SymmetricNetworkStaysTied(t *testing.T) {
 	for text, want := range map[string]string{
 		"variant: three\nmodel: {width: 8, symmetric: true}\n":                                                         "9 points",
 		"variant: three\nmodel: {width: 18, symmetric: true}\nloop: {grow: [{generation: 2, width: 27, blocks: 2}]}\n": "does not grow",
-		"variant: three\nmodel: {width: 8, kind: graph}\nloop: {grow: [{generation: 2, width: 16, blocks: 2}]}\n":      "a graph network does not grow",
 		"variant: three\nmodel: {width: 18, kind: graph, symmetric: true}\n":                                           "leave out symmetric",
 		"variant: three\nmodel: {width: 8, kind: conv}\n":                                                              `kind "conv"`,
 	} {

@@ -97,16 +97,12 @@ func maxRelDiff64(a []float32, b []float64) float64 {
 	return d
 }
 
-// What only an MLP has is refused for a graph network, by name: growing
-// its checkpoint (model.Grow widens an MLP's layers) and tying its weights
-// over the board's symmetries (its structure answers every turn alike).
-func TestGraphNetwork_GrowingAndTyingAreRefused(t *testing.T) {
+// What only an MLP has is refused for a graph network, by name: tying its
+// weights over the board's symmetries (its structure answers every turn
+// alike).
+func TestGraphNetwork_TyingIsRefused(t *testing.T) {
 	v := mustVariant(t, "three")
 	n := newNet(t, v, graphConfig(4, 1, 1), 1)
-	tr := newTrainer(t, v, n, plainConfig())
-	if _, err := GrowCheckpoint(tr.Checkpoint(1), model.Config{Kind: model.KindGraph, Width: 8, Blocks: 2}, 1); err == nil || !strings.Contains(err.Error(), "graph network does not grow") {
-		t.Errorf("growing a graph network's checkpoint: error %v", err)
-	}
 	tied := n.Clone()
 	tied.Arch.Symmetric = true
 	if _, err := New(v, tied, plainConfig()); err == nil || !strings.Contains(err.Error(), "symmetric") {

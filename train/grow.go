@@ -16,12 +16,9 @@ var momentPrefixes = []string{"adam.m.", "adam.v.", "sgd.velocity."}
 // from there: the trained weights beside a moving average grow with the
 // same added weights as the average (both from seed), the optimizer's
 // moments of the added weights start at zero, and the step counts go on.
-// c is not changed. A graph network (model.KindGraph) does not grow: its
-// tensors are not an MLP's layers, which model.Grow widens.
+// c is not changed. An MLP grows its units and a graph network its
+// channels a point (model.Grow).
 func GrowCheckpoint(c *model.Checkpoint, m model.Config, seed uint64) (*model.Checkpoint, error) {
-	if a := c.Net.Arch; a.Kind == model.KindGraph {
-		return nil, fmt.Errorf("grow checkpoint: %v to width %d, %d blocks: a graph network does not grow (only an MLP's layers widen and deepen as the same function)", a, m.Width, m.Blocks)
-	}
 	rng := func() *rand.Rand { return rand.New(rand.NewPCG(seed, 0x67726f77)) }
 	net, err := model.Grow(c.Net, m, rng())
 	if err != nil {
