@@ -408,6 +408,15 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 	defer cancel(nil)
 	lc := l.lease.Context()
 	defer context.AfterFunc(lc, func() { cancel(context.Cause(lc)) })()
+	// An error while the lease is lost says so, so that Run takes the
+	// lease back (it may lapse again right after it was taken back, on a
+	// loaded machine, before a generation begins).
+	leaseErr := func(err error) error {
+		if cause := context.Cause(ctx); errors.Is(cause, store.ErrLeaseLost) {
+			return fmt.Errorf("run %s: %w (%w)", l.loc, cause, err)
+		}
+		return fmt.Errorf("run %s: %w", l.loc, err)
+	}
 	if err := l.dir.RemoveTemp(); err != nil {
 		return "", fmt.Errorf("run %s: %w", l.loc, err)
 	}
@@ -415,11 +424,11 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 	// pointer and metrics are uploaded with each generation's end).
 	for _, prefix := range []string{store.ModelsPrefix, store.ArenaPrefix, store.GamesPrefix} {
 		if err := l.wd.PushAll(ctx, prefix); err != nil {
-			return "", fmt.Errorf("run %s: %w", l.loc, err)
+			return "", leaseErr(err)
 		}
 	}
 	if err := l.recoverBest(ctx); err != nil {
-		return "", fmt.Errorf("run %s: %w", l.loc, err)
+		return "", leaseErr(err)
 	}
 	if h := l.cfg.Loop.RunHours; h > 0 {
 		if l.hours() >= h {
