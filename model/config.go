@@ -57,7 +57,7 @@ func (c Config) Encoder() int {
 // two equal): 128 wide, two residual blocks, feature set 3, a random
 // orientation of the board for each position.
 func DefaultConfig() Config {
-	return Config{Width: 128, Blocks: 2, Features: 3, Orientation: "random", Kind: KindMLP}
+	return Config{Width: 32, Blocks: 2, Features: 3, Orientation: "random", Kind: KindGraph}
 }
 
 // Validate reports what is wrong with the configuration.
@@ -72,7 +72,7 @@ func (c Config) Validate() error {
 	case c.Kind != "" && c.Kind != KindMLP && c.Kind != KindGraph:
 		return fmt.Errorf("model config: kind %q: want %s or %s", c.Kind, KindMLP, KindGraph)
 	case c.Kind == KindGraph && c.Symmetric:
-		return fmt.Errorf("model config: kind %s with symmetric: a graph network answers every turn of a board alike by its structure; leave out symmetric", KindGraph)
+		return fmt.Errorf("model config: kind %s with symmetric: a graph network answers every turn of a board alike by its structure; leave out symmetric (or tie an MLP: kind %s)", KindGraph, KindMLP)
 	case c.Features != 0 && CheckEncoder(c.Features) != nil:
 		return fmt.Errorf("model config: features %d: want %d (the board), %d (the board and the mills) or %d (and the tactics a move ahead)", c.Features, EncoderBoard, EncoderMill, EncoderTactics)
 	}

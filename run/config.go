@@ -237,6 +237,7 @@ var runBefore = []struct {
 	set func(c *Config) bool
 }{
 	{"model.features", func(c *Config) bool { return setTo(&c.Model.Features, model.EncoderBoard) }},        // the only encoder there was
+	{"model.kind", func(c *Config) bool { return setTo(&c.Model.Kind, model.KindMLP) }},                     // the only network there was
 	{"selfplay.search.root", func(c *Config) bool { return setTo(&c.SelfPlay.Search.Root, mcts.RootPUCT) }}, // before the Gumbel root
 	{"selfplay.search.contempt", func(c *Config) bool { return setTo(&c.SelfPlay.Search.Contempt, 0.0) }},   // draws worth a draw
 	{"train.value_mix", func(c *Config) bool { return setTo(&c.Train.ValueMix, 0.0) }},                      // the outcome alone

@@ -39,7 +39,7 @@ func TestLoop_GrowWidensTheNetworkAtItsGeneration(t *testing.T) {
 
 func TestConfig_GrowStepsMustGrow(t *testing.T) {
 	for _, tc := range []struct{ grow, want string }{
-		{"[{generation: 5, width: 64, blocks: 2}]", "a network only grows"},
+		{"[{generation: 5, width: 16, blocks: 2}]", "a network only grows"},
 		{"[{generation: 5, width: 256, blocks: 1}]", "a network only grows"},
 		{"[{generation: 0, width: 256, blocks: 3}]", "generation 0"},
 		{"[{generation: 5, width: 256, blocks: 3}, {generation: 5, width: 512, blocks: 3}]", "grow step 2: generation 5"},
@@ -55,7 +55,7 @@ func TestConfig_GrowStepsMustGrow(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, o, k := c.Model.Features, c.Model.Orientation, c.Model.Kind // the default's encoder, orientation and kind: growing keeps them
-	if c.trunkAt(4) != (model.Config{Width: 128, Blocks: 2, Features: f, Orientation: o, Kind: k}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: f, Orientation: o, Kind: k}) {
+	if c.trunkAt(4) != (model.Config{Width: 32, Blocks: 2, Features: f, Orientation: o, Kind: k}) || c.trunkAt(5) != (model.Config{Width: 256, Blocks: 3, Features: f, Orientation: o, Kind: k}) {
 		t.Errorf("trunk at 4: %+v, at 5: %+v", c.trunkAt(4), c.trunkAt(5))
 	}
 }
@@ -124,7 +124,7 @@ func TestLoop_OrientationChangesInARunUnderWay(t *testing.T) {
 // that would grow such a network, or make it narrower than the board, is
 // refused by name.
 func TestLoop_SymmetricNetworkStaysTied(t *testing.T) {
-	text := "variant: three\nmodel: {width: 21, blocks: 1, symmetric: true}\n" +
+	text := "variant: three\nmodel: {kind: mlp, width: 21, blocks: 1, symmetric: true}\n" +
 		"loop: {generations: 3, games: 16, steps: 8}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
@@ -146,8 +146,8 @@ func TestLoop_SymmetricNetworkStaysTied(t *testing.T) {
 		}
 	}
 	for text, want := range map[string]string{
-		"variant: three\nmodel: {width: 8, symmetric: true}\n":                                                         "9 points",
-		"variant: three\nmodel: {width: 18, symmetric: true}\nloop: {grow: [{generation: 2, width: 27, blocks: 2}]}\n": "does not grow",
+		"variant: three\nmodel: {kind: mlp, width: 8, symmetric: true}\n":                                                         "9 points",
+		"variant: three\nmodel: {kind: mlp, width: 18, symmetric: true}\nloop: {grow: [{generation: 2, width: 27, blocks: 2}]}\n": "does not grow",
 		"variant: three\nmodel: {width: 18, kind: graph, symmetric: true}\n":                                           "leave out symmetric",
 		"variant: three\nmodel: {width: 8, kind: conv}\n":                                                              `kind "conv"`,
 	} {

@@ -149,9 +149,14 @@ func BenchmarkFitFromWindow(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for _, net := range []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}} {
+	// The MLPs of the board encoder, and the default's graph network.
+	for _, net := range []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}, {Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 3}} {
+		name := fmt.Sprintf("%dx%d", net.Width, net.Blocks)
+		if net.Kind == model.KindGraph {
+			name = "graph-" + name
+		}
 		for _, keep := range []bool{false, true} {
-			b.Run(fmt.Sprintf("net=%dx%d/keep=%v", net.Width, net.Blocks, keep), func(b *testing.B) {
+			b.Run(fmt.Sprintf("net=%s/keep=%v", name, keep), func(b *testing.B) {
 				fitFromWindow(b, v, dir, net, keep)
 			})
 		}

@@ -38,7 +38,7 @@ func runBench(args []string, out io.Writer) (err error) {
 	width := fs.Int("width", model.DefaultConfig().Width, "model, selfplay: network width")
 	blocks := fs.Int("blocks", model.DefaultConfig().Blocks, "model, selfplay: residual blocks")
 	features := fs.Int("features", model.EncoderBoard, "model, selfplay: the feature encoder, as model.features (1 the board; 2 and the mills; 3 and the tactics a move ahead)")
-	kind := fs.String("kind", model.KindMLP, "model, selfplay: the network's structure, as model.kind (mlp, or graph: --width channels a point)")
+	kind := fs.String("kind", model.DefaultConfig().Kind, "model, selfplay: the network's structure, as model.kind (mlp, or graph: --width channels a point)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the measurement to FILE (go tool pprof)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
