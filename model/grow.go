@@ -16,9 +16,7 @@ func (a Arch) GrowsTo(b Arch) error {
 	switch {
 	case (a.Kind == KindGraph) != (b.Kind == KindGraph):
 		return fmt.Errorf("grow %v to %v: a network grows within its kind (an MLP's dense layers and a graph network's per-point channels embed only in their own kind)", a, b)
-	case a.Kind == KindGraph && same != a:
-		return fmt.Errorf("grow %v to %v: only the trunk (width, blocks) may change", a, b)
-	case a.Inputs != b.Inputs || a.Actions != b.Actions || a.Outcomes != b.Outcomes:
+	case same != a:
 		return fmt.Errorf("grow %v to %v: only the trunk (width, blocks) may change", a, b)
 	case a.Symmetric || b.Symmetric:
 		return fmt.Errorf("grow %v to %v: a symmetric network does not grow (its units are laid out by points)", a, b)

@@ -17,30 +17,62 @@ func runForward(t *testing.T, n *Network, x []float32, batch int) (policy, outco
 }
 
 func TestGrowComputesTheSameFunction(t *testing.T) {
-	a := Arch{Inputs: 13, Width: 7, Blocks: 1, Actions: 11, Outcomes: 3}
-	n := randomNetwork(t, a, 4)
-	const batch = 9
-	x := randomSlice(rand.New(rand.NewPCG(1, 2)), batch*a.Inputs)
+	n := randomNetwork(t, Arch{Inputs: 13, Width: 7, Blocks: 1, Actions: 11, Outcomes: 3}, 4)
+	checkGrowsAsTheSameFunction(t, n, 9, 1e-6, []Config{{Width: 7, Blocks: 1}, {Width: 12, Blocks: 1}, {Width: 7, Blocks: 3}, {Width: 20, Blocks: 2}})
+}
+
+// checkGrowsAsTheSameFunction grows n to each trunk of cs and checks that
+// the grown network is valid, of that trunk and n's kind, and computes n's
+// logits on a random batch to within tol.
+func checkGrowsAsTheSameFunction(t *testing.T, n *Network, batch int, tol float64, cs []Config) {
+	t.Helper()
+	x := randomSlice(rand.New(rand.NewPCG(1, 2)), batch*n.Arch.Inputs)
 	wantP, wantO := runForward(t, n, x, batch)
-	for _, c := range []Config{{Width: 7, Blocks: 1}, {Width: 12, Blocks: 1}, {Width: 7, Blocks: 3}, {Width: 20, Blocks: 2}} {
+	for _, c := range cs {
 		g, err := Grow(n, c, rand.New(rand.NewPCG(5, 6)))
 		if err != nil {
-			t.Fatalf("grow to %+v: %v", c, err)
+			t.Fatalf("%s: grow to %+v: %v", n.Variant, c, err)
 		}
 		if err := g.Validate(); err != nil {
-			t.Fatalf("grow to %+v: %v", c, err)
+			t.Fatalf("%s: grow to %+v: %v", n.Variant, c, err)
 		}
-		if g.Arch.Width != c.Width || g.Arch.Blocks != c.Blocks {
-			t.Fatalf("grow to %+v: arch %v", c, g.Arch)
+		if g.Arch.Width != c.Width || g.Arch.Blocks != c.Blocks || g.Arch.Kind != n.Arch.Kind {
+			t.Fatalf("%s: grow to %+v: arch %v", n.Variant, c, g.Arch)
 		}
 		gotP, gotO := runForward(t, g, x, batch)
-		if d := maxRelDiff(gotP, wantP); d > 1e-6 {
-			t.Errorf("grow to %+v: policy logits moved by %g", c, d)
+		if d := maxRelDiff(gotP, wantP); d > tol {
+			t.Errorf("%s: grow to %+v: policy logits moved by %g", n.Variant, c, d)
 		}
-		if d := maxRelDiff(gotO, wantO); d > 1e-6 {
-			t.Errorf("grow to %+v: outcome logits moved by %g", c, d)
+		if d := maxRelDiff(gotO, wantO); d > tol {
+			t.Errorf("%s: grow to %+v: outcome logits moved by %g", n.Variant, c, d)
 		}
 	}
+}
+
+// checkGrowsAlike checks that growing n to c again with rng seed (1, 1)
+// draws g's weights: a network and its moving average grow alike.
+func checkGrowsAlike(t *testing.T, n *Network, c Config, g *Network) {
+	t.Helper()
+	h, err := Grow(n, c, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range g.Params {
+		for j := range p.Data {
+			if p.Data[j] != h.Params[i].Data[j] {
+				t.Fatalf("%s[%d]: two grows with the same seed differ", p.Name, j)
+			}
+		}
+	}
+}
+
+// paramData is n's tensors' values, in the order of its Params.
+func paramData(n *Network) [][]float32 {
+	src := make([][]float32, len(n.Params))
+	for i, p := range n.Params {
+		src[i] = p.Data
+	}
+	return src
 }
 
 func TestGrowGivesTheAddedUnitsIncomingWeightsOnly(t *testing.T) {
@@ -98,14 +130,7 @@ func TestGrowGivesTheAddedUnitsIncomingWeightsOnly(t *testing.T) {
 	}
 	// The same rng, the same added weights: a network and its moving
 	// average grow alike.
-	h, _ := Grow(n, Config{Width: 6, Blocks: 2}, rand.New(rand.NewPCG(1, 1)))
-	for i := range p {
-		for j := range p[i].Data {
-			if p[i].Data[j] != h.Params[i].Data[j] {
-				t.Fatalf("%s[%d]: two grows with the same seed differ", p[i].Name, j)
-			}
-		}
-	}
+	checkGrowsAlike(t, n, Config{Width: 6, Blocks: 2}, g)
 }
 
 func TestGrowRefusesToShrink(t *testing.T) {
@@ -127,10 +152,7 @@ func TestEmbedParamsKeepsEveryValueInPlace(t *testing.T) {
 	a := Arch{Inputs: 3, Width: 2, Blocks: 1, Actions: 4, Outcomes: 3}
 	b := Arch{Inputs: 3, Width: 3, Blocks: 2, Actions: 4, Outcomes: 3}
 	n := randomNetwork(t, a, 2)
-	src := make([][]float32, len(n.Params))
-	for i, p := range n.Params {
-		src[i] = p.Data
-	}
+	src := paramData(n)
 	dst, err := EmbedParams(a, b, src)
 	if err != nil {
 		t.Fatal(err)
@@ -158,30 +180,9 @@ func TestEmbedParamsKeepsEveryValueInPlace(t *testing.T) {
 func TestGrow_GraphNetworkComputesTheSameFunction(t *testing.T) {
 	for _, variant := range []string{"nine", "moulin-rouge-3"} {
 		v := mustVariant(t, variant)
-		a := NewArch(v, Config{Width: 6, Blocks: 1, Kind: KindGraph, Features: EncoderTactics})
-		n := randomNetwork(t, a, 4)
-		const batch = 5
-		x := randomSlice(rand.New(rand.NewPCG(1, 2)), batch*a.Inputs)
-		wantP, wantO := runForward(t, n, x, batch)
-		for _, c := range []Config{{Width: 6, Blocks: 1}, {Width: 11, Blocks: 1}, {Width: 6, Blocks: 3}, {Width: 16, Blocks: 2}} {
-			g, err := Grow(n, c, rand.New(rand.NewPCG(5, 6)))
-			if err != nil {
-				t.Fatalf("%s: grow to %+v: %v", variant, c, err)
-			}
-			if err := g.Validate(); err != nil {
-				t.Fatalf("%s: grow to %+v: %v", variant, c, err)
-			}
-			if g.Arch.Width != c.Width || g.Arch.Blocks != c.Blocks || g.Arch.Kind != KindGraph {
-				t.Fatalf("%s: grow to %+v: arch %v", variant, c, g.Arch)
-			}
-			gotP, gotO := runForward(t, g, x, batch)
-			if d := maxRelDiff(gotP, wantP); d > 1e-5 {
-				t.Errorf("%s: grow to %+v: policy logits moved by %g", variant, c, d)
-			}
-			if d := maxRelDiff(gotO, wantO); d > 1e-5 {
-				t.Errorf("%s: grow to %+v: outcome logits moved by %g", variant, c, d)
-			}
-		}
+		n := randomNetwork(t, NewArch(v, Config{Width: 6, Blocks: 1, Kind: KindGraph, Features: EncoderTactics}), 4)
+		n.Variant = variant
+		checkGrowsAsTheSameFunction(t, n, 5, 1e-5, []Config{{Width: 6, Blocks: 1}, {Width: 11, Blocks: 1}, {Width: 6, Blocks: 3}, {Width: 16, Blocks: 2}})
 	}
 }
 
@@ -237,19 +238,9 @@ func TestGrow_GraphNetworkAddedChannelsReadAllAndFeedOnlyTheAdded(t *testing.T) 
 			t.Fatal("the added block's second layer is not zero")
 		}
 	}
-	h, _ := Grow(n, Config{Width: 6, Blocks: 2}, rand.New(rand.NewPCG(1, 1)))
-	for i := range p {
-		for j := range p[i].Data {
-			if p[i].Data[j] != h.Params[i].Data[j] {
-				t.Fatalf("%s[%d]: two grows with the same seed differ", p[i].Name, j)
-			}
-		}
-	}
+	checkGrowsAlike(t, n, Config{Width: 6, Blocks: 2}, g)
 	// EmbedParams places a graph network's moments as Grow its weights.
-	src := make([][]float32, len(n.Params))
-	for i, q := range n.Params {
-		src[i] = q.Data
-	}
+	src := paramData(n)
 	dst, err := EmbedParams(a, g.Arch, src)
 	if err != nil {
 		t.Fatal(err)

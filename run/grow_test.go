@@ -148,8 +148,8 @@ func TestLoop_SymmetricNetworkStaysTied(t *testing.T) {
 	for text, want := range map[string]string{
 		"variant: three\nmodel: {kind: mlp, width: 8, symmetric: true}\n":                                                         "9 points",
 		"variant: three\nmodel: {kind: mlp, width: 18, symmetric: true}\nloop: {grow: [{generation: 2, width: 27, blocks: 2}]}\n": "does not grow",
-		"variant: three\nmodel: {width: 18, kind: graph, symmetric: true}\n":                                           "leave out symmetric",
-		"variant: three\nmodel: {width: 8, kind: conv}\n":                                                              `kind "conv"`,
+		"variant: three\nmodel: {width: 18, kind: graph, symmetric: true}\n":                                                      "leave out symmetric",
+		"variant: three\nmodel: {width: 8, kind: conv}\n":                                                                         `kind "conv"`,
 	} {
 		if _, err := loadConfigText(t, text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error saying %q", text, err, want)
