@@ -82,8 +82,8 @@ func orientation(a model.Arch) string {
 
 // check reports whether n is a network for v that this package can write:
 // the variant's sizes, the current feature encoder, and every tensor of
-// its architecture in the order and shape model.Network documents (a
-// graph network's: checkGraph).
+// its architecture in the order, name and shape model.Network documents
+// (the writers read the tensors by position).
 func check(v *engine.Variant, n *model.Network) error {
 	if err := (&model.Checkpoint{Net: n}).CheckVariant(v); err != nil {
 		return err
@@ -91,30 +91,7 @@ func check(v *engine.Variant, n *model.Network) error {
 	if err := model.CheckEncoder(n.Arch.Encoder); err != nil {
 		return fmt.Errorf("network of %w", err)
 	}
-	if n.Arch.Kind == model.KindGraph {
-		return checkGraph(n)
-	}
-	a := n.Arch
-	want := 2 + 4*a.Blocks + 4
-	if len(n.Params) != want {
-		return fmt.Errorf("network has %d tensors, architecture %v has %d", len(n.Params), a, want)
-	}
-	ins := []int{a.Inputs}
-	outs := []int{a.Width}
-	for b := 0; b < 2*a.Blocks; b++ {
-		ins, outs = append(ins, a.Width), append(outs, a.Width)
-	}
-	ins, outs = append(ins, a.Width, a.Width), append(outs, a.Actions, a.Outcomes)
-	for l := range ins {
-		w, bias := n.Params[2*l], n.Params[2*l+1]
-		if len(w.Shape) != 2 || w.Shape[0] != ins[l] || w.Shape[1] != outs[l] || len(w.Data) != ins[l]*outs[l] {
-			return fmt.Errorf("tensor %s has shape %v (%d values), architecture %v wants [%d %d]", w.Name, w.Shape, len(w.Data), a, ins[l], outs[l])
-		}
-		if len(bias.Shape) != 1 || bias.Shape[0] != outs[l] || len(bias.Data) != outs[l] {
-			return fmt.Errorf("tensor %s has shape %v (%d values), architecture %v wants [%d]", bias.Name, bias.Shape, len(bias.Data), a, outs[l])
-		}
-	}
-	return nil
+	return n.Validate()
 }
 
 // Encode is network n, a network for variant v, as a serialized ONNX

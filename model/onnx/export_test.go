@@ -361,9 +361,9 @@ func TestEncode_RefusesANetworkThatDoesNotFitItsVariant(t *testing.T) {
 		{"missing tensor", v, short, "tensors"},
 		{"wrong shape", v, reshaped, "block0.fc1.weight"},
 		{"graph network of another variant", three, g, `variant "nine", not "three"`},
-		{"graph network missing a tensor", v, gShort, "graph network has 16 tensors"},
-		{"graph network of a wrong shape", v, gReshaped, "block1.fc1.weight has shape [20 80]"},
-		{"graph network short of values", v, gWrongData, "policy.point.bias has shape [20] (19 values)"},
+		{"graph network missing a tensor", v, gShort, ": 16 tensors, architecture"},
+		{"graph network of a wrong shape", v, gReshaped, "block1.fc1.weight [20 80] with 1600 values"},
+		{"graph network short of values", v, gWrongData, "policy.point.bias [20] with 19 values"},
 	}
 	for _, c := range cases {
 		if _, err := Encode(c.v, c.n, Info{}); err == nil || !strings.Contains(err.Error(), c.want) {

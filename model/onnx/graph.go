@@ -39,38 +39,6 @@ const (
 	pairCols                    = model.GraphRank + 4 // an origin or destination row
 )
 
-// checkGraph reports whether graph network n, whose architecture fits its
-// variant, holds the tensors of its architecture in model/graph.go's order
-// and shapes.
-func checkGraph(n *model.Network) error {
-	a := n.Arch
-	w := a.Width
-	shapes := [][]int{{a.Planes, w}, {a.Globals(), w}, {w}}
-	for range a.Blocks {
-		shapes = append(shapes, []int{4 * w, w}, []int{w}, []int{4 * w, w}, []int{w})
-	}
-	shapes = append(shapes, []int{w, qCols}, []int{qCols})
-	if r := a.Rotations(); r > 0 {
-		shapes = append(shapes, []int{w, r}, []int{r})
-	}
-	shapes = append(shapes, []int{w, model.GraphValueHidden}, []int{model.GraphValueHidden},
-		[]int{model.GraphValueHidden, a.Outcomes}, []int{a.Outcomes})
-	if len(n.Params) != len(shapes) {
-		return fmt.Errorf("graph network has %d tensors, architecture %v has %d", len(n.Params), a, len(shapes))
-	}
-	for i, want := range shapes {
-		p := n.Params[i]
-		size := 1
-		for _, d := range want {
-			size *= d
-		}
-		if fmt.Sprint(p.Shape) != fmt.Sprint(want) || len(p.Data) != size {
-			return fmt.Errorf("tensor %s has shape %v (%d values), architecture %v wants %v", p.Name, p.Shape, len(p.Data), a, want)
-		}
-	}
-	return nil
-}
-
 // graphBuilder collects the nodes and the initializers of a graph
 // network's graph.
 type graphBuilder struct {
