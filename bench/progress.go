@@ -52,6 +52,43 @@ func PickModels(hours map[int]float64, n int, every float64) ([]int, error) {
 	default:
 		return nil, fmt.Errorf("choose %d models every %v hours: want two models or more, or every > 0", n, every)
 	}
+	out := nearestModels(gens, hours, targets, newest)
+	out = append(out, newest)
+	if len(out) < 2 {
+		return nil, fmt.Errorf("only one model to choose, the newest (generation %d at %.2f hours): want two; choose more models or a shorter step", newest, total)
+	}
+	return out, nil
+}
+
+// PickHours chooses the models of a run nearest each of the run hours at
+// (ascending, as a doubling 0.25,0.5,1,2,4,8), from their hours
+// (ModelHours); hours past the run's end name its newest model, and a
+// model nearest several of them is met once. Oldest first.
+func PickHours(hours map[int]float64, at []float64) ([]int, error) {
+	for i, h := range at {
+		if !(h > 0) || (i > 0 && h <= at[i-1]) {
+			return nil, fmt.Errorf("hours %v: want positive hours, ascending, each once", at)
+		}
+	}
+	gens := make([]int, 0, len(hours))
+	for g := range hours {
+		gens = append(gens, g)
+	}
+	if len(gens) == 0 {
+		return nil, errors.New("no models to choose from")
+	}
+	slices.Sort(gens)
+	out := nearestModels(gens, hours, at, -1)
+	if len(out) < 2 {
+		newest := gens[len(gens)-1]
+		return nil, fmt.Errorf("hours %v name %d model of a run of %.2f hours (generation %d its newest): want two; name earlier hours", at, len(out), hours[newest], newest)
+	}
+	return out, nil
+}
+
+// nearestModels is, of gens (sorted), the model nearest each of the run
+// hours targets (ascending), each once, never skip (-1: none).
+func nearestModels(gens []int, hours map[int]float64, targets []float64, skip int) []int {
 	var out []int
 	for _, t := range targets {
 		best := gens[0]
@@ -60,21 +97,19 @@ func PickModels(hours map[int]float64, n int, every float64) ([]int, error) {
 				best = g
 			}
 		}
-		if best != newest && (len(out) == 0 || best > out[len(out)-1]) {
+		if best != skip && (len(out) == 0 || best > out[len(out)-1]) {
 			out = append(out, best)
 		}
 	}
-	out = append(out, newest)
-	if len(out) < 2 {
-		return nil, fmt.Errorf("only one model to choose, the newest (generation %d at %.2f hours): want two; choose more models or a shorter step", newest, total)
-	}
-	return out, nil
+	return out
 }
 
 // ProgressChoice says which models of a run a ProgressBench meets: the
-// Generations given (oldest first), else PickModels(Models, EveryHours).
+// Generations given (oldest first), else those nearest the Hours given
+// (PickHours), else PickModels(Models, EveryHours).
 type ProgressChoice struct {
 	Generations []int
+	Hours       []float64
 	Models      int
 	EveryHours  float64
 }
@@ -102,7 +137,13 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 			return nil, fmt.Errorf("generations %v: want them oldest first, each once", chosen)
 		}
 	}
-	if len(chosen) == 0 {
+	switch {
+	case len(chosen) > 0:
+	case len(c.Hours) > 0:
+		if chosen, err = PickHours(hours, c.Hours); err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+	default:
 		if chosen, err = PickModels(hours, c.Models, c.EveryHours); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}

@@ -53,6 +53,35 @@ func TestPickModels_QuartersEveryHourAndTheNewest(t *testing.T) {
 	}
 }
 
+func TestPickHours_TheModelsNearestEachHourOnce(t *testing.T) {
+	hours := map[int]float64{}
+	for g := 1; g <= 100; g++ {
+		hours[g] = float64(g) / 25 // four hours, 25 models an hour
+	}
+	for _, c := range []struct {
+		at   []float64
+		want []int
+	}{
+		{[]float64{0.25, 0.5, 1, 2, 4}, []int{6, 12, 25, 50, 100}},    // 0.25 h lies between 6 and 7: the first
+		{[]float64{0.25, 0.5, 1, 2, 4, 8}, []int{6, 12, 25, 50, 100}}, // 8 hours, past the end: the newest, once
+		{[]float64{0.01, 0.02}, nil},                                  // both nearest the first model
+		{[]float64{1, 1}, nil},
+		{[]float64{2, 1}, nil},
+		{[]float64{0, 1}, nil},
+	} {
+		got, err := PickHours(hours, c.at)
+		if c.want == nil {
+			if err == nil {
+				t.Errorf("hours %v: %v, no error", c.at, got)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("hours %v: %v, %v; want %v", c.at, got, err, c.want)
+		}
+	}
+}
+
 func TestProgressBench_RatesARunsModelsAgainstTheFirstAndReusesItsGames(t *testing.T) {
 	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 3, games: 16, steps: 4}\n" +
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +

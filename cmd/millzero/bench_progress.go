@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strconv"
@@ -22,6 +23,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	fs := newFlags("bench progress", "--run DIR [flags]", []string{
 		"millzero bench progress --run runs/nine                       # four models, at each quarter of the run",
 		"millzero bench progress --run runs/nine-long --every-hours 1  # a model every run hour",
+		"millzero bench progress --run runs/nine-long --hours 0.25,0.5,1,2,4,8 --reference default   # every doubling of the night",
 		"millzero bench progress --run runs/nine --generations 119,242,376,505 --pairs 200",
 		"millzero bench progress --run runs/nine --tablebase auto      # both sides play table positions perfectly",
 		"millzero bench progress --run runs/nine --reference default   # every model against the built-in model too, the Elo anchor",
@@ -32,6 +34,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	models := fs.Int("models", 4, "models met, spread evenly over the run's hours, the newest last")
 	every := fs.Float64("every-hours", 0, "instead: the model nearest every multiple of this many run hours, and the newest")
 	gens := fs.String("generations", "", "instead: these generations, comma separated")
+	atHours := fs.String("hours", "", "instead: the models nearest these run hours, comma separated (past the run's end: its newest)")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits a move")
 	pairs := fs.Int("pairs", 100, "pairs of games a match (one random opening a pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
@@ -64,6 +67,15 @@ func runBenchProgress(args []string, out io.Writer) error {
 				return fmt.Errorf("--generations %q: %q is not a generation", *gens, f)
 			}
 			choice.Generations = append(choice.Generations, g)
+		}
+	}
+	if *atHours != "" {
+		for _, f := range strings.Split(*atHours, ",") {
+			h, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || !(h > 0) || math.IsInf(h, 0) {
+				return fmt.Errorf("--hours %q: %q is not a positive number of hours", *atHours, f)
+			}
+			choice.Hours = append(choice.Hours, h)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
