@@ -60,7 +60,7 @@ func BenchmarkTrainStepWeightEMA(b *testing.B) {
 // channels a point and two blocks on the same features
 // (model.KindGraph).
 func BenchmarkTrainStepGraphNetwork(b *testing.B) {
-	for _, net := range []model.Config{{Width: 128, Blocks: 2, Features: 3}, {Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 3}} {
+	for _, net := range []model.Config{{Width: 128, Blocks: 2, Features: 3}, {Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 3}, {Kind: model.KindGraph, Width: 64, Blocks: 2, Features: 3}} {
 		b.Run(fmt.Sprintf("net=%s", model.NewArch(mustVariant(b, "nine"), net)), func(b *testing.B) {
 			benchStep(b, net, 256, 0, 0)
 		})
@@ -149,8 +149,8 @@ func BenchmarkFitFromWindow(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	// The MLPs of the board encoder, and the default's graph network.
-	for _, net := range []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}, {Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 3}} {
+	// The MLPs of the board encoder, the default's graph network and the night's.
+	for _, net := range []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}, {Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 3}, {Kind: model.KindGraph, Width: 64, Blocks: 2, Features: 3}} {
 		name := fmt.Sprintf("%dx%d", net.Width, net.Blocks)
 		if net.Kind == model.KindGraph {
 			name = "graph-" + name
