@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/millzero/millzero/arena"
@@ -223,14 +222,8 @@ const eloGenerations = 50
 // the newest eloGenerations generations, the best's ladder matches, and
 // every file not named by the loop (a user's own matches).
 func eloFile(name string, g, best int) bool {
-	for _, kind := range []string{"gate-", "ladder-"} {
-		r, ok := strings.CutPrefix(name, kind+"gen-")
-		if !ok || len(r) < 6 {
-			continue
-		}
-		if gen, err := strconv.Atoi(r[:6]); err == nil {
-			return gen > g+1-eloGenerations || kind == "ladder-" && gen == best
-		}
+	if gen, ladder, ok := arenaFile(name); ok {
+		return gen > g+1-eloGenerations || ladder && gen == best
 	}
 	return true
 }
