@@ -16,7 +16,7 @@ import (
 )
 
 // Fork makes dst a new run that is the local run src as it stood when its
-// first n generations had ended: its config (run.yaml as it is now), the
+// first n generations had ended (n 0: every generation it has ended): its config (run.yaml as it is now), the
 // models of generations 1..n, the self-play games of generations 0..n-1,
 // the arena's games of those models, the metrics tables' rows of those
 // generations, and the best as generation n-1 left it. Training dst goes
@@ -26,59 +26,62 @@ import (
 // where the file system allows, else copies; the rest is copied. The fork
 // is made under a temporary name next to dst and renamed when complete;
 // dst must not exist. src may be training meanwhile: it only reads what
-// the first n generations wrote.
-func Fork(src, dst string, n int) error {
+// the first n generations wrote. It returns n.
+func Fork(src, dst string, n int) (int, error) {
 	for _, loc := range []string{src, dst} {
 		if strings.Contains(loc, "://") {
-			return fmt.Errorf("fork %s: a store URL; fork works on local run directories (copy a stored run down first)", loc)
+			return 0, fmt.Errorf("fork %s: a store URL; fork works on local run directories (copy a stored run down first)", loc)
 		}
 	}
 	from := store.Dir(src)
 	if _, _, err := LoadRunConfig(from.Config()); err != nil {
-		return fmt.Errorf("fork %s: %w", src, err)
+		return 0, fmt.Errorf("fork %s: %w", src, err)
 	}
 	gens, err := openSeries(from.Path(store.GenerationsTable), genColumns...)
 	if err != nil {
-		return fmt.Errorf("fork %s: %w", src, err)
+		return 0, fmt.Errorf("fork %s: %w", src, err)
 	}
 	t, err := gens.load()
 	if err != nil {
-		return fmt.Errorf("fork %s: %w", src, err)
+		return 0, fmt.Errorf("fork %s: %w", src, err)
+	}
+	if n == 0 {
+		n = len(t.rows)
 	}
 	if n < 1 || n > len(t.rows) {
-		return fmt.Errorf("fork %s at generation %d: the run has ended generations 0..%d, want 1..%d", src, n, len(t.rows)-1, len(t.rows))
+		return 0, fmt.Errorf("fork %s at generation %d: the run has ended generations 0..%d, want 1..%d", src, n, len(t.rows)-1, len(t.rows))
 	}
 	best, ok := store.ParseModelName(t.text("best")[n-1])
 	if !ok {
-		return fmt.Errorf("fork %s: generation %d's row names best %q, not a model", src, n-1, t.text("best")[n-1])
+		return 0, fmt.Errorf("fork %s: generation %d's row names best %q, not a model", src, n-1, t.text("best")[n-1])
 	}
 	for _, g := range []int{n, best} {
 		if _, err := os.Stat(from.Model(g)); g > 0 && err != nil {
-			return fmt.Errorf("fork %s at generation %d: %w", src, n, err)
+			return 0, fmt.Errorf("fork %s at generation %d: %w", src, n, err)
 		}
 	}
 	if _, err := os.Lstat(dst); err == nil {
-		return fmt.Errorf("fork to %s: it exists; name a new run directory", dst)
+		return 0, fmt.Errorf("fork to %s: it exists; name a new run directory", dst)
 	} else if !os.IsNotExist(err) {
-		return fmt.Errorf("fork to %s: %w", dst, err)
+		return 0, fmt.Errorf("fork to %s: %w", dst, err)
 	}
 	parent := filepath.Dir(filepath.Clean(dst))
 	if err := os.MkdirAll(parent, 0o777); err != nil {
-		return fmt.Errorf("fork to %s: %w", dst, err)
+		return 0, fmt.Errorf("fork to %s: %w", dst, err)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dst)+".*"+atomicfile.TempSuffix)
 	if err != nil {
-		return fmt.Errorf("fork to %s: %w", dst, err)
+		return 0, fmt.Errorf("fork to %s: %w", dst, err)
 	}
 	defer os.RemoveAll(tmp) // nothing left once renamed
 	to := store.Dir(tmp)
 	if err := forkFiles(from, to, n, best); err != nil {
-		return fmt.Errorf("fork %s at generation %d: %w", src, n, err)
+		return 0, fmt.Errorf("fork %s at generation %d: %w", src, n, err)
 	}
 	if err := os.Rename(tmp, dst); err != nil {
-		return fmt.Errorf("fork to %s: %w", dst, err)
+		return 0, fmt.Errorf("fork to %s: %w", dst, err)
 	}
-	return nil
+	return n, nil
 }
 
 // forkFiles writes into to what Fork takes of from.

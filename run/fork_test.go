@@ -24,8 +24,12 @@ func TestFork_IsTheRunAfterNGenerationsAndTrainsOn(t *testing.T) {
 	l := runConfig(t, text)
 	src := string(l.dir)
 	dst := filepath.Join(t.TempDir(), "runs", "fork")
-	if err := Fork(src, dst, 2); err != nil {
-		t.Fatal(err)
+	if n, err := Fork(src, dst, 2); err != nil || n != 2 {
+		t.Fatal(n, err)
+	}
+	whole := filepath.Join(t.TempDir(), "whole")
+	if n, err := Fork(src, whole, 0); err != nil || n != 3 {
+		t.Errorf("fork of every generation: %d, %v; want 3", n, err)
 	}
 	to := store.Dir(dst)
 	for g := 1; g <= 3; g++ {
@@ -134,13 +138,13 @@ func TestFork_RefusesWhatItCannotMake(t *testing.T) {
 		n              int
 		want           string
 	}{
-		{"generation 0", src, filepath.Join(dir, "a"), 0, "want 1..1"},
+		{"a negative generation", src, filepath.Join(dir, "a"), -1, "want 1..1"},
 		{"a generation not ended", src, filepath.Join(dir, "b"), 2, "fork " + src + " at generation 2"},
 		{"an existing directory", src, exists, 1, "fork to " + exists + ": it exists"},
 		{"not a run", dir, filepath.Join(dir, "c"), 1, "fork " + dir},
 		{"a store URL", "s3://bucket/runs/nine", filepath.Join(dir, "d"), 1, "fork s3://bucket/runs/nine: a store URL"},
 	} {
-		err := Fork(c.src, c.dst, c.n)
+		_, err := Fork(c.src, c.dst, c.n)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
 		}

@@ -24,7 +24,7 @@
 # -f compares what comes after a run: every config's run of the i-th seed
 # starts as a copy of the i-th RUN (its games, models and metrics) and goes
 # on from there for the minutes (loop.hours counts one invocation); the
-# copy's games and models are hard links to the RUN's (copy_run below).
+# copy is `millzero fork` of the RUN (its games and models hard links).
 # Each config is then laid over the copy's run.yaml, not over the embedded
 # default: "default" there goes on with the start's settings, so after a
 # change of the default give today's as a file (configs/experiments/*.yaml).
@@ -74,24 +74,6 @@ print(yaml.safe_dump(c, sort_keys=False))
 EOF
 }
 
-# copy_run FROM TO: a copy of run FROM whose games and models are hard links
-# to FROM's (the rig never writes a game or model file in place: each is
-# written under a temporary name and renamed, and trimming removes a link),
-# so that a copy costs a few megabytes of metrics and arena records instead
-# of a run's gigabyte or two; where links cannot be made (another file
-# system) the files are copied.
-copy_run() {
-  mkdir -p "$2"
-  local e
-  for e in "$1"/* "$1"/.[!.]*; do
-    [ -e "$e" ] || continue
-    case $(basename "$e") in
-      games | models) cp -al "$e" "$2/" 2>/dev/null || cp -a "$e" "$2/" ;;
-      *) cp -a "$e" "$2/" ;;
-    esac
-  done
-}
-
 name() { [ "$1" = default ] && echo default || basename "$1" .yaml; }
 hours=$(python3 -c "print($minutes/60)")
 
@@ -106,7 +88,7 @@ for s in $seeds; do
     if [ -f "$r/.trained" ]; then continue; fi
     if [ ${#starts[@]} -gt 0 ] && [ ! -f "$r/.copied" ]; then
       echo "compare: $r starts as a copy of ${starts[$si]}"
-      rm -rf "$r" && copy_run "${starts[$si]}" "$r" && rm -f "$r/.trained" "$r/strength.json" && touch "$r/.copied"
+      rm -rf "$r" && bin/millzero fork --run "${starts[$si]}" --to "$r" > /dev/null && touch "$r/.copied"
     fi
     mkdir -p "$r"
     overlay "$c" "$s" "$hours" > "$r.yaml"
