@@ -933,10 +933,15 @@ func (l *Loop) lastLosses(g int) (float64, float64, error) {
 	return last["train"], last["val"], nil
 }
 
-// endgameSummary says how many games began from a random endgame, when any did.
+// endgameSummary says how many games began from a random endgame or
+// opened with random plies, when any did.
 func endgameSummary(st selfplay.Stats) string {
-	if st.EndgameStarts == 0 {
-		return ""
+	s := ""
+	if st.EndgameStarts > 0 {
+		s += fmt.Sprintf(", %d started from a random endgame", st.EndgameStarts)
 	}
-	return fmt.Sprintf(", %d started from a random endgame", st.EndgameStarts)
+	if st.OpeningStarts > 0 {
+		s += fmt.Sprintf(", %d opened with random plies", st.OpeningStarts)
+	}
+	return s
 }

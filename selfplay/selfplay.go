@@ -67,6 +67,7 @@ type Stats struct {
 	Rescored     int64 // recorded positions whose value target is the Prover's exact outcome
 
 	EndgameStarts int64 // games started from a random endgame (Settings.EndgameStarts), finished or not
+	OpeningStarts int64 // games opened with random plies (Settings.OpeningStarts), finished or not
 
 	// Resignation (Settings.ResignThreshold, see resign.go); resigned
 	// games are counted under Reasons[engine.NotOver], as adjudicated ones.
@@ -144,7 +145,7 @@ func rate(n int64, d time.Duration) float64 {
 // counters are the shared, atomically updated totals.
 type counters struct {
 	games, positions, plies, moves, draws, evals, calls, evalNanos, shards, klMicro atomic.Int64
-	entropyMicro, adjudicated, rescored, endgameStarts                              atomic.Int64
+	entropyMicro, adjudicated, rescored, endgameStarts, openingStarts               atomic.Int64
 	resigned, wouldResign, falseResigns                                             atomic.Int64
 	wins                                                                            [engine.MaxSeats]atomic.Int64
 	reasons                                                                         [16]atomic.Int64
@@ -159,6 +160,7 @@ func (c *counters) snapshot(start time.Time) Stats {
 		EvalTime: time.Duration(c.evalNanos.Load()), Elapsed: time.Since(start), KLMicro: c.klMicro.Load(),
 		EntropyMicro: c.entropyMicro.Load(),
 		Adjudicated:  c.adjudicated.Load(), Rescored: c.rescored.Load(), EndgameStarts: c.endgameStarts.Load(),
+		OpeningStarts: c.openingStarts.Load(),
 		ResignedGames: c.resigned.Load(), WouldResign: c.wouldResign.Load(), FalseResigns: c.falseResigns.Load(),
 	}
 	for i := range s.Wins {
@@ -253,6 +255,7 @@ type worker struct {
 	resRng  *mrand.Rand      // draws each game's place in the resignation playout share, apart from rng so resignation changes no move
 	egRng   *mrand.Rand      // draws the endgame starts (endgame.go), apart from rng for the same reason
 	egMats  [][2]int         // the materials an endgame start draws from
+	opRng   *mrand.Rand      // draws the opening starts (opening.go), apart from rng for the same reason
 	pending []dataset.Sample // samples of finished games not yet in a shard
 	games   int              // finished games in pending
 }
@@ -273,6 +276,7 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 		resRng: mrand.New(mrand.NewPCG(seed.Derive(job.Seed, "resign", uint64(i)), 0)),
 		egRng:  mrand.New(mrand.NewPCG(seed.Derive(job.Seed, "endgame", uint64(i)), 0)),
 		egMats: endgameMaterials(v, job.Settings.EndgamePieces),
+		opRng:  mrand.New(mrand.NewPCG(seed.Derive(job.Seed, "opening", uint64(i)), 0)),
 		prefix: gameIDPrefix(job.Seed, i)}
 	pool := mcts.NewPool(v, &timedEvaluator{inner: eval, c: c})
 	var slots []*slot
@@ -377,6 +381,13 @@ func (w *worker) newGame(sl *slot) (*slot, error) {
 		}
 		sl.g = engine.NewGameFrom(w.job.Variant, p)
 		w.c.endgameStarts.Add(1)
+	} else if st := w.job.Settings.OpeningStarts; st > 0 && w.opRng.Float64() < st {
+		g, err := randomOpening(w.job.Variant, w.job.Settings.OpeningPlies, w.opRng)
+		if err != nil {
+			return nil, err
+		}
+		sl.g = g
+		w.c.openingStarts.Add(1)
 	}
 	sl.s.SetGame(sl.g)
 	sl.id = w.prefix + strconv.Itoa(w.counter)

@@ -34,6 +34,11 @@ type Settings struct {
 	EndgameStarts float64 `yaml:"endgame_starts"` // share of games, 0..1, that start from a random endgame; 0 off
 	EndgamePieces int     `yaml:"endgame_pieces"` // most pieces on the board of such a start (at least 3 a side, so 6 or more)
 
+	// Opening starts: a share of the games begin with random legal plies,
+	// as the strength measurements' openings do (see opening.go).
+	OpeningStarts float64 `yaml:"opening_starts"` // share of games, 0..1, that open with opening_plies random legal actions; 0 off
+	OpeningPlies  int     `yaml:"opening_plies"`  // random actions of such an opening, neither searched nor recorded
+
 	// Tables says what self-play does with a Prover (endgame tables):
 	// TablesAdjudicate, TablesPlayOut, TablesRescore or TablesOff.
 	Tables string `yaml:"tables"`
@@ -75,6 +80,7 @@ func DefaultSettings() Settings {
 		ResignPlies:     3,
 		ResignPlayout:   0.1,
 		EndgamePieces:   8,
+		OpeningPlies:    4,
 		Tables:          TablesOff,
 	}
 }
@@ -106,6 +112,10 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("selfplay settings: endgame_starts %v: want 0..1", s.EndgameStarts)
 	case s.EndgameStarts > 0 && s.EndgamePieces < 6:
 		return fmt.Errorf("selfplay settings: endgame_pieces %d: want 6 or more (3 a side) when endgame_starts is set", s.EndgamePieces)
+	case !(s.OpeningStarts >= 0 && s.OpeningStarts <= 1):
+		return fmt.Errorf("selfplay settings: opening_starts %v: want 0..1", s.OpeningStarts)
+	case s.OpeningStarts > 0 && s.OpeningPlies < 1:
+		return fmt.Errorf("selfplay settings: opening_plies %d: want 1 or more when opening_starts is set", s.OpeningPlies)
 	case s.Tables != TablesAdjudicate && s.Tables != TablesPlayOut && s.Tables != TablesRescore && s.Tables != TablesOff:
 		return fmt.Errorf("selfplay settings: tables %q: want %s, %s, %s or %s", s.Tables, TablesAdjudicate, TablesPlayOut, TablesRescore, TablesOff)
 	}
