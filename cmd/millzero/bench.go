@@ -11,11 +11,11 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-const benchWhat = "engine, mcts, model, selfplay, strength, progress, targets or diagnose"
+const benchWhat = "engine, mcts, model, selfplay, strength, progress, targets, diagnose or openings"
 
 func runBench(args []string, out io.Writer) (err error) {
 	subs := map[string]func([]string, io.Writer) error{"strength": runBenchStrength,
-		"progress": runBenchProgress, "targets": runBenchTargets, "diagnose": runBenchDiagnose}
+		"progress": runBenchProgress, "targets": runBenchTargets, "diagnose": runBenchDiagnose, "openings": runBenchOpenings}
 	if len(args) > 0 && subs[args[0]] != nil {
 		return subs[args[0]](args[1:], out)
 	}
@@ -29,6 +29,7 @@ func runBench(args []string, out io.Writer) (err error) {
 		"millzero bench progress --run runs/nine   (the run's models against each other; --help for its flags)",
 		"millzero bench targets --run runs/nine    (how self-play's policy targets vary between searches; --help for its flags)",
 		"millzero bench diagnose --games DIR       (where a player's recorded games lose value against a deep search; --help for its flags)",
+		"millzero bench openings --run runs/nine   (how varied the run's own games are in the opening; --help for its flags)",
 	}, out)
 	variant := fs.String("variant", "nine", "variant to measure (engine always measures nine: its start, as the reference engine did, and a moving-phase position)")
 	repeat := fs.Int("repeat", 3, "engine: measure this many times and report the best and the median")

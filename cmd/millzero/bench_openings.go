@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/millzero/millzero/bench"
+)
+
+// runBenchOpenings is `millzero bench openings`: how varied a run's own
+// games are in the opening (bench.OpeningSpread).
+func runBenchOpenings(args []string, out io.Writer) error {
+	fs := newFlags("bench openings", "--run DIR [flags]", []string{
+		"millzero bench openings --run runs/nine                     # the newest generation's games",
+		"millzero bench openings --run runs/nine --generation 250 --plies 1,2,3,4",
+	}, out)
+	runDir := fs.String("run", "", "run directory (a local one: its games are read)")
+	gen := fs.Int("generation", -1, "the games of this generation (-1: the newest with games)")
+	pliesFlag := fs.String("plies", "2,4,6,8,10,12,16,20,24", "plies to count at, comma separated")
+	asJSON := fs.Bool("json", false, "print the rows as JSON")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected arguments %q", rest)
+	}
+	if *runDir == "" {
+		fs.Usage()
+		return fmt.Errorf("give --run")
+	}
+	if strings.Contains(*runDir, "://") {
+		return fmt.Errorf("--run %s: bench openings reads a run's games from a local directory (a store URL's games are not fetched)", *runDir)
+	}
+	var plies []int
+	for _, f := range strings.Split(*pliesFlag, ",") {
+		p, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || p < 0 {
+			return fmt.Errorf("--plies %q: %q is not a ply (0 or more)", *pliesFlag, f)
+		}
+		plies = append(plies, p)
+	}
+	g, rows, err := bench.RunOpenings(*runDir, *gen, plies)
+	if err != nil {
+		return fmt.Errorf("--run %s: %w", *runDir, err)
+	}
+	if *asJSON {
+		return writeJSON(out, rows)
+	}
+	fmt.Fprintf(out, "generation %d's self-play games: the positions recorded at each ply, and how many differ up to the board's symmetries\n", g)
+	fmt.Fprintf(out, "%5s %10s %9s %10s\n", "ply", "positions", "distinct", "commonest")
+	for _, r := range rows {
+		fmt.Fprintf(out, "%5d %10d %9d %9.1f%%\n", r.Ply, r.Positions, r.Distinct, 100*r.Commonest)
+	}
+	fmt.Fprintln(out, "\nOnly full searches are recorded (selfplay.full_fraction): a ply holds about that share of the games.")
+	return nil
+}
