@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,20 +24,26 @@ import (
 	"github.com/millzero/millzero/store"
 )
 
+// generationsOf is the generations of hours (ModelHours), oldest first.
+func generationsOf(hours map[int]float64) ([]int, error) {
+	if len(hours) == 0 {
+		return nil, errors.New("no models to choose from")
+	}
+	gens := slices.Collect(maps.Keys(hours))
+	slices.Sort(gens)
+	return gens, nil
+}
+
 // PickModels chooses models of a run from their hours (ModelHours): with
 // every > 0 the model nearest each multiple of every hours, and the newest
 // (a multiple within a quarter step of the newest's hours is left to it);
 // else n models spread evenly over the run, the newest the last (the first
 // at 1/n of the run's hours). Oldest first.
 func PickModels(hours map[int]float64, n int, every float64) ([]int, error) {
-	gens := make([]int, 0, len(hours))
-	for g := range hours {
-		gens = append(gens, g)
+	gens, err := generationsOf(hours)
+	if err != nil {
+		return nil, err
 	}
-	if len(gens) == 0 {
-		return nil, errors.New("no models to choose from")
-	}
-	slices.Sort(gens)
 	newest := gens[len(gens)-1]
 	total := hours[newest]
 	var targets []float64
@@ -70,14 +77,10 @@ func PickHours(hours map[int]float64, at []float64) ([]int, error) {
 			return nil, fmt.Errorf("hours %v: want positive hours, ascending, each once", at)
 		}
 	}
-	gens := make([]int, 0, len(hours))
-	for g := range hours {
-		gens = append(gens, g)
+	gens, err := generationsOf(hours)
+	if err != nil {
+		return nil, err
 	}
-	if len(gens) == 0 {
-		return nil, errors.New("no models to choose from")
-	}
-	slices.Sort(gens)
 	out := nearestModels(gens, hours, at, -1)
 	if len(out) < 2 {
 		newest := gens[len(gens)-1]

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,13 +15,19 @@ import (
 	"github.com/millzero/millzero/store"
 )
 
+// forkRun is the config of a small run of Three Men's Morris of the given
+// generations, ungated, its ladder random alone.
+func forkRun(generations int) string {
+	return "variant: three\nmodel: {width: 16, blocks: 1}\n" +
+		fmt.Sprintf("loop: {generations: %d, games: 16, steps: 4}\n", generations) +
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
+		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
+}
+
 // A fork is the run as its first n generations left it, and trains on
 // from there, with a changed config too.
 func TestFork_IsTheRunAfterNGenerationsAndTrainsOn(t *testing.T) {
-	text := "variant: three\nmodel: {width: 16, blocks: 1}\n" +
-		"loop: {generations: 3, games: 16, steps: 4}\n" +
-		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
-		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
+	text := forkRun(3)
 	l := runConfig(t, text)
 	src := string(l.dir)
 	dst := filepath.Join(t.TempDir(), "runs", "fork")
@@ -122,11 +129,7 @@ func TestFork_IsTheRunAfterNGenerationsAndTrainsOn(t *testing.T) {
 }
 
 func TestFork_RefusesWhatItCannotMake(t *testing.T) {
-	text := "variant: three\nmodel: {width: 16, blocks: 1}\n" +
-		"loop: {generations: 1, games: 16, steps: 4}\n" +
-		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
-		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
-	l := runConfig(t, text)
+	l := runConfig(t, forkRun(1))
 	src := string(l.dir)
 	dir := t.TempDir()
 	exists := filepath.Join(dir, "exists")
