@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/store"
 )
@@ -101,7 +102,7 @@ func forkFiles(from, to store.Dir, n, best int) error {
 	}
 	for g := range n {
 		if err := linkDir(from.ShardDir(g), to.ShardDir(g), func(name string) bool {
-			return strings.HasSuffix(name, ".parquet") && !atomicfile.IsTemp(name)
+			return strings.HasSuffix(name, dataset.ShardExt) && !atomicfile.IsTemp(name)
 		}); err != nil {
 			return err
 		}
