@@ -51,26 +51,15 @@ func Openings(v *engine.Variant, n, plies int, seed uint64) ([][]engine.Action, 
 	rng := rand.New(rand.NewPCG(seed, seed^0xbb67ae8584caa73b))
 	seen := make(map[engine.Position]bool, n)
 	out := make([][]engine.Action, 0, n)
-	var buf [engine.MaxActions]engine.Action
 	tries := 0
 	for len(out) < n {
 		if tries++; tries > maxOpeningTries*(len(out)+1) {
 			return nil, fmt.Errorf("openings of %s: found only %d distinct openings of %d plies, want %d: play fewer pairs or longer openings", v.Name, len(out), plies, n)
 		}
 		g := engine.NewGame(v)
-		ok := true
-		for i := 0; i < plies && ok; i++ {
-			legal := v.Legal(&g.Pos, buf[:0])
-			if len(legal) == 0 {
-				ok = false
-				break
-			}
-			if err := g.Play(legal[rng.IntN(len(legal))]); err != nil {
-				return nil, fmt.Errorf("openings of %s: %w", v.Name, err)
-			}
-			if r, _ := g.Outcome(); r != engine.Ongoing {
-				ok = false
-			}
+		ok, err := g.PlayRandom(plies, rng)
+		if err != nil {
+			return nil, fmt.Errorf("openings of %s: %w", v.Name, err)
 		}
 		key := g.Pos
 		key.Ply = 0 // the same position reached by another order is the same opening

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 )
 
@@ -42,6 +43,26 @@ func NewGameAt(v *Variant, fen, pos string) (*Game, error) {
 		return NewGameFrom(v, p), nil
 	}
 	return NewGame(v), nil
+}
+
+// PlayRandom plays n uniformly random legal actions of rng on g, and
+// reports whether all n were played with the game still going (false: an
+// action ended it, or a position had none).
+func (g *Game) PlayRandom(n int, rng *rand.Rand) (bool, error) {
+	var buf [MaxActions]Action
+	for range n {
+		legal := g.V.Legal(&g.Pos, buf[:0])
+		if len(legal) == 0 {
+			return false, nil
+		}
+		if err := g.Play(legal[rng.IntN(len(legal))]); err != nil {
+			return false, err
+		}
+		if r, _ := g.Outcome(); r != Ongoing {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // PlayAll plays the actions of moves, space separated, in the variant's

@@ -30,7 +30,7 @@ import (
 // the first n generations wrote. It returns n.
 func Fork(src, dst string, n int) (int, error) {
 	for _, loc := range []string{src, dst} {
-		if strings.Contains(loc, "://") {
+		if store.IsURL(loc) {
 			return 0, fmt.Errorf("fork %s: a store URL; fork works on local run directories (copy a stored run down first)", loc)
 		}
 	}

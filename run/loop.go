@@ -114,7 +114,7 @@ func (quiet) Done(string, ...any)   {}
 // refused with the reason (see reconfigure).
 func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error) {
 	cfg, text, err := LoadConfig(cfgPath)
-	if err != nil && (loc == "" || opts.Existing || !strings.Contains(loc, "://") && !isFile(store.Dir(loc).Config())) {
+	if err != nil && (loc == "" || opts.Existing || !store.IsURL(loc) && !isFile(store.Dir(loc).Config())) {
 		return nil, err // no run to lay cfgPath over: nothing is made
 	}
 	opts.configErr = err // over the default; the error of a new run, while an existing one lays cfgPath over its run.yaml
@@ -124,7 +124,7 @@ func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error)
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	if opts.Existing && !strings.Contains(loc, "://") {
+	if opts.Existing && !store.IsURL(loc) {
 		// A reader never makes the directory (a mistyped path stays unmade).
 		if err := awaitRunDir(ctx, loc, opts); err != nil {
 			return nil, err

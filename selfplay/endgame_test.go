@@ -48,6 +48,14 @@ func TestEndgameStarts_EveryGameFromARandomEndgame(t *testing.T) {
 // The starts draw from a random stream of their own: a share never hit
 // changes no game, so runs without endgame starts play what they did.
 func TestEndgameStarts_OffChangesNoGame(t *testing.T) {
+	checkNeverHitChangesNoGame(t, "endgame starts", func(s *Settings) { s.EndgameStarts = 1e-12 })
+}
+
+// checkNeverHitChangesNoGame checks that the settings, changed by
+// neverHit to a share of games that is never drawn (of what), play
+// every game as the settings left alone do.
+func checkNeverHitChangesNoGame(t *testing.T, what string, neverHit func(*Settings)) {
+	t.Helper()
 	v, err := engine.Load("nine")
 	if err != nil {
 		t.Fatal(err)
@@ -62,14 +70,14 @@ func TestEndgameStarts_OffChangesNoGame(t *testing.T) {
 		return gameRecord(t, dir)
 	}
 	off := run(set)
-	set.EndgameStarts = 1e-12
+	neverHit(&set)
 	on := run(set)
 	if len(off) == 0 || len(on) != len(off) {
-		t.Fatalf("%d positions with endgame starts off, %d with a share never hit", len(off), len(on))
+		t.Fatalf("%d positions with %s off, %d with a share never hit", len(off), what, len(on))
 	}
 	for k, want := range off {
 		if on[k] != want {
-			t.Fatalf("game/ply %s: %s with a share of endgame starts never hit, %s off", k, on[k], want)
+			t.Fatalf("game/ply %s: %s with a share of %s never hit, %s off", k, on[k], what, want)
 		}
 	}
 }

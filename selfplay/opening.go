@@ -27,22 +27,11 @@ const openingTries = 1000
 // randomOpening plays plies uniformly random legal actions of v on a new
 // game and returns it, drawing again when they end the game.
 func randomOpening(v *engine.Variant, plies int, rng *mrand.Rand) (*engine.Game, error) {
-	var buf [engine.MaxActions]engine.Action
 	for range openingTries {
 		g := engine.NewGame(v)
-		ok := true
-		for i := 0; i < plies && ok; i++ {
-			legal := v.Legal(&g.Pos, buf[:0])
-			if len(legal) == 0 {
-				ok = false
-				break
-			}
-			if err := g.Play(legal[rng.IntN(len(legal))]); err != nil {
-				return nil, fmt.Errorf("selfplay: opening start of %s: %w", v.Name, err)
-			}
-			if r, _ := g.Outcome(); r != engine.Ongoing {
-				ok = false
-			}
+		ok, err := g.PlayRandom(plies, rng)
+		if err != nil {
+			return nil, fmt.Errorf("selfplay: opening start of %s: %w", v.Name, err)
 		}
 		if ok {
 			return g, nil

@@ -56,30 +56,7 @@ func TestOpeningStarts_EveryGameOpensWithRandomPlies(t *testing.T) {
 // The openings draw from a random stream of their own: a share never hit
 // changes no game, so runs without opening starts play what they did.
 func TestOpeningStarts_OffChangesNoGame(t *testing.T) {
-	v, err := engine.Load("nine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := smallSettings()
-	set.Workers = 1
-	run := func(set Settings) map[string]string {
-		dir := t.TempDir()
-		if _, err := Run(context.Background(), Job{Variant: v, Settings: set, Games: 4, ShardDir: dir, Seed: 5}); err != nil {
-			t.Fatal(err)
-		}
-		return gameRecord(t, dir)
-	}
-	off := run(set)
-	set.OpeningStarts = 1e-12
-	on := run(set)
-	if len(off) == 0 || len(on) != len(off) {
-		t.Fatalf("%d positions with opening starts off, %d with a share never hit", len(off), len(on))
-	}
-	for k, want := range off {
-		if on[k] != want {
-			t.Fatalf("game/ply %s: %s with a share of opening starts never hit, %s off", k, on[k], want)
-		}
-	}
+	checkNeverHitChangesNoGame(t, "opening starts", func(s *Settings) { s.OpeningStarts = 1e-12 })
 }
 
 func TestOpeningStarts_Settings(t *testing.T) {

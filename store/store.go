@@ -98,12 +98,16 @@ func Open(ctx context.Context, loc string) (*Store, error) {
 	return s, nil
 }
 
+// IsURL reports whether loc names a store by URL (s3://, file://, ...)
+// rather than a local run directory.
+func IsURL(loc string) bool { return strings.Contains(loc, "://") }
+
 // openStore opens loc without probing it.
 func openStore(ctx context.Context, loc string) (*Store, error) {
 	if strings.TrimSpace(loc) == "" {
 		return nil, fmt.Errorf("open run store: empty location (want %s)", storeSchemes)
 	}
-	if !strings.Contains(loc, "://") {
+	if !IsURL(loc) {
 		return openLocalStore(loc, loc)
 	}
 	u, err := url.Parse(loc)

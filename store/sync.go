@@ -208,7 +208,7 @@ func (w *WorkDir) PushAll(ctx context.Context, prefix string) error {
 // the default) first, and the objects named in more (missing ones are
 // skipped).
 func Fetch(ctx context.Context, loc, cache string, more ...string) (Dir, error) {
-	if !strings.Contains(loc, "://") {
+	if !IsURL(loc) {
 		return Dir(loc), nil
 	}
 	st, err := Open(ctx, loc)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/millzero/millzero/bench"
@@ -72,13 +71,9 @@ func runBench(args []string, out io.Writer) (err error) {
 	case "mcts":
 		err = bench.MCTS(out, v, *sims)
 	case "model":
-		var bs []int
-		for _, f := range strings.Split(*batches, ",") {
-			var b int
-			if _, err := fmt.Sscan(strings.TrimSpace(f), &b); err != nil || b < 1 {
-				return fmt.Errorf("--batches %q: %q is not a batch size", *batches, f)
-			}
-			bs = append(bs, b)
+		bs, err := listFlag("batches", *batches, "a batch size", func(b int) bool { return b >= 1 })
+		if err != nil {
+			return err
 		}
 		err = bench.Model(out, v, mc, bs, dur)
 	case "selfplay":

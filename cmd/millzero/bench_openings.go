@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/store"
 )
 
 // runBenchOpenings is `millzero bench openings`: how varied a run's own
@@ -31,16 +30,12 @@ func runBenchOpenings(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("give --run")
 	}
-	if strings.Contains(*runDir, "://") {
+	if store.IsURL(*runDir) {
 		return fmt.Errorf("--run %s: bench openings reads a run's games from a local directory (a store URL's games are not fetched)", *runDir)
 	}
-	var plies []int
-	for _, f := range strings.Split(*pliesFlag, ",") {
-		p, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || p < 0 {
-			return fmt.Errorf("--plies %q: %q is not a ply (0 or more)", *pliesFlag, f)
-		}
-		plies = append(plies, p)
+	plies, err := listFlag("plies", *pliesFlag, "a ply (0 or more)", func(p int) bool { return p >= 0 })
+	if err != nil {
+		return err
 	}
 	g, rows, err := bench.RunOpenings(*runDir, *gen, plies)
 	if err != nil {

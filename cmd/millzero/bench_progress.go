@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"time"
 
@@ -61,21 +60,14 @@ func runBenchProgress(args []string, out io.Writer) error {
 	}
 	choice := bench.ProgressChoice{Models: *models, EveryHours: *every}
 	if *gens != "" {
-		for _, f := range strings.Split(*gens, ",") {
-			g, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				return fmt.Errorf("--generations %q: %q is not a generation", *gens, f)
-			}
-			choice.Generations = append(choice.Generations, g)
+		if choice.Generations, err = listFlag("generations", *gens, "a generation", func(int) bool { return true }); err != nil {
+			return err
 		}
 	}
 	if *atHours != "" {
-		for _, f := range strings.Split(*atHours, ",") {
-			h, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil || !(h > 0) || math.IsInf(h, 0) {
-				return fmt.Errorf("--hours %q: %q is not a positive number of hours", *atHours, f)
-			}
-			choice.Hours = append(choice.Hours, h)
+		positive := func(h float64) bool { return h > 0 && !math.IsInf(h, 0) }
+		if choice.Hours, err = listFlag("hours", *atHours, "a positive number of hours", positive); err != nil {
+			return err
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

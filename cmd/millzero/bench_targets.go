@@ -9,6 +9,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/store"
 )
 
 // runBenchTargets is `millzero bench targets`: how much self-play's
@@ -43,7 +44,7 @@ func runBenchTargets(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("give --run")
 	}
-	if strings.Contains(*runDir, "://") {
+	if store.IsURL(*runDir) {
 		return fmt.Errorf("--run %s: bench targets reads a run's games from a local directory (a store URL's games are not fetched)", *runDir)
 	}
 	if *positions < 1 || *searches < 2 || *sims < 0 {

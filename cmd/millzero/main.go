@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	_ "go4.org/unsafe/assume-no-moving-gc" // Gorgonia's dependency panics at start on Go 1.26 without the new version
@@ -155,6 +156,28 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// listFlag is the comma-separated numbers of flag name's value, each one
+// ok says may be; an error names the flag and the first that is not
+// (what: "a generation").
+func listFlag[T int | float64](name, value, what string, ok func(T) bool) ([]T, error) {
+	var out []T
+	for _, f := range strings.Split(value, ",") {
+		var x T
+		var err error
+		switch p := any(&x).(type) {
+		case *int:
+			*p, err = strconv.Atoi(strings.TrimSpace(f))
+		case *float64:
+			*p, err = strconv.ParseFloat(strings.TrimSpace(f), 64)
+		}
+		if err != nil || !ok(x) {
+			return nil, fmt.Errorf("--%s %q: %q is not %s", name, value, f, what)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // writeJSON prints v as indented JSON, the --json output of a command.
