@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/millzero/millzero/dataset"
@@ -53,6 +54,17 @@ func OpeningSpread(v *engine.Variant, samples []dataset.Sample, plies []int) []O
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// WriteOpenings prints rows, OpeningSpread of generation gen's games, as
+// a table.
+func WriteOpenings(w io.Writer, gen int, rows []OpeningRow) {
+	fmt.Fprintf(w, "generation %d's self-play games: the positions recorded at each ply, and how many differ up to the board's symmetries\n", gen)
+	fmt.Fprintf(w, "%5s %10s %9s %10s\n", "ply", "positions", "distinct", "commonest")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%5d %10d %9d %9.1f%%\n", r.Ply, r.Positions, r.Distinct, 100*r.Commonest)
+	}
+	fmt.Fprintln(w, "\nOnly full searches are recorded (selfplay.full_fraction): a ply holds about that share of the games.")
 }
 
 // RunOpenings reads the self-play games of generation gen of the local run

@@ -44,11 +44,6 @@ func runBenchOpenings(args []string, out io.Writer) error {
 	if *asJSON {
 		return writeJSON(out, rows)
 	}
-	fmt.Fprintf(out, "generation %d's self-play games: the positions recorded at each ply, and how many differ up to the board's symmetries\n", g)
-	fmt.Fprintf(out, "%5s %10s %9s %10s\n", "ply", "positions", "distinct", "commonest")
-	for _, r := range rows {
-		fmt.Fprintf(out, "%5d %10d %9d %9.1f%%\n", r.Ply, r.Positions, r.Distinct, 100*r.Commonest)
-	}
-	fmt.Fprintln(out, "\nOnly full searches are recorded (selfplay.full_fraction): a ply holds about that share of the games.")
+	bench.WriteOpenings(out, g, rows)
 	return nil
 }
