@@ -244,6 +244,7 @@ var runBefore = []struct {
 	{"train.weight_ema", func(c *Config) bool { return setTo(&c.Train.WeightEMA, 0.0) }},                    // no averaged weights
 	{"loop.window_growth", func(c *Config) bool { return setTo(&c.Loop.WindowGrowth, 0.0) }},                // a fixed window
 	{"tablebase", func(c *Config) bool { return setTo(&c.Tablebase, "") }},                                  // no tables
+	{"selfplay.opening_starts", func(c *Config) bool { return setTo(&c.SelfPlay.OpeningStarts, 0.0) }},      // every game from the start
 	{"strength.classic", func(c *Config) bool { // the alpha-beta depths alone
 		had := len(c.Strength.Classic) > 0
 		c.Strength.Classic = nil

@@ -205,23 +205,23 @@ func TestLoadRunConfig_ARunFromBeforeANewKeyKeepsWhatItDid(t *testing.T) {
 		t.Fatal(err)
 	}
 	type settings struct {
-		root                       string
-		contempt, mix, ema, growth float64
-		tables                     string
-		classic                    string
-		kind                       string
+		root                                string
+		contempt, mix, ema, growth, opening float64
+		tables                              string
+		classic                             string
+		kind                                string
 	}
 	of := func(c Config) settings {
-		return settings{c.SelfPlay.Search.Root, c.SelfPlay.Search.Contempt, c.Train.ValueMix, c.Train.WeightEMA, c.Loop.WindowGrowth, c.Tablebase,
+		return settings{c.SelfPlay.Search.Root, c.SelfPlay.Search.Contempt, c.Train.ValueMix, c.Train.WeightEMA, c.Loop.WindowGrowth, c.SelfPlay.OpeningStarts, c.Tablebase,
 			strings.Join(c.Strength.Classic, ","), c.Model.Kind}
 	}
-	if got, want := of(rc), (settings{mcts.RootPUCT, 0, 0, 0, 0, "", "", model.KindMLP}); got != want {
+	if got, want := of(rc), (settings{mcts.RootPUCT, 0, 0, 0, 0, 0, "", "", model.KindMLP}); got != want {
 		t.Errorf("run.yaml without the keys: %+v, want %+v", got, want)
 	}
 	if got, want := of(fc), of(def); got != want {
 		t.Errorf("config file without the keys: %+v, want the defaults %+v", got, want)
 	}
-	if want := (settings{mcts.RootPUCT, 0, 0, 0, 0, "", "", model.KindMLP}); want == of(def) {
+	if want := (settings{mcts.RootPUCT, 0, 0, 0, 0, 0, "", "", model.KindMLP}); want == of(def) {
 		t.Fatalf("the defaults are the old settings: the test shows nothing")
 	}
 	again, _, err := LoadRunConfig(writeFile(t, dir, "resolved.yaml", string(text)))

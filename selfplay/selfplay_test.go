@@ -18,10 +18,12 @@ import (
 )
 
 // smallSettings is a small self-play on the PUCT root without contempt,
-// its games adjudicated by the tables where a test gives a Prover.
+// every game from the start, its games adjudicated by the tables where a
+// test gives a Prover.
 func smallSettings() Settings {
 	s := DefaultSettings()
 	s.Search.Root, s.Search.Contempt, s.Tables = mcts.RootPUCT, 0, TablesAdjudicate
+	s.OpeningStarts = 0
 	s.Workers = 2
 	s.GamesInFlight = 4
 	s.GamesPerShard = 3

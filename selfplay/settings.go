@@ -80,6 +80,7 @@ func DefaultSettings() Settings {
 		ResignPlies:     3,
 		ResignPlayout:   0.1,
 		EndgamePieces:   8,
+		OpeningStarts:   0.5,
 		OpeningPlies:    4,
 		Tables:          TablesOff,
 	}
