@@ -17,6 +17,25 @@ func gemmAcc(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float3
 // accumulators), the rows left over in 4-, 2- and 1-row kernels, and the
 // last n mod 16 columns in Go.
 func GemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
+	gemmStrided(m, n, k, a, rs, ks, b, ldb, c, ldc, 0)
+}
+
+// GemmSetStrided sets C to A·B, the operands as GemmAccStrided's: C's m×n
+// values are written and never read, so a product into a fresh buffer
+// needs no clearing first (with a small k, clearing C cost as much as the
+// product).
+func GemmSetStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
+	if k == 0 {
+		for i := range m {
+			clear(c[i*ldc : i*ldc+n])
+		}
+		return
+	}
+	gemmStrided(m, n, k, a, rs, ks, b, ldb, c, ldc, 1)
+}
+
+// gemmStrided is GemmAccStrided (set 0) and GemmSetStrided (set 1).
+func gemmStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int, set int) {
 	if m == 0 || n == 0 || k == 0 {
 		return
 	}
@@ -33,32 +52,37 @@ func GemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, 
 			switch {
 			case j >= n32:
 				for ; i < m6; i += 6 {
-					kernel6x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
+					kernel6x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc, set)
 				}
 			case j%32 == 0:
 				for ; i < m6; i += 6 {
-					kernel6x32(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
+					kernel6x32(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc, set)
 				}
 			default: // the second half of a kernel6x32 block
 				i = m6
 			}
 			if m-i >= 4 {
-				kernel4x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
+				kernel4x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc, set)
 				i += 4
 			}
 			if m-i >= 2 {
-				kernel2x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc)
+				kernel2x16(k, &a[i*rs], rs, ks, &b[j], ldb, &c[i*ldc+j], ldc, set)
 			}
 		}
 		if m%2 == 1 { // the last row, when m is odd
 			i := m - 1
 			j := 0
 			for ; j+64 <= n16; j += 64 {
-				kernel1x64(k, &a[i*rs], ks, &b[j], ldb, &c[i*ldc+j])
+				kernel1x64(k, &a[i*rs], ks, &b[j], ldb, &c[i*ldc+j], set)
 			}
 			for ; j < n16; j += 16 {
-				kernel1x16(k, &a[i*rs], ks, &b[j], ldb, &c[i*ldc+j])
+				kernel1x16(k, &a[i*rs], ks, &b[j], ldb, &c[i*ldc+j], set)
 			}
+		}
+	}
+	if set != 0 && n16 < n {
+		for i := range m {
+			clear(c[i*ldc+n16 : i*ldc+n])
 		}
 	}
 	gemmAccGo(m, n16, n, k, a, rs, ks, b, ldb, c, ldc)
@@ -76,7 +100,7 @@ func gemmNarrow(m, n, k int, a []float32, lda int, b []float32, ldb int, c []flo
 	gemmAcc(m, j, k, a, lda, b, ldb, c, ldc)
 	m6 := m - m%6
 	for i := 0; i < m6; i += 6 {
-		kernel6x8(k, &a[i*lda], lda, 1, &b[j], ldb, &c[i*ldc+j], ldc)
+		kernel6x8(k, &a[i*lda], lda, 1, &b[j], ldb, &c[i*ldc+j], ldc, 0)
 	}
 	if m6 < m { // the last rows of those 8 columns
 		gemmAccGo(m-m6, j, j+8, k, a[m6*lda:], lda, 1, b, ldb, c[m6*ldc:], ldc)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -92,4 +93,59 @@ func matchesGonum(t *testing.T, rng *rand.Rand, m, n, k, pad int, gemm func(m, n
 			t.Errorf("max relative difference from gonum %g", d)
 		}
 	})
+}
+
+// TestGemmSetStridedOverwritesC: C = op(A)·B whatever C held (NaN in
+// every cell of the product, so a cell read rather than written shows),
+// A row-major and transposed, through every kernel (rows left over from
+// the blocks of 6, columns from the blocks of 16 and 32) and k = 0; the
+// padding between C's rows is left as it was.
+func TestGemmSetStridedOverwritesC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	nan := float32(math.NaN())
+	for _, c := range []struct{ m, n, k, pad int }{
+		{1, 1, 1, 0}, {6, 16, 1, 0}, {7, 17, 3, 1}, {12, 64, 5, 0}, {5, 80, 9, 2}, {1, 256, 32, 0},
+		{13, 48, 7, 3}, {3072 / 64, 128, 32, 0}, {24, 100, 24, 1}, {9, 33, 0, 2},
+	} {
+		for _, trans := range []bool{false, true} {
+			lda, rs, ks := c.k+c.pad, c.k+c.pad, 1
+			rows, cols := c.m, c.k
+			tA := blas.NoTrans
+			if trans {
+				lda, rs, ks, rows, cols, tA = c.m+c.pad, 1, c.m+c.pad, c.k, c.m, blas.Trans
+			}
+			a := randomSlice(rng, max(rows-1, 0)*lda+cols+1)
+			ldc := c.n + c.pad
+			b := randomSlice(rng, c.k*c.n+1)
+			want := make([]float32, (c.m-1)*ldc+c.n)
+			got := randomSlice(rng, len(want))
+			for i := range c.m {
+				for j := range c.n {
+					got[i*ldc+j] = nan
+				}
+			}
+			pads := append([]float32(nil), got...)
+			if c.k > 0 {
+				gonum.Implementation{}.Sgemm(tA, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, c.n, 0, want, ldc)
+			}
+			GemmSetStrided(c.m, c.n, c.k, a, rs, ks, b, c.n, got, ldc)
+			for i := range c.m {
+				for j := range ldc {
+					x := i*ldc + j
+					if x >= len(got) {
+						break
+					}
+					if j >= c.n {
+						if got[x] != pads[x] {
+							t.Fatalf("%dx%dx%d transposed %v: padding at row %d column %d changed", c.m, c.n, c.k, trans, i, j)
+						}
+						continue
+					}
+					if d := math.Abs(float64(got[x] - want[x])); !(d <= 1e-4*(1+math.Abs(float64(want[x])))) {
+						t.Fatalf("%dx%dx%d transposed %v: C[%d,%d] = %v, want %v", c.m, c.n, c.k, trans, i, j, got[x], want[x])
+					}
+				}
+			}
+		}
+	}
 }

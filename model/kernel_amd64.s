@@ -1,13 +1,15 @@
 #include "textflag.h"
 
-// func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+// func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int)
 //
 // C[0:6, 0:16] += A[0:6, 0:k] · B[0:k, 0:16], B and C row-major with
 // leading dimensions ldb, ldc (in elements), A[i, p] at a[i·lda + p·ks]
 // (ks = 1 row-major, lda = 1 and ks its leading dimension transposed).
-// k >= 1. Twelve accumulators
-// Y3..Y14; Y0, Y1 hold a row of B, Y2 the broadcast element of A.
-TEXT ·kernel6x16(SB), NOSPLIT, $0-64
+// k >= 1. With set != 0 it computes C = A·B instead: C is written, never
+// read (a product with beta 0 needs no clearing first); so do the other
+// product kernels. Twelve accumulators Y3..Y14; Y0, Y1 hold a row of B, Y2
+// the broadcast element of A.
+TEXT ·kernel6x16(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -116,6 +118,9 @@ tail6:
 
 done6:
 
+	MOVQ set+64(FP), BX
+	TESTQ BX, BX
+	JNZ  set6x16
 	VADDPS (DX), Y3, Y3
 	VMOVUPS Y3, (DX)
 	VADDPS 32(DX), Y4, Y4
@@ -148,14 +153,35 @@ done6:
 	VZEROUPPER
 	RET
 
-// func kernel6x32(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+set6x16: // C = A·B: the accumulators stored over C, which is not read
+	VMOVUPS Y3, (DX)
+	VMOVUPS Y4, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y5, (DX)
+	VMOVUPS Y6, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y7, (DX)
+	VMOVUPS Y8, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y9, (DX)
+	VMOVUPS Y10, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y11, (DX)
+	VMOVUPS Y12, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y13, (DX)
+	VMOVUPS Y14, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kernel6x32(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int)
 //
 // C[0:6, 0:32] += A[0:6, 0:k] · B[0:k, 0:32]: kernel6x16 in the 16-wide
 // registers of AVX-512F. B and C row-major with leading dimensions ldb,
 // ldc (in elements), A[i, p] at a[i·lda + p·ks]. k >= 1. Twelve
 // accumulators Z3..Z14; Z0, Z1 hold a row of B, Z2 the broadcast element
 // of A.
-TEXT ·kernel6x32(SB), NOSPLIT, $0-64
+TEXT ·kernel6x32(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -264,6 +290,9 @@ tail6z:
 
 done6z:
 
+	MOVQ set+64(FP), BX
+	TESTQ BX, BX
+	JNZ  set6x32
 	VADDPS (DX), Z3, Z3
 	VMOVUPS Z3, (DX)
 	VADDPS 64(DX), Z4, Z4
@@ -296,11 +325,32 @@ done6z:
 	VZEROUPPER
 	RET
 
-// func kernel1x64(k int, a *float32, ks int, b *float32, ldb int, c *float32)
+set6x32: // C = A·B: the accumulators stored over C, which is not read
+	VMOVUPS Z3, (DX)
+	VMOVUPS Z4, 64(DX)
+	ADDQ R10, DX
+	VMOVUPS Z5, (DX)
+	VMOVUPS Z6, 64(DX)
+	ADDQ R10, DX
+	VMOVUPS Z7, (DX)
+	VMOVUPS Z8, 64(DX)
+	ADDQ R10, DX
+	VMOVUPS Z9, (DX)
+	VMOVUPS Z10, 64(DX)
+	ADDQ R10, DX
+	VMOVUPS Z11, (DX)
+	VMOVUPS Z12, 64(DX)
+	ADDQ R10, DX
+	VMOVUPS Z13, (DX)
+	VMOVUPS Z14, 64(DX)
+	VZEROUPPER
+	RET
+
+// func kernel1x64(k int, a *float32, ks int, b *float32, ldb int, c *float32, set int)
 //
 // C[0, 0:64] += A[0, 0:k] · B[0:k, 0:64]. k >= 1. Eight accumulators
 // Y1..Y8, Y0 the broadcast element of A.
-TEXT ·kernel1x64(SB), NOSPLIT, $0-48
+TEXT ·kernel1x64(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ ks+16(FP), R13
@@ -333,6 +383,9 @@ loop64:
 	DECQ CX
 	JNZ  loop64
 
+	MOVQ set+48(FP), BX
+	TESTQ BX, BX
+	JNZ  set1x64
 	VADDPS (DX), Y1, Y1
 	VMOVUPS Y1, (DX)
 	VADDPS 32(DX), Y2, Y2
@@ -352,10 +405,22 @@ loop64:
 	VZEROUPPER
 	RET
 
-// func kernel1x16(k int, a *float32, ks int, b *float32, ldb int, c *float32)
+set1x64: // C = A·B: the accumulators stored over C, which is not read
+	VMOVUPS Y1, (DX)
+	VMOVUPS Y2, 32(DX)
+	VMOVUPS Y3, 64(DX)
+	VMOVUPS Y4, 96(DX)
+	VMOVUPS Y5, 128(DX)
+	VMOVUPS Y6, 160(DX)
+	VMOVUPS Y7, 192(DX)
+	VMOVUPS Y8, 224(DX)
+	VZEROUPPER
+	RET
+
+// func kernel1x16(k int, a *float32, ks int, b *float32, ldb int, c *float32, set int)
 //
 // C[0, 0:16] += A[0, 0:k] · B[0:k, 0:16]. k >= 1.
-TEXT ·kernel1x16(SB), NOSPLIT, $0-48
+TEXT ·kernel1x16(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ ks+16(FP), R13
@@ -376,6 +441,9 @@ loop16:
 	DECQ CX
 	JNZ  loop16
 
+	MOVQ set+48(FP), BX
+	TESTQ BX, BX
+	JNZ  set1x16
 	VADDPS (DX), Y1, Y1
 	VMOVUPS Y1, (DX)
 	VADDPS 32(DX), Y2, Y2
@@ -383,10 +451,16 @@ loop16:
 	VZEROUPPER
 	RET
 
-// func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+set1x16: // C = A·B: the accumulators stored over C, which is not read
+	VMOVUPS Y1, (DX)
+	VMOVUPS Y2, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int)
 //
 // C[0:4, 0:16] += A[0:4, 0:k] · B[0:k, 0:16]. k >= 1.
-TEXT ·kernel4x16(SB), NOSPLIT, $0-64
+TEXT ·kernel4x16(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -471,6 +545,9 @@ tail4:
 
 done4:
 
+	MOVQ set+64(FP), BX
+	TESTQ BX, BX
+	JNZ  set4x16
 	VADDPS (DX), Y3, Y3
 	VMOVUPS Y3, (DX)
 	VADDPS 32(DX), Y4, Y4
@@ -493,10 +570,25 @@ done4:
 	VZEROUPPER
 	RET
 
-// func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+set4x16: // C = A·B: the accumulators stored over C, which is not read
+	VMOVUPS Y3, (DX)
+	VMOVUPS Y4, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y5, (DX)
+	VMOVUPS Y6, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y7, (DX)
+	VMOVUPS Y8, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y9, (DX)
+	VMOVUPS Y10, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int)
 //
 // C[0:2, 0:16] += A[0:2, 0:k] · B[0:k, 0:16]. k >= 1.
-TEXT ·kernel2x16(SB), NOSPLIT, $0-64
+TEXT ·kernel2x16(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -528,6 +620,9 @@ loop2:
 	DECQ CX
 	JNZ  loop2
 
+	MOVQ set+64(FP), BX
+	TESTQ BX, BX
+	JNZ  set2x16
 	VADDPS (DX), Y3, Y3
 	VMOVUPS Y3, (DX)
 	VADDPS 32(DX), Y4, Y4
@@ -536,6 +631,15 @@ loop2:
 	VADDPS (DX), Y5, Y5
 	VMOVUPS Y5, (DX)
 	VADDPS 32(DX), Y6, Y6
+	VMOVUPS Y6, 32(DX)
+	VZEROUPPER
+	RET
+
+set2x16: // C = A·B: the accumulators stored over C, which is not read
+	VMOVUPS Y3, (DX)
+	VMOVUPS Y4, 32(DX)
+	ADDQ R10, DX
+	VMOVUPS Y5, (DX)
 	VMOVUPS Y6, 32(DX)
 	VZEROUPPER
 	RET
@@ -640,13 +744,13 @@ reludone:
 	VZEROUPPER
 	RET
 
-// func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int)
+// func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int)
 //
 // C[0:6, 0:8] += A[0:6, 0:k] · B[0:k, 0:8]: kernel6x16 of one 8-wide
 // column, for a product whose width is 8 more than a multiple of 16 (a
 // graph network of 24 channels a point). k >= 1. Six accumulators
 // Y3..Y8; Y0 holds a row of B, Y2 the broadcast element of A.
-TEXT ·kernel6x8(SB), NOSPLIT, $0-64
+TEXT ·kernel6x8(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
@@ -687,6 +791,9 @@ loop6x8:
 	DECQ CX
 	JNZ  loop6x8
 
+	MOVQ set+64(FP), BX
+	TESTQ BX, BX
+	JNZ  set6x8
 	VADDPS (DX), Y3, Y3
 	VMOVUPS Y3, (DX)
 	ADDQ R10, DX
@@ -703,6 +810,21 @@ loop6x8:
 	VMOVUPS Y7, (DX)
 	ADDQ R10, DX
 	VADDPS (DX), Y8, Y8
+	VMOVUPS Y8, (DX)
+	VZEROUPPER
+	RET
+
+set6x8: // C = A·B: the accumulators stored over C, which is not read
+	VMOVUPS Y3, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y4, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y5, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y6, (DX)
+	ADDQ R10, DX
+	VMOVUPS Y7, (DX)
+	ADDQ R10, DX
 	VMOVUPS Y8, (DX)
 	VZEROUPPER
 	RET
@@ -783,13 +905,14 @@ meandone:
 	VZEROUPPER
 	RET
 
-// func weightedRowsKernel(dst, src *float32, from *int, w *float32, cnt, ld, n int)
+// func weightedRowsKernel(dst, src *float32, from *int, w *float32, cnt, ld, n, set int)
 //
 // dst[0:n] += Σ_i w[i] · src[from[i]·ld : from[i]·ld + n] over the cnt
 // rows from[0:cnt], n a multiple of 8, cnt >= 1: each block of 32 values
 // (then of 8) loaded once, every row's share added in registers, stored
-// once.
-TEXT ·weightedRowsKernel(SB), NOSPLIT, $0-56
+// once. With set != 0, dst[0:n] = the sum instead: dst is written, never
+// read.
+TEXT ·weightedRowsKernel(SB), NOSPLIT, $0-64
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ from+16(FP), R8
@@ -797,16 +920,28 @@ TEXT ·weightedRowsKernel(SB), NOSPLIT, $0-56
 	MOVQ cnt+32(FP), R9
 	MOVQ ld+40(FP), R12
 	MOVQ n+48(FP), CX
+	MOVQ set+56(FP), DX
 	SHLQ $2, R12 // a row's stride in bytes
 	XORQ AX, AX  // the block's byte offset in a row
 
 weighted32:
 	CMPQ CX, $32
 	JB   weighted8
+	TESTQ DX, DX
+	JNZ  weighted32set
 	VMOVUPS (DI)(AX*1), Y0
 	VMOVUPS 32(DI)(AX*1), Y1
 	VMOVUPS 64(DI)(AX*1), Y2
 	VMOVUPS 96(DI)(AX*1), Y3
+	JMP  weighted32rows
+
+weighted32set:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+weighted32rows:
 	MOVQ R8, R10
 	MOVQ R13, R14
 	MOVQ R9, R11
@@ -836,7 +971,15 @@ weighted32row:
 weighted8:
 	CMPQ CX, $8
 	JB   weighteddone
+	TESTQ DX, DX
+	JNZ  weighted8set
 	VMOVUPS (DI)(AX*1), Y0
+	JMP  weighted8rows
+
+weighted8set:
+	VXORPS Y0, Y0, Y0
+
+weighted8rows:
 	MOVQ R8, R10
 	MOVQ R13, R14
 	MOVQ R9, R11

@@ -8,31 +8,31 @@ func haveKernels() bool { return false }
 // haveKernels512 is false off amd64.
 func haveKernels512() bool { return false }
 
-func kernel6x32(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
+func kernel6x32(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
+func kernel6x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel1x64(k int, a *float32, ks int, b *float32, ldb int, c *float32) {
+func kernel1x64(k int, a *float32, ks int, b *float32, ldb int, c *float32, set int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel1x16(k int, a *float32, ks int, b *float32, ldb int, c *float32) {
+func kernel1x16(k int, a *float32, ks int, b *float32, ldb int, c *float32, set int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
+func kernel4x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
+func kernel2x16(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int) {
+func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
@@ -40,7 +40,7 @@ func meanRowsKernel(dst, src *float32, from *int, cnt, ld, n int, scale float32)
 	panic("model: no SIMD kernels on this architecture")
 }
 
-func weightedRowsKernel(dst, src *float32, from *int, w *float32, cnt, ld, n int) {
+func weightedRowsKernel(dst, src *float32, from *int, w *float32, cnt, ld, n, set int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 

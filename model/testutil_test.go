@@ -38,9 +38,10 @@ func maxRelDiff(a, b []float32) float64 {
 	d := 0.0
 	for i := range a {
 		e := math.Abs(float64(a[i]-b[i])) / math.Max(1, math.Abs(float64(b[i])))
-		if e > d || math.IsNaN(e) {
-			d = e
+		if math.IsNaN(e) {
+			return math.Inf(1) // a NaN compares false with any bound
 		}
+		d = max(d, e)
 	}
 	return d
 }

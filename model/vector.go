@@ -55,6 +55,21 @@ func meanRows(dst, src []float32, from []int, ld int) {
 // values where the CPU has it. A product by a sparse matrix is one call
 // a row, at the cost of the rows it reads rather than of every row.
 func AddWeightedRows(dst, src []float32, from []int, w []float32, ld int) {
+	weightedRows(dst, src, from, w, ld, 0)
+}
+
+// SetWeightedRows sets dst to the rows from of src weighted by w, as
+// AddWeightedRows adds them: dst is written, never read (no rows: zero).
+func SetWeightedRows(dst, src []float32, from []int, w []float32, ld int) {
+	if len(from) == 0 {
+		clear(dst)
+		return
+	}
+	weightedRows(dst, src, from, w, ld, 1)
+}
+
+// weightedRows is AddWeightedRows (set 0) and SetWeightedRows (set 1).
+func weightedRows(dst, src []float32, from []int, w []float32, ld int, set int) {
 	n := len(dst)
 	if len(from) == 0 || n == 0 {
 		return
@@ -68,11 +83,14 @@ func AddWeightedRows(dst, src []float32, from []int, w []float32, ld int) {
 	done := 0
 	if haveKernels() {
 		if done = n &^ 7; done > 0 {
-			weightedRowsKernel(&dst[0], &src[0], &from[0], &w[0], len(from), ld, done)
+			weightedRowsKernel(&dst[0], &src[0], &from[0], &w[0], len(from), ld, done, set)
 		}
 	}
 	for j := done; j < n; j++ {
-		s := dst[j]
+		var s float32
+		if set == 0 {
+			s = dst[j]
+		}
 		for i, q := range from {
 			s += w[i] * src[q*ld+j]
 		}

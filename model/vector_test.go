@@ -87,3 +87,35 @@ func TestAddWeightedRows_AddsTheWeightedSumOfTheRows(t *testing.T) {
 		}
 	}
 }
+
+// TestSetWeightedRows_WritesTheWeightedSumOfTheRows: as AddWeightedRows'
+// test, onto a dst of NaNs, which SetWeightedRows writes and never reads
+// (no rows: zeros).
+func TestSetWeightedRows_WritesTheWeightedSumOfTheRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for n := range 75 {
+		for _, from := range [][]int{nil, {2}, {0, 3}, {4, 1, 2}, {3, 0, 4, 1}} {
+			ld := n + rng.IntN(3)
+			src := randomSlice(rng, 5*ld+n)
+			w := randomSlice(rng, len(from))
+			dst := make([]float32, n+1)
+			for j := range n {
+				dst[j] = float32(math.NaN())
+			}
+			dst[n] = 7
+			SetWeightedRows(dst[:n], src, from, w, ld)
+			for j := range n {
+				var want float64
+				for i, q := range from {
+					want += float64(w[i]) * float64(src[q*ld+j])
+				}
+				if d := math.Abs(float64(dst[j]) - want); !(d <= 1e-5*(1+math.Abs(want))) {
+					t.Fatalf("length %d, rows %v: value %d is %v, want %v", n, from, j, dst[j], want)
+				}
+			}
+			if dst[n] != 7 {
+				t.Fatalf("length %d, rows %v: wrote past the end", n, from)
+			}
+		}
+	}
+}

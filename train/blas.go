@@ -68,29 +68,36 @@ func (b *kernelBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a 
 		model.Transpose(*ys, bm, k, n, ldb)
 		bm, ldb = *ys, n
 	}
-	for i := 0; i < m; i++ {
-		ci := c[i*ldc : i*ldc+n]
-		switch beta {
-		case 0:
-			clear(ci)
-		case 1:
-		default:
+	// beta 0: C is set, never read (BLAS's rule, and no pass to clear it
+	// first: with a graph network's small k that cost as much as the
+	// product).
+	set := beta == 0
+	if !set && beta != 1 {
+		for i := 0; i < m; i++ {
+			ci := c[i*ldc : i*ldc+n]
 			for j := range ci {
 				ci[j] *= beta
 			}
 		}
 	}
 	switch {
-	case b.structured(m, n, k, alpha, a, rs, ks, bm, ldb, c, ldc):
+	case b.structured(m, n, k, alpha, a, rs, ks, bm, ldb, c, ldc, set):
+	case alpha == 1 && set:
+		model.GemmSetStrided(m, n, k, a, rs, ks, bm, ldb, c, ldc)
 	case alpha == 1:
 		model.GemmAccStrided(m, n, k, a, rs, ks, bm, ldb, c, ldc)
 	default:
 		ps := b.get(m * n)
 		p := *ps
-		clear(p)
-		model.GemmAccStrided(m, n, k, a, rs, ks, bm, ldb, p, n)
+		model.GemmSetStrided(m, n, k, a, rs, ks, bm, ldb, p, n)
 		for i := 0; i < m; i++ {
 			ci, pi := c[i*ldc:i*ldc+n], p[i*n:(i+1)*n]
+			if set {
+				for j := range ci {
+					ci[j] = alpha * pi[j]
+				}
+				continue
+			}
 			for j := range ci {
 				ci[j] += alpha * pi[j]
 			}
@@ -106,8 +113,8 @@ func (b *kernelBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a 
 // kernelBLAS.structured looks into.
 const structuredMax = 64
 
-// structured adds alpha·op(A)·B to C, op(A) m×k at a[i·rs + p·ks] and B
-// k×n row-major, and reports true, when op(A) is a small matrix of one of
+// structured adds alpha·op(A)·B to C (set: sets C to it), op(A) m×k at
+// a[i·rs + p·ks] and B k×n row-major, and reports true, when op(A) is a small matrix of one of
 // two structures, as a graph network's mixing matrices and their
 // transposes are (train/graphnet.go): at most a third of it nonzero (the
 // neighbours' and the lines' means), each row of C then the weighted sum
@@ -118,7 +125,7 @@ const structuredMax = 64
 // Else it does nothing and reports false. (A zero of A skipped is not
 // multiplied by B, so an infinite or NaN value of B reaches only the
 // rows whose weights read it.)
-func (b *kernelBLAS) structured(m, n, k int, alpha float32, a []float32, rs, ks int, bm []float32, ldb int, c []float32, ldc int) bool {
+func (b *kernelBLAS) structured(m, n, k int, alpha float32, a []float32, rs, ks int, bm []float32, ldb int, c []float32, ldc int, set bool) bool {
 	if m > structuredMax || k > structuredMax || n < 32 {
 		return false
 	}
@@ -149,16 +156,23 @@ func (b *kernelBLAS) structured(m, n, k int, alpha float32, a []float32, rs, ks 
 	switch {
 	case 3*nonzero <= m*k:
 		for i := range m {
-			model.AddWeightedRows(c[i*ldc:i*ldc+n], bm, row(i), w[:], ldb)
+			if set {
+				model.SetWeightedRows(c[i*ldc:i*ldc+n], bm, row(i), w[:], ldb)
+			} else {
+				model.AddWeightedRows(c[i*ldc:i*ldc+n], bm, row(i), w[:], ldb)
+			}
 		}
 	case alike:
 		ps := b.get(n)
 		p := *ps
-		clear(p)
-		model.AddWeightedRows(p, bm, row(0), w[:], ldb)
+		model.SetWeightedRows(p, bm, row(0), w[:], ldb)
 		from[0], w[0] = 0, 1
 		for i := range m {
-			model.AddWeightedRows(c[i*ldc:i*ldc+n], p, from[:1], w[:1], n)
+			if set {
+				copy(c[i*ldc:i*ldc+n], p)
+			} else {
+				model.AddWeightedRows(c[i*ldc:i*ldc+n], p, from[:1], w[:1], n)
+			}
 		}
 		b.scratch.Put(ps)
 	default:

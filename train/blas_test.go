@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -42,6 +43,9 @@ func TestSgemmMatchesGonum(t *testing.T) {
 			a := randomSlice(rng, ar*lda)
 			b := randomSlice(rng, br*ldb)
 			want := randomSlice(rng, c.m*ldc)
+			if c.beta == 0 {
+				nanProduct(want, c.m, c.n, ldc)
+			}
 			got := append([]float32(nil), want...)
 			gonum.Implementation{}.Sgemm(c.tA, c.tB, c.m, c.n, c.k, c.alpha, a, lda, b, ldb, c.beta, want, ldc)
 			fast.Sgemm(c.tA, c.tB, c.m, c.n, c.k, c.alpha, a, lda, b, ldb, c.beta, got, ldc)
@@ -49,6 +53,16 @@ func TestSgemmMatchesGonum(t *testing.T) {
 				t.Errorf("max relative difference from gonum %g", d)
 			}
 		})
+	}
+}
+
+// nanProduct fills the m×n cells of c (leading dimension ldc) with NaN:
+// with beta 0 a BLAS sets them without reading them, and a NaN read shows.
+func nanProduct(c []float32, m, n, ldc int) {
+	for i := range m {
+		for j := range n {
+			c[i*ldc+j] = float32(math.NaN())
+		}
 	}
 }
 
@@ -107,6 +121,9 @@ func TestSgemm_StructuredOperandsMatchGonum(t *testing.T) {
 			ldb, ldc := c.n+c.padB, c.n+c.padC
 			b := randomSlice(rng, k*ldb)
 			want := randomSlice(rng, m*ldc)
+			if c.beta == 0 {
+				nanProduct(want, m, c.n, ldc)
+			}
 			got := append([]float32(nil), want...)
 			gonum.Implementation{}.Sgemm(c.tA, blas.NoTrans, m, c.n, k, c.alpha, c.a, c.ac, b, ldb, c.beta, want, ldc)
 			fast.Sgemm(c.tA, blas.NoTrans, m, c.n, k, c.alpha, c.a, c.ac, b, ldb, c.beta, got, ldc)
@@ -118,7 +135,7 @@ func TestSgemm_StructuredOperandsMatchGonum(t *testing.T) {
 				rs, ks = 1, c.ac
 			}
 			scratch := make([]float32, m*ldc)
-			if got := fast.structured(m, c.n, k, 1, c.a, rs, ks, b, ldb, scratch, ldc); got != c.structured {
+			if got := fast.structured(m, c.n, k, 1, c.a, rs, ks, b, ldb, scratch, ldc, false); got != c.structured {
 				t.Errorf("structured path taken %v, want %v", got, c.structured)
 			}
 		})
