@@ -14,14 +14,15 @@ import (
 // After the first step, which makes the graphs' buffers, a training step
 // and a validation pass allocate nothing: on one graph and on two, with
 // Adam and with SGD, and on one graph whose products are split over two
-// cores (a network and batch large enough for the splitter); an MLP and
-// a graph network alike.
+// cores (a network and batch large enough for the splitter, and one
+// whose weight gradients multiply a packed transpose); an MLP and a graph
+// network alike.
 func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("coverage and race instrumentation allocate")
 	}
 	v := mustVariant(t, "nine")
-	samples := randomSamples(t, v, 48, 5)
+	samples := randomSamples(t, v, 256, 5)
 	for _, tc := range []struct {
 		threads, procs, batch, width int
 		optimizer, kind              string
@@ -29,8 +30,9 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 		{1, 1, 24, 16, "adam", model.KindMLP}, {2, 2, 24, 16, "adam", model.KindMLP}, {1, 1, 24, 16, "sgd", model.KindMLP}, {2, 2, 24, 16, "sgd", model.KindMLP},
 		{1, 2, 48, 64, "adam", model.KindMLP}, // split products
 		{1, 1, 24, 16, "adam", model.KindGraph}, {2, 2, 24, 16, "adam", model.KindGraph}, {1, 2, 48, 16, "adam", model.KindGraph},
+		{1, 2, 256, 16, "adam", model.KindGraph}, // a weight gradient's transpose packed (kernelBLAS.packed)
 	} {
-		t.Run(fmt.Sprintf("threads=%d/cores=%d/net=%s-%dx2/%s", tc.threads, tc.procs, tc.kind, tc.width, tc.optimizer), func(t *testing.T) {
+		t.Run(fmt.Sprintf("threads=%d/cores=%d/batch=%d/net=%s-%dx2/%s", tc.threads, tc.procs, tc.batch, tc.kind, tc.width, tc.optimizer), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
 			c := plainConfig()
 			c.BatchSize = tc.batch

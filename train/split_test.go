@@ -11,7 +11,8 @@ import (
 
 // A product split over the splitter's goroutines, in blocks of rows, is
 // the unsplit product bit for bit, A transposed or not, for row counts
-// that split evenly, unevenly, and not at all (too small).
+// that split evenly, unevenly, and not at all (too small), and where the
+// transpose is packed (a stored A of packMin values or more).
 func TestSplitProductIsTheUnsplitProduct(t *testing.T) {
 	s := newSplitter(3)
 	defer s.close()
@@ -22,6 +23,7 @@ func TestSplitProductIsTheUnsplitProduct(t *testing.T) {
 	}{
 		{256, 64, 96, blas.NoTrans}, {256, 64, 96, blas.Trans}, {131, 70, 100, blas.NoTrans},
 		{131, 70, 100, blas.Trans}, {12, 8, 8, blas.NoTrans}, {1000, 300, 2, blas.Trans},
+		{128, 64, 6144, blas.Trans}, {256, 40, 3100, blas.Trans}, // A transposed in packed slices
 	} {
 		t.Run(fmt.Sprintf("%dx%dx%d/%c", tc.m, tc.n, tc.k, tc.tA), func(t *testing.T) {
 			a, b := make([]float32, tc.m*tc.k), make([]float32, tc.k*tc.n)
