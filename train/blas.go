@@ -129,8 +129,9 @@ const packDepth = 256
 // at 32x2, 6 MB at 64x2) that ran at a third of the kernels' speed, and
 // the slices of 256 rows, in cache with B's, run at their speed. (Below
 // packMin the lines stay in cache and packing cost more than it gained,
-// as with an MLP's batch-long k of 256 to 1,024.) The slices' sums are added in
-// turn, so the result differs from the unpacked product's in rounding.
+// as with an MLP's batch-long k of 256 to 1,024.) The slices' sums are
+// added in turn, so the result differs from the unpacked product's in
+// rounding.
 func (b *kernelBLAS) packed(m, n, k int, a []float32, lda int, bm []float32, ldb int, c []float32, ldc int, set bool) {
 	ps := b.get(m * packDepth)
 	p := *ps
