@@ -134,12 +134,16 @@ func (b *TargetsBench) Write(out io.Writer, sp selfplay.Spread, symmetry bool, o
 	if b.Net.Arch.Canonical {
 		turned = "every board in its canonical turn (model.orientation)"
 	}
-	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, %s), %.0fs\n",
-		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, turned, elapsed.Seconds())
+	fmt.Fprintf(out, "generation %d, %d positions, %d searches each (%d visits, root %s, c_scale %v, min_q_spread %v, %s), %.0fs\n",
+		g, sp.Positions, sp.Searches, set.Simulations, set.Root, set.CScale, set.MinQSpread, turned, elapsed.Seconds())
 	fmt.Fprintf(out, "  entropy of one search's target      %s nats (self-play recorded %s there)\n", sp.Entropy, sp.Recorded)
 	fmt.Fprintf(out, "  entropy of the searches' mean       %s nats: the least policy loss on such targets\n", sp.MeanEntropy)
 	fmt.Fprintf(out, "  cross-entropy under the network     %s nats: its policy loss on them\n", sp.CrossEntropy)
 	fmt.Fprintf(out, "    beyond the searches' disagreement %s nats: KL(mean target || network)\n", sp.Excess)
 	fmt.Fprintf(out, "  two searches' top actions the same  %s\n", sp.Agreement)
+	if set.Root == mcts.RootGumbel {
+		fmt.Fprintf(out, "  spread of the root's completed Q    %s (max - min over the children, in wins)\n", sp.QSpread)
+		fmt.Fprintf(out, "    searches with a spread under %.2f  %s\n", selfplay.NarrowSpread, sp.NarrowQ)
+	}
 	fmt.Fprintln(out, "\n± is the 95% half-width over the positions; the mean target's entropy, from a finite number of searches, is low.")
 }

@@ -52,11 +52,15 @@ import (
 // [0,1] per seat, so there is no sign to flip); a proven child's is its
 // exact score; an unvisited child gets the mixed value (raw + N·Σπq/Σπ) /
 // (N + 1), raw being the node's own evaluation and the sums over the
-// visited children. The completed values are min-max rescaled to [0,1] over
-// the children as mctx does (rather than used on their own [0,1] scale):
-// the values of a position's good moves differ by a few hundredths, which
-// the raw scale would leave too small against the logits at small budgets.
-// sigma(q) = (c_visit + max N) · c_scale · q.
+// visited children. The completed values are min-max rescaled over the
+// children as mctx does: q = (q̂ - min q̂) / max(spread, min_q_spread), the
+// spread being max q̂ - min q̂. With min_q_spread 0 (mctx's) any spread is
+// stretched to [0,1], so that among moves whose values differ by a few
+// hundredths the best still gets all of sigma; that also hands the target
+// to the value's noise where the moves are equal in truth. With
+// min_q_spread 1 the values keep their own scale, and the prior decides
+// among moves whose values are close. sigma(q) = (c_visit + max N) ·
+// c_scale · q.
 
 // lowLogit is the logit of a zero prior (mctx's low_logit).
 const lowLogit = -1e9
@@ -71,6 +75,7 @@ type gumbelRoot struct {
 	m      int       // actions considered: min(GumbelActions, children)
 	scale  float64   // the noise's scale: the temperature at the root's ply
 	sigma  []float64 // scratch: sigma of the completed Q of the children of the node selecting
+	spread float64   // the completed Q's spread (max - min) of sigma's last call
 }
 
 // prepareGumbel draws the root's Gumbel noise and plans its halving, once
@@ -324,7 +329,8 @@ func (s *Search) sigmaQ(n *node, seat int, virtual bool) []float64 {
 		}
 		lo, hi = min(lo, q), max(hi, q)
 	}
-	scale := (s.set.CVisit + float64(maxN)) * s.set.CScale / max(hi-lo, 1e-8)
+	s.gum.spread = hi - lo
+	scale := (s.set.CVisit + float64(maxN)) * s.set.CScale / max(hi-lo, s.set.MinQSpread, 1e-8)
 	for i := range sig {
 		sig[i] = (sig[i] - lo) * scale
 	}

@@ -302,6 +302,47 @@ func TestGumbel_MixedValueCompletesUnvisitedActions(t *testing.T) {
 	}
 }
 
+// TestGumbel_MinQSpreadKeepsCloseValuesOnTheirScale pins min_q_spread:
+// children whose values differ by 0.02 get all of sigma's range when the
+// spread is stretched (0, mctx's), and 0.02 of it when the floor is the
+// score's whole range (1), so that the improved policy then stays near the
+// prior; a spread above the floor is stretched either way.
+func TestGumbel_MinQSpreadKeepsCloseValuesOnTheirScale(t *testing.T) {
+	v := load(t, "nine")
+	for _, tc := range []struct {
+		floor, q0, q1, divisor float64
+	}{
+		{0, 0.51, 0.49, 0.02},
+		{1, 0.51, 0.49, 1},
+		{0.25, 0.51, 0.49, 0.25},
+		{0.25, 0.9, 0.3, 0.6},
+	} {
+		set := gumbelSettings(1)
+		set.CVisit, set.CScale, set.MinQSpread = 10, 1, tc.floor
+		s := newSearch(t, v, set, 1)
+		first := s.growNodes(2)
+		root := &s.nodes[0]
+		root.first, root.children, root.state = first, 2, expanded
+		kids := s.nodes[first : first+2]
+		kids[0].prior, kids[1].prior = 0.3, 0.7
+		kids[0].visits, kids[0].valueSum[0] = 2, float32(2*tc.q0)
+		kids[1].visits, kids[1].valueSum[0] = 2, float32(2*tc.q1)
+		root.visits, root.valueSum[0] = 5, float32(0.5+2*tc.q0+2*tc.q1)
+		sig := s.sigmaQ(root, 0, false)
+		want := (10 + 2) * (tc.q0 - tc.q1) / tc.divisor
+		if math.Abs(sig[0]-want) > 1e-4 || sig[1] != 0 {
+			t.Errorf("min_q_spread %v, values %v and %v: sigma %v, want [%v 0]", tc.floor, tc.q0, tc.q1, sig, want)
+		}
+		pi := s.improved(root, 0, false)
+		if tc.floor == 1 && math.Abs(pi[1]-0.7) > 0.1 {
+			t.Errorf("min_q_spread 1, values 0.02 apart: improved policy %v, want near the prior [0.3 0.7]", pi)
+		}
+		if tc.floor == 0 && pi[0] < 0.99 {
+			t.Errorf("min_q_spread 0, values 0.02 apart: improved policy %v, want nearly all on the better child", pi)
+		}
+	}
+}
+
 // TestGumbel_InvariantsOverRandomPositions is the property test of the
 // gumbel root over random positions of every variant: the tree's
 // invariants, the budget spent, the target a distribution over the legal
@@ -321,6 +362,7 @@ func TestGumbel_InvariantsOverRandomPositions(t *testing.T) {
 				set.VirtualLoss = []float64{0, 1, 3}[rng.IntN(3)]
 				set.GumbelActions = 1 + rng.IntN(20)
 				set.CVisit, set.CScale = 100*rng.Float64(), 2*rng.Float64()
+				set.MinQSpread = []float64{0, 0.1, 1}[rng.IntN(3)]
 				set.GumbelInterior = []string{InteriorPUCT, InteriorImproved}[rng.IntN(2)]
 				set.ReuseTree = rng.IntN(2) == 0
 				set.Solver = rng.IntN(2) == 0

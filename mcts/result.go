@@ -25,6 +25,7 @@ type Result struct {
 	Visited int           // playouts backed up through the root
 	Best    engine.Action // the most visited action (ties: best value for the mover, then prior), root gumbel: sequential halving's choice; or the proven choice (see Choose)
 	Proven  engine.Result // the root's proven result (see SetProver), or Ongoing
+	QSpread float32       // root gumbel: the spread (max - min) of the children's completed Q for the mover, in score units, which sigma stretches to [0,1] unless min_q_spread is larger; 0 otherwise
 }
 
 // Result reads the root after a search. The root must have been searched
@@ -49,6 +50,7 @@ func (s *Search) Result() *Result {
 		}
 	}
 	r.Best = 0
+	r.QSpread = 0
 	r.Proven = engine.Ongoing
 	if root.state == expanded {
 		r.Proven = root.result
@@ -71,6 +73,7 @@ func (s *Search) Result() *Result {
 		for _, p := range s.improved(root, int(s.rootPos.Side), false) {
 			r.Policy = append(r.Policy, float32(p))
 		}
+		r.QSpread = float32(s.gum.spread)
 	} else if s.set.PrunePolicyTarget && total > 0 {
 		r.Policy = s.prunedPolicy(r.Policy, kids, total)
 	} else {

@@ -36,6 +36,7 @@ type Settings struct {
 	GumbelActions  int     `yaml:"gumbel_actions"`  // gumbel: actions sampled without replacement at the root (m), halved down to one over the simulations
 	CVisit         float64 `yaml:"c_visit"`         // gumbel: sigma(q) = (c_visit + most visits of a child) * c_scale * q, with q min-max rescaled to [0,1]; in visits
 	CScale         float64 `yaml:"c_scale"`         // gumbel: the weight of sigma(q) against the prior logits, per visit; 0 leaves the priors alone
+	MinQSpread     float64 `yaml:"min_q_spread"`    // gumbel: the completed Q is rescaled by its spread over the children or by this, whichever is larger, in score units: 0 stretches any spread to [0,1] (mctx), 1 keeps the values' own scale
 	GumbelInterior string  `yaml:"gumbel_interior"` // gumbel: selection below the root: puct (as root: puct does), or improved (the paper's and mctx's: visits follow the improved policy)
 
 	// Forced playouts and policy target pruning (KataGo; root: puct only, see forced.go).
@@ -100,6 +101,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("mcts settings: c_visit %v: want a finite 0 or more", s.CVisit)
 	case !(s.CScale >= 0) || math.IsInf(s.CScale, 0):
 		return fmt.Errorf("mcts settings: c_scale %v: want a finite 0 or more", s.CScale)
+	case !(s.MinQSpread >= 0 && s.MinQSpread <= 1):
+		return fmt.Errorf("mcts settings: min_q_spread %v: want 0..1 (a spread of scores in [0,1])", s.MinQSpread)
 	case s.GumbelInterior != InteriorPUCT && s.GumbelInterior != InteriorImproved:
 		return fmt.Errorf("mcts settings: gumbel_interior %q: want %s or %s", s.GumbelInterior, InteriorPUCT, InteriorImproved)
 	case !(s.ForcedPlayoutsK >= 0) || math.IsInf(s.ForcedPlayoutsK, 0):

@@ -41,6 +41,7 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 		{"c_visit", func(s *Settings) { s.CVisit = -1 }},
 		{"c_visit", func(s *Settings) { s.CVisit = math.Inf(1) }},
 		{"c_scale", func(s *Settings) { s.CScale = math.NaN() }},
+		{"min_q_spread", func(s *Settings) { s.MinQSpread = 1.5 }},
 		{"gumbel_interior", func(s *Settings) { s.GumbelInterior = "ucb" }},
 		{"forced_playouts_k", func(s *Settings) { s.ForcedPlayoutsK = -1 }},
 		{"forced_playouts_k", func(s *Settings) { s.ForcedPlayoutsK = math.NaN() }},

@@ -33,7 +33,13 @@ type Spread struct {
 	CrossEntropy Estimate `json:"cross_entropy"` // nats: one target under the network's policy, the policy loss the network has on fresh targets of its own
 	Excess       Estimate `json:"excess"`        // nats: CrossEntropy less MeanEntropy, KL(mean target || policy)
 	Agreement    Estimate `json:"agreement"`     // share of pairs of searches whose targets put the most on the same action
+	QSpread      Estimate `json:"q_spread"`      // root gumbel: the spread of the root children's completed Q (max - min, score units), a search's mean
+	NarrowQ      Estimate `json:"narrow_q"`      // root gumbel: share of searches whose completed Q's spread is under NarrowSpread
 }
+
+// NarrowSpread is the spread of the completed Q under which Spread counts a
+// search's values as close: moves 0.05 of a win apart, or less.
+const NarrowSpread = 0.05
 
 // Estimate is a mean over positions and its 95% half-width.
 type Estimate struct {
@@ -79,7 +85,7 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 		}
 	}
 	pool := mcts.NewPool(v, eval)
-	var ent, rec, meanEnt, cross, excess, agree stat
+	var ent, rec, meanEnt, cross, excess, agree, spread, narrow stat
 	var history []uint64
 	var recorded []float32 // the sample's own target, as probabilities
 	targets := make([][]float32, searches)
@@ -100,7 +106,7 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 		if err := pool.Run(all); err != nil {
 			return Spread{}, fmt.Errorf("target spread: position %d (ply %d of game %s): %w", i, smp.Ply, smp.GameID, err)
 		}
-		n := 0
+		n, qs, nq := 0, 0.0, 0.0
 		for k, s := range all {
 			r := s.Result()
 			if k == 0 {
@@ -111,6 +117,10 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 			}
 			if k < searches {
 				targets[k] = append(targets[k][:0], r.Policy...)
+				qs += float64(r.QSpread) / float64(searches)
+				if r.QSpread < NarrowSpread {
+					nq += 1 / float64(searches)
+				}
 			} else {
 				priors[k-searches] = append(priors[k-searches][:0], r.Priors...)
 			}
@@ -119,6 +129,8 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 		for range n {
 			mean = append(mean, 0)
 		}
+		spread.add(qs)
+		narrow.add(nq)
 		e, c := 0.0, 0.0
 		for k, t := range targets {
 			e += entropy(t)
@@ -155,7 +167,8 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 		agree.add(float64(same) / float64(searches*(searches-1)/2))
 	}
 	return Spread{Positions: len(samples), Searches: searches, Entropy: ent.estimate(), Recorded: rec.estimate(), MeanEntropy: meanEnt.estimate(),
-		CrossEntropy: cross.estimate(), Excess: excess.estimate(), Agreement: agree.estimate()}, nil
+		CrossEntropy: cross.estimate(), Excess: excess.estimate(), Agreement: agree.estimate(),
+		QSpread: spread.estimate(), NarrowQ: narrow.estimate()}, nil
 }
 
 // placeholderHistory is a history of ply positions before p in which p

@@ -154,3 +154,33 @@ func TestPlaceholderHistory_RestoresTheRootsRepetitions(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetSpread_AFloorOnTheQSpreadSoftensTheTargets: the searches report
+// their completed Q's spread, and with min_q_spread 1 (the values' own
+// scale) the targets of an untrained network, whose children's values lie
+// close together, keep more of the prior's entropy than when any spread is
+// stretched to [0,1].
+func TestTargetSpread_AFloorOnTheQSpreadSoftensTheTargets(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := spreadSamples(t, v, 24)
+	var sp [2]Spread
+	for i, floor := range []float64{0, 1} {
+		set := spreadSettings()
+		set.MinQSpread = floor
+		if sp[i], err = TargetSpread(v, spreadEvaluator(t, v, false), set, samples, 4, 1); err != nil {
+			t.Fatal(err)
+		}
+		if !(sp[i].QSpread.Mean > 0 && sp[i].QSpread.Mean <= 1) || sp[i].NarrowQ.Mean < 0 || sp[i].NarrowQ.Mean > 1 {
+			t.Fatalf("min_q_spread %v: spread %v, narrow share %v: want a spread in (0,1] and a share in [0,1]", floor, sp[i].QSpread, sp[i].NarrowQ)
+		}
+	}
+	if !(sp[1].Entropy.Mean > sp[0].Entropy.Mean+0.1) {
+		t.Errorf("one target's entropy %v with min_q_spread 1, %v with 0: want the floor's targets softer", sp[1].Entropy, sp[0].Entropy)
+	}
+	if !(sp[0].NarrowQ.Mean > 0) {
+		t.Errorf("an untrained network's searches: narrow share %v, want some spreads under %v", sp[0].NarrowQ, NarrowSpread)
+	}
+}
