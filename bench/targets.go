@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -83,6 +84,104 @@ func (b *TargetsBench) Run(searches int, symmetry bool, orientations int, seed u
 		return selfplay.Spread{}, err
 	}
 	return selfplay.TargetSpread(b.Variant, eval, b.Search, b.Samples, searches, seed)
+}
+
+// TargetJudgement is how the classical engine judges the targets'
+// choices at the measured positions, by the first search's completed Q
+// spread: Rows[0] the positions whose spread is under
+// selfplay.NarrowSpread (the values nearly tied), Rows[1] the rest.
+type TargetJudgement struct {
+	Depth int             `json:"depth"`
+	Rows  [2]JudgedTarget `json:"rows"` // narrow, wide
+}
+
+// JudgedTarget is one row of a TargetJudgement: the share of positions
+// whose first search's target puts the most on the engine's best action,
+// and whose network puts the most there, and the pieces each of those
+// two actions loses by the engine's measure (Diagnose's value lost).
+type JudgedTarget struct {
+	Positions    int     `json:"positions"`
+	TargetAgree  float64 `json:"target_agree"`
+	NetworkAgree float64 `json:"network_agree"`
+	TargetLost   float64 `json:"target_lost"`
+	NetworkLost  float64 `json:"network_lost"`
+}
+
+// RunJudged is Run, with every position's choices judged by the classical
+// engine at depth plies (Diagnose's judge: the position at depth, the
+// position after a choice at depth-1, scores capped at DiagnoseCap
+// pieces, no contempt, a fresh table each position; the position's game
+// history is not known, so repetitions before it are not). progress, if
+// not nil, is called after each position.
+func (b *TargetsBench) RunJudged(ctx context.Context, searches int, symmetry bool, orientations int, seed uint64, depth int, progress func(done, total int)) (selfplay.Spread, *TargetJudgement, error) {
+	eval, err := model.NewEvaluator(b.Variant, b.Net, 2*searches*b.Search.BatchSize, symmetry, seed)
+	if err != nil {
+		return selfplay.Spread{}, nil, err
+	}
+	if err := eval.SetOrientations(orientations); err != nil {
+		return selfplay.Spread{}, nil, err
+	}
+	j, err := (&Diagnose{}).newJudge(b.Variant, nil, depth, DiagnoseCap)
+	if err != nil {
+		return selfplay.Spread{}, nil, err
+	}
+	out := &TargetJudgement{Depth: depth}
+	done := 0
+	each := func(tp *selfplay.TargetPosition) error {
+		smp := &b.Samples[tp.Sample]
+		row := &out.Rows[1]
+		if tp.QSpread[0] < selfplay.NarrowSpread {
+			row = &out.Rows[0]
+		}
+		j.s.NewGame()
+		g := engine.NewGameFrom(b.Variant, smp.Position)
+		target, err := j.action(ctx, g, tp.Actions[tp.Top[0]])
+		if err != nil {
+			return fmt.Errorf("judging position %d (ply %d of game %s): %w", tp.Sample, smp.Ply, smp.GameID, err)
+		}
+		network := target
+		if tp.Prior != tp.Top[0] {
+			if network, err = j.action(ctx, g, tp.Actions[tp.Prior]); err != nil {
+				return fmt.Errorf("judging position %d (ply %d of game %s): %w", tp.Sample, smp.Ply, smp.GameID, err)
+			}
+		}
+		row.Positions++
+		row.TargetLost += target.lost
+		row.NetworkLost += network.lost
+		if target.agree {
+			row.TargetAgree++
+		}
+		if network.agree {
+			row.NetworkAgree++
+		}
+		done++
+		if progress != nil {
+			progress(done, len(b.Samples))
+		}
+		return nil
+	}
+	sp, err := selfplay.TargetSpreadEach(b.Variant, eval, b.Search, b.Samples, searches, seed, each)
+	if err != nil {
+		return sp, nil, err
+	}
+	for i := range out.Rows {
+		r := &out.Rows[i]
+		if n := float64(r.Positions); n > 0 {
+			r.TargetAgree, r.NetworkAgree, r.TargetLost, r.NetworkLost = r.TargetAgree/n, r.NetworkAgree/n, r.TargetLost/n, r.NetworkLost/n
+		}
+	}
+	return sp, out, nil
+}
+
+// WriteJudgement prints j for people, after Write.
+func WriteJudgement(out io.Writer, j *TargetJudgement) {
+	fmt.Fprintf(out, "\njudged by the classical engine at depth %d (the first search of each position):\n", j.Depth)
+	fmt.Fprintf(out, "  %-28s %9s %15s %15s %13s %14s\n", "completed Q spread", "positions", "target's top", "network's top", "target loses", "network loses")
+	for i, name := range []string{fmt.Sprintf("under %.2f", selfplay.NarrowSpread), fmt.Sprintf("%.2f or more", selfplay.NarrowSpread)} {
+		r := j.Rows[i]
+		fmt.Fprintf(out, "  %-28s %9d %14.1f%% %14.1f%% %13.3f %14.3f\n", name, r.Positions, 100*r.TargetAgree, 100*r.NetworkAgree, r.TargetLost, r.NetworkLost)
+	}
+	fmt.Fprintln(out, "top: the share whose most probable action is the engine's best; loses: pieces lost a position by the engine's measure (capped at 4).")
 }
 
 // generationShards lists the shard files of generation g's games in r.

@@ -64,6 +64,23 @@ func (e Estimate) String() string { return fmt.Sprintf("%.3f ± %.3f", e.Mean, e
 // repetition of the root are self-play's; the other earlier positions are
 // placeholders that match none the search reaches.
 func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, samples []dataset.Sample, searches int, seed uint64) (Spread, error) {
+	return TargetSpreadEach(v, eval, set, samples, searches, seed, nil)
+}
+
+// TargetPosition is what TargetSpreadEach's searches found at one
+// position, for a caller that looks at each (bench targets judges them
+// with a deeper search). Its slices are overwritten by the next position.
+type TargetPosition struct {
+	Sample  int             // the sample's index
+	Actions []engine.Action // the legal actions, in the engine's order
+	Top     []int           // each search's target's most probable action (an index into Actions)
+	Prior   int             // the network's most probable action, as the first prior search saw it
+	QSpread []float32       // each search's Result.QSpread
+}
+
+// TargetSpreadEach is TargetSpread, calling each (unless nil) with every
+// position's searches as they end; an error from it stops the measurement.
+func TargetSpreadEach(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, samples []dataset.Sample, searches int, seed uint64, each func(*TargetPosition) error) (Spread, error) {
 	if searches < 2 {
 		return Spread{}, fmt.Errorf("target spread: %d searches a position: want 2 or more", searches)
 	}
@@ -92,6 +109,7 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 	priors := make([][]float32, searches)
 	var mean []float64
 	best := make([]int, searches)
+	var tp TargetPosition
 	for i := range samples {
 		smp := &samples[i]
 		recorded = recorded[:0]
@@ -111,12 +129,15 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 			r := s.Result()
 			if k == 0 {
 				n = len(r.Actions)
+				tp.Actions = append(tp.Actions[:0], r.Actions...)
+				tp.QSpread = tp.QSpread[:0]
 			}
 			if len(r.Actions) != n {
 				return Spread{}, fmt.Errorf("target spread: position %d: searches found %d and %d actions", i, n, len(r.Actions))
 			}
 			if k < searches {
 				targets[k] = append(targets[k][:0], r.Policy...)
+				tp.QSpread = append(tp.QSpread, r.QSpread)
 				qs += float64(r.QSpread) / float64(searches)
 				if r.QSpread < NarrowSpread {
 					nq += 1 / float64(searches)
@@ -165,6 +186,17 @@ func TargetSpread(v *engine.Variant, eval mcts.Evaluator, set mcts.Settings, sam
 		cross.add(c)
 		excess.add(c - h)
 		agree.add(float64(same) / float64(searches*(searches-1)/2))
+		if each != nil {
+			tp.Sample, tp.Top, tp.Prior = i, append(tp.Top[:0], best...), 0
+			for a, p := range priors[0] {
+				if p > priors[0][tp.Prior] {
+					tp.Prior = a
+				}
+			}
+			if err := each(&tp); err != nil {
+				return Spread{}, err
+			}
+		}
 	}
 	return Spread{Positions: len(samples), Searches: searches, Entropy: ent.estimate(), Recorded: rec.estimate(), MeanEntropy: meanEnt.estimate(),
 		CrossEntropy: cross.estimate(), Excess: excess.estimate(), Agreement: agree.estimate(),
