@@ -10,11 +10,11 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-const benchWhat = "engine, mcts, model, selfplay, strength, progress, targets, diagnose or openings"
+const benchWhat = "engine, mcts, model, selfplay, strength, progress, targets, fit, diagnose or openings"
 
 func runBench(args []string, out io.Writer) (err error) {
 	subs := map[string]func([]string, io.Writer) error{"strength": runBenchStrength,
-		"progress": runBenchProgress, "targets": runBenchTargets, "diagnose": runBenchDiagnose, "openings": runBenchOpenings}
+		"progress": runBenchProgress, "targets": runBenchTargets, "fit": runBenchFit, "diagnose": runBenchDiagnose, "openings": runBenchOpenings}
 	if len(args) > 0 && subs[args[0]] != nil {
 		return subs[args[0]](args[1:], out)
 	}
@@ -27,6 +27,7 @@ func runBench(args []string, out io.Writer) (err error) {
 		"millzero bench strength --run runs/nine   (against the classical engine at 0.1, 0.3 and 1 s a move; --help for its flags)",
 		"millzero bench progress --run runs/nine   (the run's models against each other; --help for its flags)",
 		"millzero bench targets --run runs/nine    (how self-play's policy targets vary between searches; --help for its flags)",
+		"millzero bench fit --run runs/nine        (fresh networks of several sizes fitted to the run's games, their held-out losses; --help for its flags)",
 		"millzero bench diagnose --games DIR       (where a player's recorded games lose value against a deep search; --help for its flags)",
 		"millzero bench openings --run runs/nine   (how varied the run's own games are in the opening; --help for its flags)",
 	}, out)
