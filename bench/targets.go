@@ -69,7 +69,7 @@ func NewTargetsBench(dir string, gen, positions int) (*TargetsBench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generation %d: %w", gen, err)
 	}
-	return &TargetsBench{Generation: gen, Variant: v, Net: ck.Net, Samples: samples, Search: cfg.SelfPlay.Search}, nil
+	return &TargetsBench{Generation: gen, Variant: v, Net: ck.Net, Samples: samples, Search: cfg.SelfPlayAt(gen).Search}, nil
 }
 
 // Run searches every position searches times with b.Search, evaluating

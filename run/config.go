@@ -79,6 +79,17 @@ type LoopConfig struct {
 	// A network never shrinks: a trunk smaller than the checkpoint's in
 	// either dimension keeps the checkpoint's there.
 	Grow []GrowStep `yaml:"grow"`
+	// Visits deepens self-play's full searches as the run matures: from
+	// each step's generation on, a full search (the recorded moves') spends
+	// the step's simulations instead of selfplay.search.simulations. The
+	// fast searches keep fast_simulations.
+	Visits []VisitStep `yaml:"visits"`
+}
+
+// VisitStep is one change of the full searches' visits (LoopConfig.Visits).
+type VisitStep struct {
+	Generation  int `yaml:"generation"`  // the first generation whose games search so
+	Simulations int `yaml:"simulations"` // visits of a full search from then on
 }
 
 // GrowStep is one widening of the network (LoopConfig.Grow).
@@ -114,6 +125,19 @@ func (c *Config) trunkAt(g int) model.Config {
 		}
 	}
 	return m
+}
+
+// SelfPlayAt is the self-play of generation g's games: selfplay's
+// settings with the full searches' visits of every loop.visits step of
+// generation g or earlier.
+func (c *Config) SelfPlayAt(g int) selfplay.Settings {
+	s := c.SelfPlay
+	for _, v := range c.Loop.Visits {
+		if v.Generation <= g {
+			s.Search.Simulations = v.Simulations
+		}
+	}
+	return s
 }
 
 // GateConfig is the arena of the loop: candidate against best, and the
@@ -236,15 +260,16 @@ var runBefore = []struct {
 	key string // dotted YAML path
 	set func(c *Config) bool
 }{
-	{"model.features", func(c *Config) bool { return setTo(&c.Model.Features, model.EncoderBoard) }},        // the only encoder there was
-	{"model.kind", func(c *Config) bool { return setTo(&c.Model.Kind, model.KindMLP) }},                     // the only network there was
-	{"selfplay.search.root", func(c *Config) bool { return setTo(&c.SelfPlay.Search.Root, mcts.RootPUCT) }}, // before the Gumbel root
-	{"selfplay.search.contempt", func(c *Config) bool { return setTo(&c.SelfPlay.Search.Contempt, 0.0) }},   // draws worth a draw
-	{"train.value_mix", func(c *Config) bool { return setTo(&c.Train.ValueMix, 0.0) }},                      // the outcome alone
-	{"train.weight_ema", func(c *Config) bool { return setTo(&c.Train.WeightEMA, 0.0) }},                    // no averaged weights
-	{"loop.window_growth", func(c *Config) bool { return setTo(&c.Loop.WindowGrowth, 0.0) }},                // a fixed window
-	{"tablebase", func(c *Config) bool { return setTo(&c.Tablebase, "") }},                                  // no tables
-	{"selfplay.opening_starts", func(c *Config) bool { return setTo(&c.SelfPlay.OpeningStarts, 0.0) }},      // every game from the start
+	{"model.features", func(c *Config) bool { return setTo(&c.Model.Features, model.EncoderBoard) }},            // the only encoder there was
+	{"model.kind", func(c *Config) bool { return setTo(&c.Model.Kind, model.KindMLP) }},                         // the only network there was
+	{"selfplay.search.root", func(c *Config) bool { return setTo(&c.SelfPlay.Search.Root, mcts.RootPUCT) }},     // before the Gumbel root
+	{"selfplay.search.contempt", func(c *Config) bool { return setTo(&c.SelfPlay.Search.Contempt, 0.0) }},       // draws worth a draw
+	{"train.value_mix", func(c *Config) bool { return setTo(&c.Train.ValueMix, 0.0) }},                          // the outcome alone
+	{"train.weight_ema", func(c *Config) bool { return setTo(&c.Train.WeightEMA, 0.0) }},                        // no averaged weights
+	{"loop.window_growth", func(c *Config) bool { return setTo(&c.Loop.WindowGrowth, 0.0) }},                    // a fixed window
+	{"tablebase", func(c *Config) bool { return setTo(&c.Tablebase, "") }},                                      // no tables
+	{"selfplay.opening_starts", func(c *Config) bool { return setTo(&c.SelfPlay.OpeningStarts, 0.0) }},          // every game from the start
+	{"selfplay.search.min_q_spread", func(c *Config) bool { return setTo(&c.SelfPlay.Search.MinQSpread, 0.0) }}, // any spread stretched to 0..1
 	{"strength.classic", func(c *Config) bool { // the alpha-beta depths alone
 		had := len(c.Strength.Classic) > 0
 		c.Strength.Classic = nil
@@ -401,6 +426,17 @@ func (c *Config) validate() error {
 			return fmt.Errorf("loop: grow step %d: %dx%d after %dx%d: a network only grows (width and blocks no smaller)", i+1, m.Width, m.Blocks, prev.Width, prev.Blocks)
 		}
 		prev, prevGen = m, s.Generation
+	}
+	prevGen = 0
+	for i, s := range l.Visits {
+		if s.Generation <= prevGen {
+			return fmt.Errorf("loop: visits step %d: generation %d: want 1 or more, after the step before", i+1, s.Generation)
+		}
+		set := c.SelfPlayAt(s.Generation)
+		if err := set.Validate(); err != nil {
+			return fmt.Errorf("loop: visits step %d (simulations %d): %w", i+1, s.Simulations, err)
+		}
+		prevGen = s.Generation
 	}
 	if err := c.Strength.validate(); err != nil {
 		return err

@@ -187,7 +187,8 @@ func TestLoadRunConfig_ARunFromBeforeTheFeaturesKeepsTheBoardEncoder(t *testing.
 // A run.yaml without the keys that came after it (a run begun before
 // them) resumes with what its run did then, not today's defaults: the PUCT
 // root, no contempt, the outcome alone as the value target, no averaged
-// weights, a fixed window, no tables, an MLP; a config file that leaves them out
+// weights, a fixed window, no tables, an MLP, the Gumbel target's
+// values stretched to 0..1; a config file that leaves them out
 // gets the defaults, and a run.yaml that names them keeps its values.
 func TestLoadRunConfig_ARunFromBeforeANewKeyKeepsWhatItDid(t *testing.T) {
 	dir := t.TempDir()
@@ -207,21 +208,22 @@ func TestLoadRunConfig_ARunFromBeforeANewKeyKeepsWhatItDid(t *testing.T) {
 	type settings struct {
 		root                                string
 		contempt, mix, ema, growth, opening float64
+		minQSpread                          float64
 		tables                              string
 		classic                             string
 		kind                                string
 	}
 	of := func(c Config) settings {
-		return settings{c.SelfPlay.Search.Root, c.SelfPlay.Search.Contempt, c.Train.ValueMix, c.Train.WeightEMA, c.Loop.WindowGrowth, c.SelfPlay.OpeningStarts, c.Tablebase,
+		return settings{c.SelfPlay.Search.Root, c.SelfPlay.Search.Contempt, c.Train.ValueMix, c.Train.WeightEMA, c.Loop.WindowGrowth, c.SelfPlay.OpeningStarts, c.SelfPlay.Search.MinQSpread, c.Tablebase,
 			strings.Join(c.Strength.Classic, ","), c.Model.Kind}
 	}
-	if got, want := of(rc), (settings{mcts.RootPUCT, 0, 0, 0, 0, 0, "", "", model.KindMLP}); got != want {
+	if got, want := of(rc), (settings{mcts.RootPUCT, 0, 0, 0, 0, 0, 0, "", "", model.KindMLP}); got != want {
 		t.Errorf("run.yaml without the keys: %+v, want %+v", got, want)
 	}
 	if got, want := of(fc), of(def); got != want {
 		t.Errorf("config file without the keys: %+v, want the defaults %+v", got, want)
 	}
-	if want := (settings{mcts.RootPUCT, 0, 0, 0, 0, 0, "", "", model.KindMLP}); want == of(def) {
+	if want := (settings{mcts.RootPUCT, 0, 0, 0, 0, 0, 0, "", "", model.KindMLP}); want == of(def) {
 		t.Fatalf("the defaults are the old settings: the test shows nothing")
 	}
 	again, _, err := LoadRunConfig(writeFile(t, dir, "resolved.yaml", string(text)))

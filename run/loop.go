@@ -447,6 +447,9 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 	for _, s := range l.cfg.Loop.Grow {
 		grows += fmt.Sprintf(", %dx%d from generation %d", s.Width, s.Blocks, s.Generation)
 	}
+	for _, s := range l.cfg.Loop.Visits {
+		grows += fmt.Sprintf(", full searches of %d visits from generation %d", s.Simulations, s.Generation)
+	}
 	l.prog.Done("run %s: %s, network %v%s, %d games and %d steps a generation", l.loc, l.v.Name,
 		model.NewArch(l.v, l.cfg.Model), grows, l.cfg.Loop.Games, l.cfg.Loop.Steps)
 	defer l.finalPlots(ctx)
@@ -771,7 +774,7 @@ func (l *Loop) awaitGames(ctx context.Context, g, best int) error {
 // selfplayJob is the job of n games of generation g played by model
 // generation best (0: rollouts).
 func (l *Loop) selfplayJob(g, best, n int, seed uint64) (selfplay.Job, error) {
-	set := l.cfg.SelfPlay
+	set := l.cfg.SelfPlayAt(g)
 	job := selfplay.Job{Variant: l.v, Settings: set, Games: n, Generation: g, Model: best, ShardDir: l.dir.ShardDir(g), Seed: seed,
 		Prover: l.tables}
 	if best > 0 {

@@ -63,6 +63,7 @@ func DefaultSettings() Settings {
 	s := mcts.DefaultSettings()
 	s.Simulations = 96
 	s.Root = mcts.RootGumbel
+	s.MinQSpread = 1
 	s.TemperaturePlies = 16
 	s.Contempt = 0.1
 	s.BatchSize = 4
