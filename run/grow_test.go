@@ -156,3 +156,43 @@ func TestLoop_SymmetricNetworkStaysTied(t *testing.T) {
 		}
 	}
 }
+
+// loop.visits: a generation's games search with the simulations of the
+// newest step at or before it, the config's before the first; a step must
+// come after the one before and leave valid self-play settings.
+func TestLoop_VisitsDeepenTheFullSearchesFromTheirGeneration(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "c.yaml", "variant: three\nmodel: {width: 16, blocks: 1}\n"+
+		"loop: {generations: 2, games: 16, steps: 4, visits: [{generation: 3, simulations: 12}, {generation: 5, simulations: 20}]}\n"+
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n"+
+		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n")
+	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for g, want := range map[int]int{1: 8, 2: 8, 3: 12, 4: 12, 5: 20, 40: 20} {
+		job, err := l.selfplayJob(g, 0, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := job.Settings; s.Search.Simulations != want || s.FastSimulations != 4 {
+			t.Errorf("generation %d: full searches of %d visits, fast of %d; want %d and the config's 4", g, s.Search.Simulations, s.FastSimulations, want)
+		}
+	}
+	if l.cfg.SelfPlay.Search.Simulations != 8 {
+		t.Errorf("the config's own simulations became %d: a step must not change them", l.cfg.SelfPlay.Search.Simulations)
+	}
+
+	for _, tc := range []struct{ visits, want string }{
+		{"[{generation: 0, simulations: 192}]", "visits step 1: generation 0"},
+		{"[{generation: 5, simulations: 192}, {generation: 5, simulations: 256}]", "visits step 2: generation 5"},
+		{"[{generation: 5, simulations: 0}]", "visits step 1 (simulations 0)"},
+		{"[{generation: 5, simulations: 16}]", "visits step 1 (simulations 16)"}, // fewer than fast_simulations' 24
+	} {
+		_, err := loadConfigText(t, "loop: {visits: "+tc.visits+"}\n")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("visits %s: %v, want an error with %q", tc.visits, err, tc.want)
+		}
+	}
+}
