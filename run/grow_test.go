@@ -180,6 +180,10 @@ func TestLoop_VisitsDeepenTheFullSearchesFromTheirGeneration(t *testing.T) {
 			t.Errorf("generation %d: full searches of %d visits, fast of %d; want %d and the config's 4", g, s.Search.Simulations, s.FastSimulations, want)
 		}
 	}
+	changes, err := configChanges([]byte("loop: {visits: []}\n"), []byte("loop: {visits: [{simulations: 12, generation: 3}]}\n"))
+	if want := "loop.visits: [] -> [{generation: 3, simulations: 12}]"; err != nil || len(changes) != 1 || changes[0] != want {
+		t.Errorf("the change printed: %q, %v; want %q", changes, err, want)
+	}
 	if l.cfg.SelfPlay.Search.Simulations != 8 {
 		t.Errorf("the config's own simulations became %d: a step must not change them", l.cfg.SelfPlay.Search.Simulations)
 	}

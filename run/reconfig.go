@@ -116,8 +116,32 @@ func flatten(prefix string, m map[string]any, out map[string]string) {
 			flatten(prefix+k+".", sub, out)
 			continue
 		}
-		out[prefix+k] = fmt.Sprint(v)
+		out[prefix+k] = flowText(v)
 	}
+}
+
+// flowText is a leaf as YAML's flow style writes it, the way a config file
+// gives a list: [{generation: 100, simulations: 192}], keys in order.
+func flowText(v any) string {
+	switch t := v.(type) {
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = flowText(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + ": " + flowText(t[k])
+		}
+		return "{" + strings.Join(keys, ", ") + "}"
+	}
+	return fmt.Sprint(v)
 }
 
 func orNone(s string) string {
