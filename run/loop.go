@@ -443,15 +443,15 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 		ctx, cancel = context.WithDeadline(ctx, runStart.Add(hoursDuration(l.cfg.Loop.Hours)))
 		defer cancel()
 	}
-	grows := ""
+	steps := "" // the run's schedule: growth, then visits
 	for _, s := range l.cfg.Loop.Grow {
-		grows += fmt.Sprintf(", %dx%d from generation %d", s.Width, s.Blocks, s.Generation)
+		steps += fmt.Sprintf(", %dx%d from generation %d", s.Width, s.Blocks, s.Generation)
 	}
 	for _, s := range l.cfg.Loop.Visits {
-		grows += fmt.Sprintf(", full searches of %d visits from generation %d", s.Simulations, s.Generation)
+		steps += fmt.Sprintf(", full searches of %d visits from generation %d", s.Simulations, s.Generation)
 	}
 	l.prog.Done("run %s: %s, network %v%s, %d games and %d steps a generation", l.loc, l.v.Name,
-		model.NewArch(l.v, l.cfg.Model), grows, l.cfg.Loop.Games, l.cfg.Loop.Steps)
+		model.NewArch(l.v, l.cfg.Model), steps, l.cfg.Loop.Games, l.cfg.Loop.Steps)
 	defer l.finalPlots(ctx)
 	for {
 		gens, err := l.gens.load()
