@@ -87,16 +87,20 @@ func ArenaSettings(simulations int) mcts.Settings {
 // ModelSettings are the search of a network player in matches, the
 // strength benchmark, play and the engine: ArenaSettings with, in a
 // two-player variant, the Gumbel root (sequential halving over 16
-// actions, deterministic at temperature 0, PUCT below). On nine at 400
-// visits it beat the PUCT root with the same network, head to head, by
-// 50, 68 and 61 Elo for three models of two runs
-// (docs/strength-benchmark.md, "The search of a network player"). Rollout
-// players and the oracles keep ArenaSettings, and three or four seats the
-// PUCT root: neither was measured.
+// actions, deterministic at temperature 0, PUCT below) judging its
+// children on the values' own scale (min_q_spread 1), as self-play
+// searches. On nine at 400 visits the Gumbel root beat the PUCT root with
+// the same network, head to head, by 50, 68 and 61 Elo for three models
+// of two runs; the values' own scale beat the children's values stretched
+// to 0..1 (min_q_spread 0) in each of eleven matches of seven models at
+// 100, 400 and 1,600 visits, by 2 to 24 Elo (docs/strength-benchmark.md,
+// "The search of a network player"). Rollout players and the oracles keep
+// ArenaSettings, and three or four seats the PUCT root: neither was
+// measured.
 func ModelSettings(v *engine.Variant, simulations int) mcts.Settings {
 	s := ArenaSettings(simulations)
 	if v == nil || v.Players == 2 {
-		s.Root = mcts.RootGumbel
+		s.Root, s.MinQSpread = mcts.RootGumbel, 1
 	}
 	return s
 }

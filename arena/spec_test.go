@@ -136,11 +136,15 @@ func TestParsePlayer_ModelCheckpointPlays(t *testing.T) {
 }
 
 // Three or four seats keep the PUCT root for a network player: the Gumbel
-// root was measured in two-player play only.
+// root, on the values' own scale, was measured in two-player play only.
 func TestModelSettings_GumbelRootWithTwoSeatsOnly(t *testing.T) {
 	for name, want := range map[string]string{"nine": mcts.RootGumbel, "three": mcts.RootGumbel, "moulin-rouge-3": mcts.RootPUCT, "moulin-rouge-4": mcts.RootPUCT} {
-		if s := ModelSettings(loadVariant(t, name), 400); s.Root != want || s.Simulations != 400 || s.Temperature != 0 {
+		s := ModelSettings(loadVariant(t, name), 400)
+		if s.Root != want || s.Simulations != 400 || s.Temperature != 0 {
 			t.Errorf("%s: root %s, %d visits, temperature %v; want %s, 400 visits, greedy", name, s.Root, s.Simulations, s.Temperature, want)
+		}
+		if floor := map[string]float64{mcts.RootGumbel: 1, mcts.RootPUCT: 0}[want]; s.MinQSpread != floor {
+			t.Errorf("%s: min_q_spread %v, want %v with the %s root", name, s.MinQSpread, floor, want)
 		}
 	}
 }

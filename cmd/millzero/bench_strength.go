@@ -33,7 +33,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured, or default: the built-in model")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
-	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct: the benchmark before 2026-11-27)")
+	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct: the benchmark before 2026-11-27; min_q_spread=0: before 2026-12-04)")
 	classicFlag := fs.String("classic", bench.DefaultClassic, "classical-engine players met, comma separated: classic@TIME (a move's time) or classic:N (N plies); none for no classical engine")
 	depths := fs.String("depths", "", "alpha-beta depths met, comma separated (2,4,6,8: the yardsticks of older figures)")
 	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
