@@ -17,9 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
-	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
 	"github.com/millzero/millzero/model"
@@ -307,48 +308,41 @@ func TestTrain_BadConfigNamesTheKey(t *testing.T) {
 // 5, 5, 6, 6 and 7 in five such runs, once stayed at 18 of 20 games
 // through generation 12).
 func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
-	t.Run("mlp", func(t *testing.T) { threeLearns(t, "") })
+	t.Run("mlp", func(t *testing.T) { threeLearns(t, func(*run.Config) {}) })
 	t.Run("graph", func(t *testing.T) {
-		threeLearns(t, "model: {kind: graph, width: 32, blocks: 2, features: 1}")
+		threeLearns(t, func(c *run.Config) {
+			c.Model = model.Config{Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 1}
+			c.Loop.Generations = 12
+		})
 	})
 }
 
-// threeLearns trains three-test, its model line replaced by modelLine if
-// that is not empty, its self-play on one worker and its training on two
-// threads, a generation at a time until its newest model plays perfectly
-// from every opening, and fails if none does within the config's
-// generations (12 for a graph network).
-func threeLearns(t *testing.T, modelLine string) {
-	text, err := configs.Runs.ReadFile("runs/three-test.yaml")
+// threeLearns trains three-test as change leaves it, its self-play on one
+// worker and its training on two threads, a generation at a time until
+// its newest model plays perfectly from every opening, and fails if none
+// does within the config's generations.
+func threeLearns(t *testing.T, change func(*run.Config)) {
+	cfg, _, err := run.LoadConfig("three-test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
-	for _, l := range strings.Split(string(text), "\n") {
-		switch {
-		case modelLine != "" && strings.HasPrefix(l, "model:"):
-			l = modelLine
-		case modelLine != "" && strings.HasPrefix(l, "loop: {generations: 8,"):
-			l = strings.Replace(l, "generations: 8,", "generations: 12,", 1)
-		case strings.TrimSpace(l) == "workers: 0":
-			l = "  workers: 1"
-		case strings.HasPrefix(l, "train: {"):
-			l = strings.Replace(l, "train: {", "train: {threads: 2, ", 1)
-		}
-		lines = append(lines, l)
+	cfg.SelfPlay.Workers, cfg.Train.Threads = 1, 2
+	change(&cfg)
+	text, err := yaml.Marshal(&cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	config := filepath.Join(t.TempDir(), "three.yaml")
-	if err := os.WriteFile(config, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+	if err := os.WriteFile(config, text, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	want := cfg
+	if cfg, _, err = run.LoadConfig(config); err != nil || cfg.Variant != "three" || cfg.SelfPlay.Workers != 1 || cfg.Train.Threads != 2 ||
+		cfg.Model != want.Model || cfg.Loop.Generations != want.Loop.Generations {
+		t.Fatalf("%s: %v, variant %q, %d workers, %d threads, %+v, %d generations: want three on one self-play worker and two training threads, %+v, %d generations",
+			config, err, cfg.Variant, cfg.SelfPlay.Workers, cfg.Train.Threads, cfg.Model, cfg.Loop.Generations, want.Model, want.Loop.Generations)
 	}
 	dir := t.TempDir()
-	cfg, _, err := run.LoadConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Variant != "three" || cfg.SelfPlay.Workers != 1 || cfg.Train.Threads != 2 || (modelLine != "" && (cfg.Model.Kind != model.KindGraph || cfg.Loop.Generations != 12)) {
-		t.Fatalf("%s: variant %q, %d workers, %d threads, %+v, %d generations: want three on one self-play worker and two training threads (a graph network for 12 generations if asked)", config, cfg.Variant, cfg.SelfPlay.Workers, cfg.Train.Threads, cfg.Model, cfg.Loop.Generations)
-	}
 	v, _ := cfg.LoadVariant()
 	table, err := solve.Solve(v)
 	if err != nil {
