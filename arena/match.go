@@ -253,14 +253,15 @@ func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action,
 	rec := Record{
 		Match: id, Variant: v.Name, Pair: int32(j.pair), Game: int32(j.game),
 		Player0: seats[0].Name(), Player1: seats[1].Name(),
+		Setup0: SetupOf(seats[0]), Setup1: SetupOf(seats[1]),
 		Opening: int32(len(opening)), Winner: -1, Forfeit: -1,
 		Seed: gameSeed(m.Seed, j.pair, j.game, 0),
 	}
 	if len(seats) > 2 {
-		rec.Player2 = seats[2].Name()
+		rec.Player2, rec.Setup2 = seats[2].Name(), SetupOf(seats[2])
 	}
 	if len(seats) > 3 {
-		rec.Player3 = seats[3].Name()
+		rec.Player3, rec.Setup3 = seats[3].Name(), SetupOf(seats[3])
 	}
 	gps := make([]GamePlayer, len(seats))
 	for s := range seats {

@@ -19,6 +19,25 @@ type Player interface {
 	NewGame(v *engine.Variant, seed uint64) (GamePlayer, error)
 }
 
+// Configured is a Player whose play depends on more than its name says:
+// Setup gives that in one line (a search player's settings, move time,
+// tables and evaluation). A match records each seat's setup with every
+// game, and a round robin reuses a stored match only between players of
+// the same setups, so a search changed under the same name is played
+// again rather than rated with the old one's games.
+type Configured interface {
+	Player
+	Setup() string
+}
+
+// SetupOf is p's Setup, or "" when p is not Configured.
+func SetupOf(p Player) string {
+	if c, ok := p.(Configured); ok {
+		return c.Setup()
+	}
+	return ""
+}
+
 // GamePlayer plays one game. It is used by one goroutine.
 type GamePlayer interface {
 	// Act returns the action to play in g, whose side to move is this

@@ -43,6 +43,10 @@ type Record struct {
 	Player1  string `parquet:"player_1,dict"` // the name of the player on seat 1
 	Player2  string `parquet:"player_2,dict"` // the name of the player on seat 2; "" with two seats
 	Player3  string `parquet:"player_3,dict"` // the name of the player on seat 3; "" with two or three seats
+	Setup0   string `parquet:"setup_0,dict"`  // how seat 0's player plays beyond its name (SetupOf); "" when it does not say, or in a file written before setups were recorded
+	Setup1   string `parquet:"setup_1,dict"`  // seat 1's setup
+	Setup2   string `parquet:"setup_2,dict"`  // seat 2's setup; "" with two seats
+	Setup3   string `parquet:"setup_3,dict"`  // seat 3's setup; "" with two or three seats
 	Places   string `parquet:"places"`        // 3-4 seats: each seat's finishing place from 1, space separated, tied seats sharing one (see Place); "" with two seats
 	Opening  int32  `parquet:"opening"`       // how many of Moves are the random opening
 	Moves    string `parquet:"moves"`         // every action, space separated
@@ -122,6 +126,21 @@ func (r *Record) PlayerAt(seat int) string {
 		return r.Player2
 	case 3:
 		return r.Player3
+	}
+	return ""
+}
+
+// SetupAt is the setup of the player on seat.
+func (r *Record) SetupAt(seat int) string {
+	switch seat {
+	case 0:
+		return r.Setup0
+	case 1:
+		return r.Setup1
+	case 2:
+		return r.Setup2
+	case 3:
+		return r.Setup3
 	}
 	return ""
 }

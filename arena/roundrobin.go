@@ -12,8 +12,9 @@ import (
 // same seeded openings, and rates them together. With Dir it keeps every
 // match's games there, and a later round robin of the same seed, pairs and
 // opening length takes each complete match it finds between two of its
-// players from the files instead of playing it again: a run measured again
-// after more hours plays only its new model's matches.
+// players, of the same names and setups (SetupOf), from the files instead
+// of playing it again: a run measured again after more hours plays only
+// its new model's matches.
 type RoundRobin struct {
 	Variant      *engine.Variant // two players
 	Players      []Player        // distinct names; a match's player A is the earlier in this list
@@ -63,7 +64,7 @@ func (rr *RoundRobin) Run(ctx context.Context, onMatch func(RoundRobinMatch), on
 		for j := i + 1; j < n; j++ {
 			k++
 			a, b := rr.Players[i], rr.Players[j]
-			if recs := rr.complete(kept, a.Name(), b.Name()); recs != nil {
+			if recs := rr.complete(kept, a, b); recs != nil {
 				if onMatch != nil {
 					onMatch(RoundRobinMatch{K: k, Of: of, A: a.Name(), B: b.Name(), Reused: true})
 				}
@@ -92,9 +93,12 @@ func (rr *RoundRobin) Run(ctx context.Context, onMatch func(RoundRobinMatch), on
 
 // complete is the games of one match in recs between a (seat 0 in the
 // first game of each pair) and b that this round robin would have played:
-// every pair of Pairs, both games, the openings of this seed and length.
-// nil when recs hold no such match (an interrupted one is played again).
-func (rr *RoundRobin) complete(recs []Record, a, b string) []Record {
+// every pair of Pairs, both games, the openings of this seed and length,
+// each player of its setup now. nil when recs hold no such match (an
+// interrupted one, or one of other setups, is played again).
+func (rr *RoundRobin) complete(recs []Record, pa, pb Player) []Record {
+	a, b := pa.Name(), pb.Name()
+	setupA, setupB := SetupOf(pa), SetupOf(pb)
 	byMatch := map[string][]Record{}
 	var order []string
 	for _, r := range recs {
@@ -119,7 +123,11 @@ func (rr *RoundRobin) complete(recs []Record, a, b string) []Record {
 		for _, r := range got {
 			p, g := int(r.Pair), int(r.Game)
 			first := r.Player0 == a
-			if p < 0 || p >= rr.Pairs || g < 0 || g > 1 || first != (g == 0) || have[2*p+g] ||
+			setups := r.Setup0 == setupA && r.Setup1 == setupB
+			if !first {
+				setups = r.Setup0 == setupB && r.Setup1 == setupA
+			}
+			if p < 0 || p >= rr.Pairs || g < 0 || g > 1 || first != (g == 0) || have[2*p+g] || !setups ||
 				r.Seed != gameSeed(rr.Seed, p, g, 0) || int(r.Opening) != rr.OpeningPlies {
 				ok = false
 				break

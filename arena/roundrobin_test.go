@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/millzero/millzero/engine"
@@ -98,5 +99,52 @@ func TestRoundRobin_RejectsBadSetups(t *testing.T) {
 		if _, err := rr.Run(context.Background(), nil, nil); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+func TestRoundRobin_ReusesAMatchOnlyOfTheSameSetups(t *testing.T) {
+	v := loadVariant(t, "three")
+	dir := t.TempDir()
+	searcher := func(cPuct float64) Player {
+		s := ArenaSettings(8)
+		s.CPuct = cPuct
+		return NewSearchPlayer("rollout@8", s, Evaluation{Playouts: 1, PlayoutPlies: 40})
+	}
+	rr := &RoundRobin{Variant: v, Players: []Player{searcher(1.5), Random{}}, Pairs: 2, OpeningPlies: 1, Seed: 5, Dir: dir}
+	recs, played, _ := roundRobinRun(t, rr)
+	if played != 4 {
+		t.Fatalf("first run: %d games played, want 4", played)
+	}
+	for _, r := range recs {
+		seat := r.SeatOf("rollout@8")
+		if got, want := r.SetupAt(seat), SetupOf(rr.Players[0]); got != want || !strings.Contains(got, "CPuct:1.5") {
+			t.Fatalf("pair %d game %d: the searcher's setup %q, want %q", r.Pair, r.Game, got, want)
+		}
+		if got := r.SetupAt(1 - seat); got != "" {
+			t.Fatalf("pair %d game %d: random's setup %q, want none", r.Pair, r.Game, got)
+		}
+	}
+	if _, played, reused := roundRobinRun(t, rr); played != 0 || len(reused) != 1 {
+		t.Errorf("the same players again: %d games played, reused %v: want none played, the match reused", played, reused)
+	}
+
+	// The same name searching otherwise: the stored match is not its own.
+	rr.Players[0] = searcher(2.5)
+	if _, played, reused := roundRobinRun(t, rr); played != 4 || len(reused) != 0 {
+		t.Errorf("another search under the same name: %d games played, reused %v: want 4, none", played, reused)
+	}
+
+	// Games stored without setups (written before they were recorded)
+	// are not taken for a player that has one.
+	old := t.TempDir()
+	for i := range recs {
+		recs[i].Setup0, recs[i].Setup1 = "", ""
+	}
+	if _, err := WriteRecords(old, "old", recs); err != nil {
+		t.Fatal(err)
+	}
+	rr.Players[0], rr.Dir = searcher(1.5), old
+	if _, played, reused := roundRobinRun(t, rr); played != 4 || len(reused) != 0 {
+		t.Errorf("games stored without setups: %d games played, reused %v: want 4, none", played, reused)
 	}
 }

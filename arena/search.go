@@ -21,6 +21,10 @@ type SearchPlayer struct {
 	MoveTime time.Duration // when above 0, search each move for this long instead of a fixed number of visits
 	Prover   mcts.Prover   // exact values of positions it knows (endgame tables): proven nodes, played perfectly; nil: none
 
+	// Evaluation says what NewEvaluator evaluates with, for Setup;
+	// NewSearchPlayer fills it in.
+	Evaluation string
+
 	// NewEvaluator makes the evaluator of one game (model.Evaluator is for
 	// one search worker, so each game needs its own); it may return a
 	// shared one if that is safe to use from many goroutines.
@@ -42,6 +46,7 @@ type Evaluation struct {
 func NewSearchPlayer(label string, set mcts.Settings, e Evaluation) *SearchPlayer {
 	p := &SearchPlayer{Label: label, Settings: set}
 	if e.Net != nil {
+		p.Evaluation = fmt.Sprintf("network random_symmetry=%t orientations=%d", e.RandomSymmetry, max(e.Orientations, 1))
 		net, batch := e.Net, set.BatchSize
 		p.NewEvaluator = func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
 			ev, err := model.NewEvaluator(v, net, batch, e.RandomSymmetry, seed)
@@ -52,6 +57,7 @@ func NewSearchPlayer(label string, set mcts.Settings, e Evaluation) *SearchPlaye
 		}
 		return p
 	}
+	p.Evaluation = fmt.Sprintf("rollouts playouts=%d plies=%d", max(e.Playouts, 1), e.PlayoutPlies)
 	p.NewEvaluator = func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
 		playouts, plies := max(e.Playouts, 1), e.PlayoutPlies
 		if plies <= 0 {
@@ -107,6 +113,23 @@ func ModelSettings(v *engine.Variant, simulations int) mcts.Settings {
 
 // Name is the Label.
 func (p *SearchPlayer) Name() string { return p.Label }
+
+// Setup is how the player plays beyond its name: its search settings,
+// move time (when it has one), tables and evaluation, so that a stored
+// match of the same names but another search is not taken for this one's.
+func (p *SearchPlayer) Setup() string {
+	s := fmt.Sprintf("search %+v", p.Settings)
+	if p.MoveTime > 0 {
+		s += " move_time " + p.MoveTime.String()
+	}
+	if p.Prover != nil {
+		s += " tables"
+	}
+	if p.Evaluation != "" {
+		s += " " + p.Evaluation
+	}
+	return s
+}
 
 // NewGame makes the search and evaluator of one game: a *SearchGame.
 func (p *SearchPlayer) NewGame(v *engine.Variant, seed uint64) (GamePlayer, error) {
