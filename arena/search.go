@@ -21,9 +21,9 @@ type SearchPlayer struct {
 	MoveTime time.Duration // when above 0, search each move for this long instead of a fixed number of visits
 	Prover   mcts.Prover   // exact values of positions it knows (endgame tables): proven nodes, played perfectly; nil: none
 
-	// Evaluation says what NewEvaluator evaluates with, for Setup;
+	// EvaluatedBy says what NewEvaluator evaluates with, for Setup;
 	// NewSearchPlayer fills it in.
-	Evaluation string
+	EvaluatedBy string
 
 	// NewEvaluator makes the evaluator of one game (model.Evaluator is for
 	// one search worker, so each game needs its own); it may return a
@@ -46,7 +46,7 @@ type Evaluation struct {
 func NewSearchPlayer(label string, set mcts.Settings, e Evaluation) *SearchPlayer {
 	p := &SearchPlayer{Label: label, Settings: set}
 	if e.Net != nil {
-		p.Evaluation = fmt.Sprintf("network random_symmetry=%t orientations=%d", e.RandomSymmetry, max(e.Orientations, 1))
+		p.EvaluatedBy = fmt.Sprintf("network random_symmetry=%t orientations=%d", e.RandomSymmetry, max(e.Orientations, 1))
 		net, batch := e.Net, set.BatchSize
 		p.NewEvaluator = func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
 			ev, err := model.NewEvaluator(v, net, batch, e.RandomSymmetry, seed)
@@ -57,7 +57,7 @@ func NewSearchPlayer(label string, set mcts.Settings, e Evaluation) *SearchPlaye
 		}
 		return p
 	}
-	p.Evaluation = fmt.Sprintf("rollouts playouts=%d plies=%d", max(e.Playouts, 1), e.PlayoutPlies)
+	p.EvaluatedBy = fmt.Sprintf("rollouts playouts=%d plies=%d", max(e.Playouts, 1), e.PlayoutPlies)
 	p.NewEvaluator = func(v *engine.Variant, seed uint64) (mcts.Evaluator, error) {
 		playouts, plies := max(e.Playouts, 1), e.PlayoutPlies
 		if plies <= 0 {
@@ -125,8 +125,8 @@ func (p *SearchPlayer) Setup() string {
 	if p.Prover != nil {
 		s += " tables"
 	}
-	if p.Evaluation != "" {
-		s += " " + p.Evaluation
+	if p.EvaluatedBy != "" {
+		s += " " + p.EvaluatedBy
 	}
 	return s
 }
