@@ -117,32 +117,21 @@ func (r *Record) Seats() int {
 
 // PlayerAt is the name of the player on seat.
 func (r *Record) PlayerAt(seat int) string {
-	switch seat {
-	case 0:
-		return r.Player0
-	case 1:
-		return r.Player1
-	case 2:
-		return r.Player2
-	case 3:
-		return r.Player3
-	}
-	return ""
+	return atSeat(seat, r.Player0, r.Player1, r.Player2, r.Player3)
 }
 
 // SetupAt is the setup of the player on seat.
 func (r *Record) SetupAt(seat int) string {
-	switch seat {
-	case 0:
-		return r.Setup0
-	case 1:
-		return r.Setup1
-	case 2:
-		return r.Setup2
-	case 3:
-		return r.Setup3
+	return atSeat(seat, r.Setup0, r.Setup1, r.Setup2, r.Setup3)
+}
+
+// atSeat is the one of a record's per-seat columns that belongs to seat,
+// "" for a seat beyond them.
+func atSeat(seat int, bySeat ...string) string {
+	if seat < 0 || seat >= len(bySeat) {
+		return ""
 	}
-	return ""
+	return bySeat[seat]
 }
 
 // SeatOf is the seat of the player named player, or -1 when it did not play.
