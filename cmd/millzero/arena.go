@@ -11,6 +11,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
@@ -100,7 +101,7 @@ func runArena(args []string, out io.Writer) (err error) {
 		Seed: *seed, Workers: *workers, Dir: dir}
 	matches, total, done := t.Matches(), t.Games(), 0
 	start := time.Now()
-	prog := newProgress(out) // on a terminal, a bar of the games with an ETA below the lines
+	prog := progress.New(out) // on a terminal, a bar of the games with an ETA below the lines
 	defer prog.Close()
 	lines := prog.Writer()
 	recs, err := t.Run(ctx, func(k int, mp arena.Pairing) {

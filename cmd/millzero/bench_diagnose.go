@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/internal/progress"
 )
 
 // runBenchDiagnose is `millzero bench diagnose`: where a player's games lose value to a deep search.
@@ -36,7 +37,7 @@ func runBenchDiagnose(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	prog, start := newProgress(os.Stderr), time.Now()
+	prog, start := progress.New(os.Stderr), time.Now()
 	res, err := d.Run(ctx, *games, *player, func(done, total int) {
 		prog.Update("diagnose: game %d of %d, %.0fs", done, total, time.Since(start).Seconds())
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/store"
 )
@@ -82,7 +83,7 @@ func runBenchFit(args []string, out io.Writer) error {
 		*runDir, b.From, b.To, b.Generations, b.Games, b.HeldGames, b.To, len(b.HeldOut), *nets, *steps, *batch)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	prog, start := newProgress(os.Stderr), time.Now()
+	prog, start := progress.New(os.Stderr), time.Now()
 	res, err := b.Run(ctx, specs, *steps, *every, func(p bench.FitProgress) {
 		prog.Budget(run.Budget{Start: start, Done: p.K - 1, Total: p.Of, Unit: "nets"})
 		prog.Phase(int64(p.Step), int64(p.Steps))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
@@ -98,7 +99,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(os.Stderr, "progress: run %s, %d models (generations %s), %s of %d pairs at %d visits\n",
 		*runLoc, n, strings.Trim(fmt.Sprint(b.Generations), "[]"), matches, *pairs, *sims)
-	prog, start := newProgress(os.Stderr), time.Now()
+	prog, start := progress.New(os.Stderr), time.Now()
 	defer prog.Close()
 	var match arena.RoundRobinMatch
 	played, reused := 0, 0

@@ -11,6 +11,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
 )
@@ -106,7 +107,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
 		src.Desc, *sims, strings.Join(names, ", "), *pairs, v.Name)
-	prog, done, start := newProgress(os.Stderr), 0, time.Now()
+	prog, done, start := progress.New(os.Stderr), 0, time.Now()
 	defer prog.Close()
 	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {
 		done++

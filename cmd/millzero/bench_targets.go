@@ -12,6 +12,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/arena/classic"
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 )
@@ -90,7 +91,7 @@ func runBenchTargets(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	prog := newProgress(os.Stderr)
+	prog := progress.New(os.Stderr)
 	sp, j, err := b.RunJudged(ctx, *searches, *symmetry, *orientations, *seed, *judge, func(done, total int) {
 		prog.Update("targets: position %d of %d judged, %.0fs", done, total, time.Since(start).Seconds())
 	})

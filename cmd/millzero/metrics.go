@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/internal/telemetry"
 	"github.com/millzero/millzero/run"
 )
@@ -17,7 +18,7 @@ func metricsFlag(fs *flag.FlagSet) *string {
 // serveMetrics serves the loop's figures at addr ("" serves none) until
 // ctx ends, as a process in role ("trainer", "selfplay"), and says where
 // on prog.
-func serveMetrics(ctx context.Context, addr, role string, l *run.Loop, prog progress) error {
+func serveMetrics(ctx context.Context, addr, role string, l *run.Loop, prog progress.Progress) error {
 	if addr == "" {
 		return nil
 	}

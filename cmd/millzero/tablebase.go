@@ -9,6 +9,7 @@ import (
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
+	"github.com/millzero/millzero/internal/progress"
 )
 
 func runTablebase(args []string, out io.Writer) error {
@@ -68,7 +69,7 @@ func runTablebaseBuild(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prog := newProgress(os.Stderr)
+	prog := progress.New(os.Stderr)
 	defer prog.Close()
 	start := time.Now()
 	var total int64

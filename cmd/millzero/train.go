@@ -14,6 +14,7 @@ import (
 
 	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/internal/profile"
+	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/run"
 )
 
@@ -93,8 +94,8 @@ func runTrain(args []string, out io.Writer) (err error) {
 
 // loopOptions shows the loop's progress on out, and its warnings; the
 // caller closes the progress before it prints more.
-func loopOptions(out io.Writer, cache string) (run.Options, progress) {
-	prog := newProgress(out)
+func loopOptions(out io.Writer, cache string) (run.Options, progress.Progress) {
+	prog := progress.New(out)
 	return run.Options{Progress: prog, Cache: cache,
 		Log: slog.New(slog.NewTextHandler(prog.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn}))}, prog
 }

@@ -1,4 +1,6 @@
-package main
+// Package progress shows a long job's progress: bars on a terminal,
+// plain lines elsewhere. It is the run.Meter of the commands.
+package progress
 
 import (
 	"fmt"
@@ -16,10 +18,10 @@ import (
 	"github.com/millzero/millzero/run"
 )
 
-// progress shows a long job to people: on a terminal bars with an ETA,
+// Progress shows a long job to people: on a terminal bars with an ETA,
 // redrawn in place, with the job's lines above them; elsewhere (a pipe,
 // a log file, CI) plain lines.
-type progress interface {
+type Progress interface {
 	run.Meter
 	// Writer is where other lines go while the job runs (above the bars
 	// on a terminal).
@@ -28,9 +30,9 @@ type progress interface {
 	Close()
 }
 
-// newProgress shows progress on out: bars when out is a terminal, lines
+// New shows progress on out: bars when out is a terminal, lines
 // otherwise.
-func newProgress(out io.Writer) progress {
+func New(out io.Writer) Progress {
 	if isTerminal(out) {
 		return newBars(out, barOptions{})
 	}

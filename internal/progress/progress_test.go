@@ -1,8 +1,9 @@
-package main
+package progress
 
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,13 +11,29 @@ import (
 	"github.com/millzero/millzero/run"
 )
 
-// syncBuffer (train_test.go) is shared by the bars' goroutine and the test.
+// syncBuffer is a bytes.Buffer shared by the bars' goroutine and the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 func TestProgress_OffATerminal_PlainLines(t *testing.T) {
 	var out bytes.Buffer
-	p := newProgress(&out)
+	p := New(&out)
 	if _, ok := p.(*lines); !ok {
-		t.Fatalf("newProgress on a buffer is %T, want plain lines", p)
+		t.Fatalf("New on a buffer is %T, want plain lines", p)
 	}
 	p.Budget(run.Budget{Start: time.Now(), End: time.Now().Add(time.Hour), Total: 5, Unit: "generations"})
 	p.Phase(3, 10)
