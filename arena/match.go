@@ -35,6 +35,7 @@ type Match struct {
 	Seed         uint64          // seeds the openings and every player's randomness
 	Workers      int             // games played at once; 0 means runtime.NumCPU()
 	Dir          string          // directory of the Parquet game records (RUN/arena); "" writes none
+	Played       []Record        // games kept from before (such as ReadRecordDir(Dir)): those this match would play (Found) are taken instead of played again
 }
 
 // ErrStop, returned by a Run callback, stops the match early without an
@@ -138,13 +139,66 @@ type outcome struct {
 	err error // a setup error that aborts the match
 }
 
+// Found is the games of recs that this match would play: the variant,
+// opening length and pair count of the match, each seat's player of the
+// seating of its game by name and setup (SetupOf), the game's own seed;
+// one record for each game, the first found, sorted by pair and game. A
+// match stopped early and run again plays only the games Found does not
+// return.
+func (m *Match) Found(recs []Record) []Record {
+	if m.check() != nil {
+		return nil
+	}
+	seats := m.Variant.Players
+	names := make([][]string, seats)
+	setups := make([][]string, seats)
+	for k := range seats {
+		for _, p := range m.seating(k) {
+			names[k] = append(names[k], p.Name())
+			setups[k] = append(setups[k], SetupOf(p))
+		}
+	}
+	have := map[job]bool{}
+	var out []Record
+	for _, r := range recs {
+		p, k := int(r.Pair), int(r.Game)
+		if r.Variant != m.Variant.Name || r.Seats() != seats || p < 0 || p >= m.Pairs || k < 0 || k >= seats ||
+			have[job{p, k}] || int(r.Opening) != m.OpeningPlies || r.Seed != gameSeed(m.Seed, p, k, 0) {
+			continue
+		}
+		same := true
+		for s := range seats {
+			same = same && r.PlayerAt(s) == names[k][s] && r.SetupAt(s) == setups[k][s]
+		}
+		if same {
+			have[job{p, k}] = true
+			out = append(out, r)
+		}
+	}
+	sortRecords(out)
+	return out
+}
+
+// sortRecords sorts recs by pair and game.
+func sortRecords(recs []Record) {
+	sort.Slice(recs, func(i, j int) bool {
+		if recs[i].Pair != recs[j].Pair {
+			return recs[i].Pair < recs[j].Pair
+		}
+		return recs[i].Game < recs[j].Game
+	})
+}
+
 // Run plays the match. After every finished game it calls onGame (if not
 // nil) with the game's record (valid only during the call), from one
 // goroutine, in the order games finish; an error from onGame stops the match, and ErrStop stops it
-// without an error. The finished games are written to Dir as one Parquet
-// file, also when the match stops early or ctx is cancelled, and returned
-// sorted by pair and game. Games in flight when the match stops are
-// abandoned and not recorded.
+// without an error. The games of Played that the match would play (Found)
+// are not played again: they come back with the new ones, under this
+// match's id (so that a pair played over two runs is one pair), without a
+// call of onGame. The games played are written to Dir as one Parquet
+// file, also when the match stops early or ctx is cancelled, and all are
+// returned sorted by pair and game. Games in flight when the match stops
+// are abandoned and not recorded.
 func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -157,12 +211,18 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	if err != nil {
 		return nil, err
 	}
+	found := m.Found(m.Played)
+	done := make(map[job]bool, len(found))
+	for i := range found {
+		found[i].Match = id
+		done[job{int(found[i].Pair), int(found[i].Game)}] = true
+	}
 	workers := m.Workers
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
 	seats := m.Variant.Players
-	workers = min(workers, seats*m.Pairs)
+	workers = min(workers, seats*m.Pairs-len(found))
 
 	parent := ctx
 	ctx, cancel := context.WithCancel(parent)
@@ -190,6 +250,9 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 		defer close(jobs)
 		for i := 0; i < m.Pairs; i++ {
 			for k := 0; k < seats; k++ {
+				if done[job{i, k}] {
+					continue
+				}
 				select {
 				case jobs <- job{i, k}:
 				case <-ctx.Done():
@@ -230,17 +293,14 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	if !stopped {
 		runErr = parent.Err()
 	}
-	sort.Slice(recs, func(i, j int) bool {
-		if recs[i].Pair != recs[j].Pair {
-			return recs[i].Pair < recs[j].Pair
-		}
-		return recs[i].Game < recs[j].Game
-	})
+	sortRecords(recs)
 	if m.Dir != "" {
 		if _, err := WriteRecords(m.Dir, id, recs); err != nil {
-			return recs, errors.Join(runErr, err)
+			return append(recs, found...), errors.Join(runErr, err)
 		}
 	}
+	recs = append(recs, found...)
+	sortRecords(recs)
 	return recs, runErr
 }
 

@@ -11,10 +11,10 @@ import (
 // RoundRobin plays a Match between every two of its Players, all from the
 // same seeded openings, and rates them together. With Dir it keeps every
 // match's games there, and a later round robin of the same seed, pairs and
-// opening length takes each complete match it finds between two of its
-// players, of the same names and setups (SetupOf), from the files instead
-// of playing it again: a run measured again after more hours plays only
-// its new model's matches.
+// opening length takes each game it finds between two of its players, of
+// the same names and setups (SetupOf), from the files instead of playing
+// it again (Match.Found): a run measured again after more hours plays only
+// its new model's matches, and one stopped early only its missing games.
 type RoundRobin struct {
 	Variant      *engine.Variant // two players
 	Players      []Player        // distinct names; a match's player A is the earlier in this list
@@ -29,7 +29,8 @@ type RoundRobin struct {
 type RoundRobinMatch struct {
 	K, Of  int    // the match, from 1, of Of
 	A, B   string // the players
-	Reused bool   // its games were found in Dir: nothing is played
+	Found  int    // its games found in Dir, not played again
+	Reused bool   // all its games were found: nothing is played
 }
 
 // Run plays (or finds) every match in turn, A before B in Players order,
@@ -64,18 +65,12 @@ func (rr *RoundRobin) Run(ctx context.Context, onMatch func(RoundRobinMatch), on
 		for j := i + 1; j < n; j++ {
 			k++
 			a, b := rr.Players[i], rr.Players[j]
-			if recs := rr.complete(kept, a, b); recs != nil {
-				if onMatch != nil {
-					onMatch(RoundRobinMatch{K: k, Of: of, A: a.Name(), B: b.Name(), Reused: true})
-				}
-				all = append(all, recs...)
-				continue
-			}
-			if onMatch != nil {
-				onMatch(RoundRobinMatch{K: k, Of: of, A: a.Name(), B: b.Name()})
-			}
 			m := Match{Variant: rr.Variant, A: a, B: b, Pairs: rr.Pairs, OpeningPlies: rr.OpeningPlies,
-				Seed: rr.Seed, Workers: rr.Workers, Dir: rr.Dir}
+				Seed: rr.Seed, Workers: rr.Workers, Dir: rr.Dir, Played: kept}
+			found := len(m.Found(kept))
+			if onMatch != nil {
+				onMatch(RoundRobinMatch{K: k, Of: of, A: a.Name(), B: b.Name(), Found: found, Reused: found == 2*rr.Pairs})
+			}
 			recs, err := m.Run(ctx, func(r *Record) error {
 				if onGame != nil {
 					onGame(r)
@@ -89,56 +84,6 @@ func (rr *RoundRobin) Run(ctx context.Context, onMatch func(RoundRobinMatch), on
 		}
 	}
 	return all, nil
-}
-
-// complete is the games of one match in recs between a (seat 0 in the
-// first game of each pair) and b that this round robin would have played:
-// every pair of Pairs, both games, the openings of this seed and length,
-// each player of its setup now. nil when recs hold no such match (an
-// interrupted one, or one of other setups, is played again).
-func (rr *RoundRobin) complete(recs []Record, pa, pb Player) []Record {
-	a, b := pa.Name(), pb.Name()
-	setupA, setupB := SetupOf(pa), SetupOf(pb)
-	byMatch := map[string][]Record{}
-	var order []string
-	for _, r := range recs {
-		if r.Player2 != "" {
-			continue
-		}
-		if !(r.Player0 == a && r.Player1 == b) && !(r.Player0 == b && r.Player1 == a) {
-			continue
-		}
-		if _, ok := byMatch[r.Match]; !ok {
-			order = append(order, r.Match)
-		}
-		byMatch[r.Match] = append(byMatch[r.Match], r)
-	}
-	for _, id := range order {
-		got := byMatch[id]
-		if len(got) != 2*rr.Pairs {
-			continue
-		}
-		have := make([]bool, 2*rr.Pairs)
-		ok := true
-		for _, r := range got {
-			p, g := int(r.Pair), int(r.Game)
-			first := r.Player0 == a
-			setups := r.Setup0 == setupA && r.Setup1 == setupB
-			if !first {
-				setups = r.Setup0 == setupB && r.Setup1 == setupA
-			}
-			if p < 0 || p >= rr.Pairs || g < 0 || g > 1 || first != (g == 0) || have[2*p+g] || !setups ||
-				r.Seed != gameSeed(rr.Seed, p, g, 0) || int(r.Opening) != rr.OpeningPlies {
-				ok = false
-				break
-			}
-			have[2*p+g] = true
-		}
-		if ok {
-			return got
-		}
-	}
-	return nil
 }
 
 // Pairing is one match of a schedule: A against B.

@@ -49,8 +49,8 @@ func TestRoundRobin_PlaysEveryPairOnceAndReusesCompleteMatches(t *testing.T) {
 	if played != 12 || len(recs2) != 24 || len(reused) != 3 {
 		t.Fatalf("with a fourth player: %d games played, %d records, reused %v: want 12, 24 and the first three matches", played, len(recs2), reused)
 	}
-	if recs2[0].Match != recs[0].Match {
-		t.Errorf("the first match was played again (match %s, was %s)", recs2[0].Match, recs[0].Match)
+	if recs2[0].Moves != recs[0].Moves || recs2[0].Finished != recs[0].Finished {
+		t.Errorf("the first match's first game is not the one stored")
 	}
 
 	// Another seed or another number of pairs means other games.
@@ -59,14 +59,20 @@ func TestRoundRobin_PlaysEveryPairOnceAndReusesCompleteMatches(t *testing.T) {
 	if _, played, reused := roundRobinRun(t, &other); played != 24 || len(reused) != 0 {
 		t.Errorf("another seed: %d games played, reused %v: want 24, none", played, reused)
 	}
+	// The first pairs of more pairs are the same games: only the new
+	// pair is played; fewer pairs are all found.
 	other = *rr
-	other.Pairs = 1
+	other.Pairs = 3
 	if _, played, reused := roundRobinRun(t, &other); played != 12 || len(reused) != 0 {
-		t.Errorf("another number of pairs: %d games played, reused %v: want 12, none", played, reused)
+		t.Errorf("a third pair: %d games played, reused %v: want 12 (the new pair of each match), none whole", played, reused)
+	}
+	other.Pairs = 1
+	if _, played, reused := roundRobinRun(t, &other); played != 0 || len(reused) != 6 {
+		t.Errorf("one pair: %d games played, reused %v: want none, all six", played, reused)
 	}
 }
 
-func TestRoundRobin_PlaysAnInterruptedMatchAgain(t *testing.T) {
+func TestRoundRobin_PlaysOnlyTheMissingGamesOfAnInterruptedMatch(t *testing.T) {
 	v, err := engine.Load("nine")
 	if err != nil {
 		t.Fatal(err)
@@ -81,8 +87,26 @@ func TestRoundRobin_PlaysAnInterruptedMatchAgain(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, recs[0].Match+RecordExt)); err != nil {
 		t.Fatal(err)
 	}
-	if _, played, reused := roundRobinRun(t, rr); played != 4 || len(reused) != 0 {
-		t.Errorf("%d games played, reused %v: want the match played again (4), none reused", played, reused)
+	again, played, reused := roundRobinRun(t, rr)
+	if played != 1 || len(reused) != 0 || len(again) != 4 {
+		t.Fatalf("%d games played, reused %v, %d records: want the missing game played, the match not whole in the files, 4 records", played, reused, len(again))
+	}
+	for i, r := range again {
+		if r.Pair != recs[i].Pair || r.Game != recs[i].Game || r.Match != again[0].Match {
+			t.Errorf("record %d: pair %d game %d of match %s, want pair %d game %d of one match", i, r.Pair, r.Game, r.Match, recs[i].Pair, recs[i].Game)
+		}
+	}
+	if i := 3; again[i].Seed != recs[i].Seed || again[i].Plies != recs[i].Plies || again[i].Winner != recs[i].Winner {
+		t.Errorf("the game played again differs: seed %d, %d plies, winner %d; was %d, %d, %d",
+			again[i].Seed, again[i].Plies, again[i].Winner, recs[i].Seed, recs[i].Plies, recs[i].Winner)
+	}
+	// Both pairs count whole: the found and the new game are one pair.
+	if row := StrengthOf("random", "alphabeta:1", again); row.Games != 4 || row.Penta.Pairs() != 2 {
+		t.Errorf("%d games, %d complete pairs: want 4 and 2", row.Games, row.Penta.Pairs())
+	}
+	// Now the files hold the whole match.
+	if _, played, reused := roundRobinRun(t, rr); played != 0 || len(reused) != 1 {
+		t.Errorf("run a third time: %d games played, reused %v: want none, the match", played, reused)
 	}
 }
 

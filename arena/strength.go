@@ -50,17 +50,33 @@ type StrengthRow struct {
 	Seconds        float64 `json:"seconds"`         // wall time of the match
 }
 
-// Run plays every opponent in turn. onGame, when not nil, is called after
-// each finished game, from one goroutine. The rows come in the order of
-// Opponents; on an error the rows so far are returned with it.
-func (s *Strength) Run(ctx context.Context, onGame func(opponent int, r *Record)) ([]StrengthRow, error) {
+// Run plays every opponent in turn. With Dir, the games kept there that
+// a match would play (Match.Found: the same players, setups, seed, opening
+// length) are taken instead of played again, so a benchmark stopped early
+// and run again plays only its missing games. onMatch, when not nil, is
+// called before each opponent's match with the games found of it; onGame
+// after each game played, from one goroutine. The rows come in the order
+// of Opponents; on an error the rows so far are returned with it, and
+// when ctx ends, also the row of the games finished against the opponent
+// of the moment.
+func (s *Strength) Run(ctx context.Context, onMatch func(opponent, found int), onGame func(opponent int, r *Record)) ([]StrengthRow, error) {
 	if s.Player == nil || len(s.Opponents) == 0 {
 		return nil, fmt.Errorf("strength: want a player and at least one opponent")
+	}
+	var kept []Record
+	if s.Dir != "" {
+		var err error
+		if kept, err = ReadRecordDir(s.Dir); err != nil {
+			return nil, err
+		}
 	}
 	rows := make([]StrengthRow, 0, len(s.Opponents))
 	for i, opp := range s.Opponents {
 		m := Match{Variant: s.Variant, A: s.Player, B: opp, Pairs: s.Pairs, OpeningPlies: s.OpeningPlies,
-			Seed: s.Seed, Workers: s.Workers, Dir: s.Dir}
+			Seed: s.Seed, Workers: s.Workers, Dir: s.Dir, Played: kept}
+		if onMatch != nil {
+			onMatch(i, len(m.Found(kept)))
+		}
 		start := time.Now()
 		recs, err := m.Run(ctx, func(r *Record) error {
 			if onGame != nil {
@@ -68,15 +84,16 @@ func (s *Strength) Run(ctx context.Context, onGame func(opponent int, r *Record)
 			}
 			return nil
 		})
-		if err != nil {
-			return rows, fmt.Errorf("strength against %s: %w", opp.Name(), err)
-		}
 		row := StrengthOf(s.Player.Name(), opp.Name(), recs)
 		row.Seconds = time.Since(start).Seconds()
-		if s.Tables != nil {
-			if row.ThrownEndgames, err = ThrownEndgames(s.Variant, s.Tables, s.Player.Name(), recs); err != nil {
-				return rows, fmt.Errorf("strength against %s: %w", opp.Name(), err)
+		if err == nil && s.Tables != nil {
+			row.ThrownEndgames, err = ThrownEndgames(s.Variant, s.Tables, s.Player.Name(), recs)
+		}
+		if err != nil {
+			if ctx.Err() != nil && row.Games+row.Unfinished > 0 {
+				rows = append(rows, row)
 			}
+			return rows, fmt.Errorf("strength against %s: %w", opp.Name(), err)
 		}
 		rows = append(rows, row)
 	}

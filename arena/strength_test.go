@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -109,7 +110,7 @@ func TestStrength_AlphaBetaBeatsRandom(t *testing.T) {
 	}
 	s := Strength{Variant: v, Player: AlphaBeta{Depth: 2}, Opponents: []Player{Random{}}, Pairs: 2, OpeningPlies: 2, Seed: 7, Workers: 2}
 	games := 0
-	rows, err := s.Run(context.Background(), func(opp int, r *Record) {
+	rows, err := s.Run(context.Background(), nil, func(opp int, r *Record) {
 		if opp != 0 {
 			t.Errorf("opponent index %d, want 0", opp)
 		}
@@ -123,6 +124,54 @@ func TestStrength_AlphaBetaBeatsRandom(t *testing.T) {
 	}
 	if rows[0].Score < 0.75 || rows[0].Elo <= 0 {
 		t.Errorf("alphabeta:2 scored %.2f (Elo %+.0f) against random: want 0.75 or more", rows[0].Score, rows[0].Elo)
+	}
+}
+
+// A benchmark stopped early returns the row of the games it finished and
+// keeps them in Dir; run again, it plays only the games missing, and ends
+// with the row a run without a stop gives.
+func TestStrength_StoppedEarlyGoesOnWhereItStopped(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Strength{Variant: v, Player: AlphaBeta{Depth: 2}, Opponents: []Player{Random{}, AlphaBeta{Depth: 1}},
+		Pairs: 3, OpeningPlies: 2, Seed: 9, Workers: 1, Dir: t.TempDir()}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	played := 0
+	rows, err := s.Run(ctx, nil, func(_ int, _ *Record) {
+		if played++; played == 8 {
+			stop()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped: %v, want the context's end", err)
+	}
+	if len(rows) != 2 || rows[0].Games != 6 || rows[1].Games < 2 || rows[1].Games >= 6 {
+		t.Fatalf("stopped after %d games: rows %+v, want random's whole and a part of alphabeta:1's", played, rows)
+	}
+	stoppedAt := rows[1].Games
+
+	var found []int
+	played = 0
+	rows, err = s.Run(context.Background(), func(_, n int) { found = append(found, n) }, func(int, *Record) { played++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 2 || found[0] != 6 || found[1] != stoppedAt || played != 6-stoppedAt {
+		t.Fatalf("run again: found %v, played %d: want [6 %d], %d", found, played, stoppedAt, 6-stoppedAt)
+	}
+	whole := s
+	whole.Dir = ""
+	want, err := whole.Run(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if rows[i].WDL() != want[i].WDL() || rows[i].Penta != want[i].Penta {
+			t.Errorf("%s: %s %v after the stop, %s %v in one go", want[i].Opponent, rows[i].WDL(), rows[i].Penta, want[i].WDL(), want[i].Penta)
+		}
 	}
 }
 
@@ -142,7 +191,7 @@ func TestStrength_ThrownEndgamesAreLossesThroughAHeldTablePosition(t *testing.T)
 	}
 	s := Strength{Variant: v, Player: Random{}, Opponents: []Player{AlphaBeta{Depth: 2}}, Pairs: 4, OpeningPlies: 2, Seed: 3, Workers: 2}
 	var recs []Record
-	rows, err := s.Run(context.Background(), func(_ int, r *Record) { recs = append(recs, *r) })
+	rows, err := s.Run(context.Background(), nil, func(_ int, r *Record) { recs = append(recs, *r) })
 	if err != nil {
 		t.Fatal(err)
 	}

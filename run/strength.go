@@ -109,7 +109,7 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	s := arena.Strength{Variant: l.v, Player: player, Opponents: opponents, Pairs: c.Pairs,
 		OpeningPlies: l.cfg.Gate.OpeningPlies, Seed: c.Seed, Workers: l.cfg.SelfPlay.Workers, Tables: l.tables}
 	done := 0
-	rows, err := s.Run(ctx, func(opp int, _ *arena.Record) {
+	rows, err := s.Run(ctx, nil, func(opp int, _ *arena.Record) {
 		done++
 		l.phase(done, 2*c.Pairs*len(opponents))
 		l.prog.Update("strength of %s: %d of %d games (%s)", store.ModelName(best), done, 2*c.Pairs*len(opponents), opponents[opp].Name())

@@ -41,7 +41,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the openings")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
 	tables := fs.String("tablebase", "", "endgame tables of the variant (or auto): both models play table positions perfectly, so the games measure the rest")
-	outDir := fs.String("out", "", "directory of the games (a later measurement reuses every match it finds there of the same players and search), progress.csv and progress.png (default RUN/bench/progress)")
+	outDir := fs.String("out", "", "directory of the games (a later measurement reuses every game it finds there of the same players and search), progress.csv and progress.png (default RUN/bench/progress)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
 	with := fs.String("with", "", "earlier measurements' directories (their progress.csv), comma separated, drawn in progress.png beside this run")
 	reference := fs.String("reference", "", "a frozen model every model also meets, the Elo anchor: a checkpoint file, or default (the built-in model); none when empty, the first model the anchor")
@@ -104,7 +104,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	var match arena.RoundRobinMatch
 	played, reused := 0, 0
 	rows, err := b.Run(ctx, func(rm arena.RoundRobinMatch) {
-		match, played = rm, 0
+		match, played = rm, rm.Found
 		prog.Budget(run.Budget{Start: start, Done: rm.K - 1, Total: rm.Of, Unit: "matches"})
 		if rm.Reused {
 			reused++

@@ -26,7 +26,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --model runs/nine/models/gen-000117.safetensors --classic classic@300ms --pairs 20",
 		"millzero bench strength --run runs/nine --classic none --depths 2,4,6,8   # the alpha-beta yardsticks of older figures",
 		"millzero bench strength --run runs/nine --json > strength.json",
-		"millzero bench strength --run runs/nine --depths 6 --games runs/nine/bench-games",
+		"millzero bench strength --run runs/nine --classic classic@1s --pairs 100 --games runs/nine/bench/classic-1s   # run again after a stop to go on",
 		"millzero bench strength --run runs/nine --tablebase tables/nine   # also count the endgames it threw away",
 		"millzero bench strength --run runs/nine --search root=puct,c_puct=2   # another search at the same visits",
 	}, out)
@@ -43,7 +43,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
 	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): count the lost games in which the model had reached a table position it held (the model plays without them)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
-	gamesDir := fs.String("games", "", "directory to keep every game in, one Parquet file of arena records a depth (as `millzero arena --run` stores them; DuckDB reads them); none without it")
+	gamesDir := fs.String("games", "", "directory to keep every game in, one Parquet file of arena records a match (as `millzero arena --run` stores them; DuckDB reads them), none without it; the games found there of the same players, search, seed and openings are not played again, so a benchmark stopped early goes on where it stopped (one directory for each model measured: a model is known by its generation's name)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -107,15 +107,22 @@ func runBenchStrength(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
 		src.Desc, *sims, strings.Join(names, ", "), *pairs, v.Name)
-	prog, done, start := progress.New(os.Stderr), 0, time.Now()
+	prog, start := progress.New(os.Stderr), time.Now()
 	defer prog.Close()
-	rows, err := s.Run(ctx, func(opp int, r *arena.Record) {
-		done++
-		prog.Budget(run.Budget{Start: start, Done: done, Total: 2 * *pairs * len(opponents), Unit: "games"})
-		prog.Update("strength: %s game %d of %d, %d of %d in all, %.0fs", opponents[opp].Name(),
-			done-opp*2**pairs, 2**pairs, done, 2**pairs*len(opponents), time.Since(start).Seconds())
+	total := 2 * *pairs * len(opponents)
+	played, found := 0, 0 // games played now, and found in --games
+	rows, err := s.Run(ctx, func(opp, n int) {
+		found += n
+		if n > 0 {
+			prog.Done("strength: %d games against %s found in %s", n, opponents[opp].Name(), *gamesDir)
+		}
+	}, func(opp int, r *arena.Record) {
+		played++
+		// The ETA counts only the games played now.
+		prog.Budget(run.Budget{Start: start, Done: played, Total: total - found, Unit: "games"})
+		prog.Update("strength: %s, %d of %d games in all, %.0fs", opponents[opp].Name(), played+found, total, time.Since(start).Seconds())
 	})
-	prog.Done("strength: %d games in %.0fs", done, time.Since(start).Seconds())
+	prog.Done("strength: %d games played in %.0fs", played, time.Since(start).Seconds())
 	prog.Close()
 	if len(rows) > 0 {
 		if *asJSON {
@@ -124,6 +131,13 @@ func runBenchStrength(args []string, out io.Writer) error {
 			}
 		} else {
 			arena.WriteStrength(out, player.Name(), rows)
+		}
+	}
+	if ctx.Err() != nil && len(rows) > 0 {
+		if *gamesDir != "" {
+			fmt.Fprintf(out, "\nstopped: the rows above are the games finished; they are kept in %s, and the same command plays only the games missing\n", *gamesDir)
+		} else {
+			fmt.Fprintf(out, "\nstopped: the rows above are the games finished (none kept: --games DIR keeps them, and the same command then goes on)\n")
 		}
 	}
 	return err
