@@ -133,12 +133,16 @@ func runBenchStrength(args []string, out io.Writer) error {
 			arena.WriteStrength(out, player.Name(), rows)
 		}
 	}
-	if ctx.Err() != nil && len(rows) > 0 {
-		if *gamesDir != "" {
+	if ctx.Err() != nil {
+		switch {
+		case len(rows) == 0:
+			fmt.Fprintf(out, "stopped before a game finished\n")
+		case *gamesDir != "":
 			fmt.Fprintf(out, "\nstopped: the rows above are the games finished; they are kept in %s, and the same command plays only the games missing\n", *gamesDir)
-		} else {
+		default:
 			fmt.Fprintf(out, "\nstopped: the rows above are the games finished (none kept: --games DIR keeps them, and the same command then goes on)\n")
 		}
+		return exitStatus(130) // interrupted
 	}
 	return err
 }
