@@ -4,29 +4,11 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/millzero/millzero/internal/syncbuf"
 )
-
-// lockedBuilder is a strings.Builder safe for the server's writer and the
-// test's reader.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // boundNumbers caps every number in the input at 50, so that no go (and
 // no Visits option) searches for long: the fuzzer is after the command
@@ -73,7 +55,7 @@ func FuzzServer(f *testing.F) {
 		in = boundNumbers(in)
 		s := &Server{Name: "fuzz", Options: EngineOptions{Visits: 8, Threads: 1, Seed: 1}, MaxNodes: 4000,
 			Load: func(o EngineOptions) (Engine, error) { return FixedEngine(v, p, o) }}
-		var out lockedBuilder
+		var out syncbuf.Buffer
 		done := make(chan error, 1)
 		go func() { done <- s.Serve(context.Background(), strings.NewReader(in), &out) }()
 		gos := 0

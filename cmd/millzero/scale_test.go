@@ -14,6 +14,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/syncbuf"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/selfplay"
@@ -47,7 +48,7 @@ func TestScaleOut_MinIO_TrainerAndFollowWorkersSurviveKills(t *testing.T) {
 		}
 	}
 
-	var tout, aout, bout syncBuffer
+	var tout, aout, bout syncbuf.Buffer
 	trainer := child(t, &tout, train...)
 	waitFor(t, &tout, "run "+url) // the lease is taken and run.yaml is in the store
 	a := child(t, &aout, worker("a")...)

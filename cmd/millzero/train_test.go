@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/millzero/millzero/bench"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
+	"github.com/millzero/millzero/internal/syncbuf"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/selfplay"
@@ -38,34 +37,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// syncBuffer is a bytes.Buffer that a child process writes while the test
-// reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Reset()
-}
-
 // waitFor waits until out holds text (or 30 seconds pass): a child's
 // start up, before a signal it must handle.
-func waitFor(t *testing.T, out *syncBuffer, text string) {
+func waitFor(t *testing.T, out *syncbuf.Buffer, text string) {
 	t.Helper()
 	for end := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), text); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
@@ -75,7 +49,7 @@ func waitFor(t *testing.T, out *syncBuffer, text string) {
 }
 
 // child starts the command in a child process.
-func child(t *testing.T, out *syncBuffer, args ...string) *exec.Cmd {
+func child(t *testing.T, out *syncbuf.Buffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MILLZERO_TEST_MAIN=1")
@@ -237,7 +211,7 @@ func TestTrain_RunsToItsBudgetAndSaysWhy(t *testing.T) {
 func TestTrain_KilledAndResumed_LosesNothingAndCountsNothingTwice(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"train", "--config", "three-test", "--run", dir, "--generations", "3"}
-	var out syncBuffer
+	var out syncbuf.Buffer
 	cmd := child(t, &out, args...)
 	waitFor(t, &out, "run "+dir) // the loop has started, and handles SIGINT
 	time.Sleep(300 * time.Millisecond)
@@ -387,7 +361,7 @@ func threeLearns(t *testing.T, change func(*run.Config)) {
 
 func TestTrain_ASecondTrainerOnTheRunExitsAtOnceNamingTheFirst(t *testing.T) {
 	dir := t.TempDir()
-	var out syncBuffer
+	var out syncbuf.Buffer
 	first := child(t, &out, "train", "--config", "three-test", "--run", dir, "--generations", "3")
 	defer func() {
 		first.Process.Signal(syscall.SIGINT)

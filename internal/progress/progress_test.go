@@ -3,31 +3,13 @@ package progress
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/millzero/millzero/internal/syncbuf"
 	"github.com/millzero/millzero/run"
 )
-
-// syncBuffer is a bytes.Buffer shared by the bars' goroutine and the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func TestProgress_OffATerminal_PlainLines(t *testing.T) {
 	var out bytes.Buffer
@@ -58,7 +40,7 @@ func TestProgress_LinesShowTheStateOnceItLasted(t *testing.T) {
 }
 
 func TestBars_OnAFakeTerminal_DrawBudgetAndPhaseWithETAs(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	var clock atomic.Int64
 	clock.Store(t0.UnixNano())
