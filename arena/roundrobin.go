@@ -66,8 +66,9 @@ func (rr *RoundRobin) Run(ctx context.Context, onMatch func(RoundRobinMatch), on
 			k++
 			a, b := rr.Players[i], rr.Players[j]
 			m := Match{Variant: rr.Variant, A: a, B: b, Pairs: rr.Pairs, OpeningPlies: rr.OpeningPlies,
-				Seed: rr.Seed, Workers: rr.Workers, Dir: rr.Dir, Played: kept}
-			found := len(m.Found(kept))
+				Seed: rr.Seed, Workers: rr.Workers, Dir: rr.Dir}
+			m.Played = m.Found(kept) // Run takes these few, not every kept game, through Found again
+			found := len(m.Played)
 			if onMatch != nil {
 				onMatch(RoundRobinMatch{K: k, Of: of, A: a.Name(), B: b.Name(), Found: found, Reused: found == 2*rr.Pairs})
 			}

@@ -73,9 +73,10 @@ func (s *Strength) Run(ctx context.Context, onMatch func(opponent, found int), o
 	rows := make([]StrengthRow, 0, len(s.Opponents))
 	for i, opp := range s.Opponents {
 		m := Match{Variant: s.Variant, A: s.Player, B: opp, Pairs: s.Pairs, OpeningPlies: s.OpeningPlies,
-			Seed: s.Seed, Workers: s.Workers, Dir: s.Dir, Played: kept}
+			Seed: s.Seed, Workers: s.Workers, Dir: s.Dir}
+		m.Played = m.Found(kept) // Run takes these few, not every kept game, through Found again
 		if onMatch != nil {
-			onMatch(i, len(m.Found(kept)))
+			onMatch(i, len(m.Played))
 		}
 		start := time.Now()
 		recs, err := m.Run(ctx, func(r *Record) error {
