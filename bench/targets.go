@@ -184,9 +184,22 @@ func WriteJudgement(out io.Writer, j *TargetJudgement) {
 	fmt.Fprintln(out, "top: the share whose most probable action is the engine's best; loses: pieces lost a position by the engine's measure (capped at 4).")
 }
 
-// generationShards lists the shard files of generation g's games in r.
+// generationShards lists the shard files of generation g's games in r,
+// leaving out the shards of older positions searched again
+// (loop.reanalyse), which are not the generation's games.
 func generationShards(r store.Dir, g int) ([]string, error) {
-	return filepath.Glob(filepath.Join(r.ShardDir(g), "*"+dataset.ShardExt))
+	all, err := filepath.Glob(filepath.Join(r.ShardDir(g), "*"+dataset.ShardExt))
+	if err != nil {
+		return nil, err
+	}
+	files := all[:0]
+	for _, f := range all {
+		if info, err := dataset.Inspect(f); err == nil && selfplay.IsReanalysed(info) {
+			continue
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // spreadPositions reads the full-search samples of generation g's games

@@ -10,6 +10,7 @@ import (
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
+	"github.com/millzero/millzero/store"
 )
 
 // targetsBench is a TargetsBench of an untrained network on n positions of
@@ -79,5 +80,39 @@ func TestRunJudged_EveryPositionJudgedOnce(t *testing.T) {
 				t.Errorf("c_scale 0, row %d: %+v: the target is the network's policy, want its choice judged as the network's", i, r)
 			}
 		}
+	}
+}
+
+// A generation's games are its self-play shards: a shard of older
+// positions searched again (loop.reanalyse) beside them is left out.
+func TestGenerationShards_LeaveOutReanalysedShards(t *testing.T) {
+	v, err := engine.Load("three")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := store.Dir(t.TempDir())
+	smp := dataset.Sample{Variant: v.Name, GameID: "g", Position: engine.NewGame(v).Pos, Full: true,
+		Policy: []dataset.PolicyEntry{{Action: 0, Prob: 1}}}
+	for _, meta := range []map[string]string{
+		{selfplay.GamesKey: "1"},
+		{selfplay.GamesKey: "0", selfplay.ReanalysedKey: "3"},
+	} {
+		w, err := dataset.NewShardWriter(r.ShardDir(4), meta, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(smp); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := generationShards(r, 4)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("%v, %v: want the one shard of games", files, err)
+	}
+	if info, err := dataset.Inspect(files[0]); err != nil || selfplay.IsReanalysed(info) {
+		t.Fatalf("the shard listed is the reanalysed one (%v)", err)
 	}
 }

@@ -73,6 +73,12 @@ type LoopConfig struct {
 	ValFraction       float64 `yaml:"val_fraction"`       // fraction of games held out for validation
 	ValBatches        int     `yaml:"val_batches"`        // validation batches per generation (0 = none)
 	Seed              uint64  `yaml:"seed"`               // seeds self-play, training order and openings
+	// Reanalyse searches older positions of the window again with the
+	// newest best model after each generation's self-play: this share of
+	// the positions the generation's games recorded, drawn from the
+	// window's earlier generations, their fresh targets written beside the
+	// games (selfplay.Reanalyse); 0 off.
+	Reanalyse float64 `yaml:"reanalyse"`
 	// Grow widens and deepens the network during the run: from each
 	// step's generation on, the loop trains a network of the step's trunk,
 	// grown from the last checkpoint as the same function (model.Grow).
@@ -401,6 +407,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("loop: window_generations %d: want 1 or more", l.WindowGenerations)
 	case !(l.WindowGrowth >= 0 && l.WindowGrowth <= 10):
 		return fmt.Errorf("loop: window_growth %v: want 0 (a fixed window) up to 10 (KataGo's is 0.4)", l.WindowGrowth)
+	case !(l.Reanalyse >= 0 && l.Reanalyse <= 4):
+		return fmt.Errorf("loop: reanalyse %v: want 0 (off) up to 4 (positions searched again for each one a generation records)", l.Reanalyse)
 	case l.WindowSamples < 0 || l.Shuffle < 0 || l.ValBatches < 0:
 		return fmt.Errorf("loop: window_samples, shuffle and val_batches must not be negative")
 	case l.ValFraction < 0 || l.ValFraction >= 1:

@@ -585,6 +585,11 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err := l.selfplay(ctx, g, best); err != nil {
 		return err
 	}
+	if l.cfg.Loop.Reanalyse > 0 {
+		if err := l.timed(g, "reanalyse", func() error { return l.reanalyse(ctx, g, best) }); err != nil {
+			return err
+		}
+	}
 	var trainLoss, valLoss float64
 	if err := l.timed(g, "train", func() (err error) { trainLoss, valLoss, err = l.train(ctx, g); return err }); err != nil {
 		return err
