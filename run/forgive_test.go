@@ -289,7 +289,7 @@ func TestSeries_AnOlderHeaderIsMigratedByName(t *testing.T) {
 	if m := mustLoad(t, s); len(m.rows) != 1 || m.column("best_elo")[0] != 610.582 || m.column("games")[0] != 256 || !math.IsNaN(m.column("train_s")[0]) {
 		t.Fatalf("migrated rows %v", m.rows)
 	}
-	if err := s.add(1, 0.02, 256, 1.0, 2.0, 2.1, "gen-000002", "rejected", -1.0, "0/0/1/0/0", "gen-000001", 600.0, 1.0, 2.0, 3.0, 4.0, 0.1, 0.25, 52.0, 0.2, "abc"); err != nil {
+	if err := s.add(1, 0.02, 256, 1.0, 2.0, 2.1, "gen-000002", "rejected", -1.0, "0/0/1/0/0", "gen-000001", 600.0, 1.0, 2.0, 3.0, 4.0, 0.1, 0.25, 52.0, 0.2, "abc", 0.0); err != nil {
 		t.Fatal(err)
 	}
 	rows := readRows(t, path)

@@ -585,7 +585,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	if err := l.selfplay(ctx, g, best); err != nil {
 		return err
 	}
-	if l.cfg.Loop.Reanalyse > 0 {
+	if l.cfg.Loop.Reanalyse > 0 && best > 0 {
 		if err := l.timed(g, "reanalyse", func() error { return l.reanalyse(ctx, g, best) }); err != nil {
 			return err
 		}
@@ -631,7 +631,7 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		Pairs: res.Counts(), Best: store.ModelName(best), BestElo: eloBest,
 		SelfplayS: t.seconds["selfplay"], TrainS: t.seconds["train"], GateS: t.seconds["gate"], LadderS: t.seconds["ladder"],
 		SearchKL: t.meanKL(), DrawShare: t.drawShare(), GamePlies: t.meanPlies(), TargetEntropy: t.meanEntropy(),
-		Lease: leaseTag(l.lease)}
+		Lease: leaseTag(l.lease), ReanalyseS: t.seconds["reanalyse"]}
 	if err := l.gens.add(row.values()...); err != nil {
 		return err
 	}

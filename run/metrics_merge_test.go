@@ -87,7 +87,7 @@ func TestReconcileMetrics_TheStoresOlderCopyNeverOverwritesTheCache(t *testing.T
 	tag := leaseTag(l.lease)
 	row := func(g int) []any {
 		return []any{g, 0.1, 16, 1.0, 2.0, 2.1, store.ModelName(g + 1), "accepted", 0.0, "0/0/0/0/0", store.ModelName(g + 1), 0.0,
-			1.0, 1.0, 1.0, 1.0, 0.1, 0.2, 30.0, 0.5, tag}
+			1.0, 1.0, 1.0, 1.0, 0.1, 0.2, 30.0, 0.5, tag, 0.0}
 	}
 	if err := l.gens.add(row(0)...); err != nil {
 		t.Fatal(err)

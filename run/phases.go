@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/millzero/millzero/store"
@@ -13,7 +14,7 @@ import (
 // an older file migrates by name (openSeries).
 var genColumns = []string{"generation", "hours", "games", "moves_per_s", "train_loss", "val_loss", "candidate", "decision",
 	"llr", "pairs", "best", "best_elo", "selfplay_s", "train_s", "gate_s", "ladder_s", "search_kl", "draw_share", "game_plies",
-	"target_entropy", leaseColumn}
+	"target_entropy", leaseColumn, "reanalyse_s"}
 
 // genRow is one row of metrics/generations.csv, a field for each of
 // genColumns in their order.
@@ -32,14 +33,15 @@ type genRow struct {
 	GateS, LadderS           float64
 	SearchKL, DrawShare      float64
 	GamePlies, TargetEntropy float64
-	Lease                    string // the trainer's lease (leaseTag)
+	Lease                    string  // the trainer's lease (leaseTag)
+	ReanalyseS               float64 // wall seconds of searching older positions again (loop.reanalyse)
 }
 
 // values is r as a row of genColumns.
 func (r genRow) values() []any {
 	return []any{r.Generation, r.Hours, r.Games, r.MovesPerS, r.TrainLoss, r.ValLoss, r.Candidate, r.Decision,
 		r.LLR, r.Pairs, r.Best, r.BestElo, r.SelfplayS, r.TrainS, r.GateS, r.LadderS, r.SearchKL, r.DrawShare, r.GamePlies,
-		r.TargetEntropy, r.Lease}
+		r.TargetEntropy, r.Lease, r.ReanalyseS}
 }
 
 // lossColumns are the columns of metrics/losses.csv: a row per logged
@@ -48,7 +50,7 @@ func (r genRow) values() []any {
 var lossColumns = []string{"generation", "step", "split", "lr", "total", "policy", "outcome", "l2", leaseColumn}
 
 // phaseColumns are the columns of metrics/phases.csv: one row each time a
-// process ran a phase of a generation (self-play, train, gate or ladder),
+// process ran a phase of a generation (self-play, reanalyse, train, gate or ladder),
 // with its wall seconds and, for self-play, the moves played, the
 // positions recorded and their summed KL divergence of the visit target
 // from the prior, in micro-nats, the games finished, their plies and how
@@ -58,7 +60,7 @@ var phaseColumns = []string{"generation", "phase", "seconds", "moves", "position
 	"entropy_micro"}
 
 // phaseNames are the phases, in the order of a generation.
-var phaseNames = []string{"selfplay", "train", "gate", "ladder"}
+var phaseNames = []string{"selfplay", "reanalyse", "train", "gate", "ladder"}
 
 // timed runs f, phase of generation g, and records its wall time in
 // metrics/phases.csv, also when f fails or is interrupted.
@@ -167,7 +169,11 @@ func (l *Loop) plotTime() error {
 	x := gens.column("generation")
 	var lines []line
 	for _, p := range phaseNames {
-		lines = append(lines, line{name: p, x: x, y: gens.column(p + "_s")})
+		y := gens.column(p + "_s")
+		if p == "reanalyse" && !slices.ContainsFunc(y, func(s float64) bool { return s > 0 }) {
+			continue // a run that does not reanalyse
+		}
+		lines = append(lines, line{name: p, x: x, y: y})
 	}
 	return plotLines(l.dir.Path(store.TimePlot), "Where a generation's time goes ("+l.v.Name+")",
 		"generation", "seconds", lines...)

@@ -68,6 +68,13 @@ func TestLoop_ReanalyseWritesFreshTargetsOfOlderGamesOnce(t *testing.T) {
 			t.Errorf("generation %d: %d games (%v), want 16: a reanalysed shard holds none", g, n, err)
 		}
 	}
+	gens, err := l.gens.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if secs := gens.column("reanalyse_s"); len(secs) != 3 || secs[0] != 0 || !(secs[1] > 0 && secs[2] > 0) {
+		t.Errorf("reanalyse_s %v: want 0 for generation 0 and time for 1 and 2", secs)
+	}
 	before, _ := dataset.ShardFiles(l.dir.ShardDir(2))
 	if err := l.reanalyse(context.Background(), 2, 2); err != nil {
 		t.Fatal(err)
