@@ -31,21 +31,35 @@ const footerTail = 64 << 10
 // error of the store is returned as such (a shard removed meanwhile
 // matches fs.ErrNotExist); any other error is the shard's.
 func shardGames(ctx context.Context, s *store.Store, o store.ObjectInfo) (int, error) {
+	c, err := readShardCount(ctx, s, o)
+	return c.Games, err
+}
+
+// readShardCount is shardGames with whether the shard is of reanalysed
+// positions (selfplay.IsReanalysed: no games, the trainer's searches).
+func readShardCount(ctx context.Context, s *store.Store, o store.ObjectInfo) (shardCount, error) {
+	var info dataset.ShardInfo
 	if _, ok := s.Local(); ok {
 		if _, err := os.Stat(s.Where(o.Name)); err != nil {
-			return 0, storeError{err}
+			return shardCount{}, storeError{err}
 		}
-		return selfplay.ShardGames(s.Where(o.Name))
+		var err error
+		if info, err = dataset.Inspect(s.Where(o.Name)); err != nil {
+			return shardCount{}, err
+		}
+	} else {
+		r := &objectReaderAt{ctx: ctx, s: s, name: o.Name, size: o.Size}
+		var err error
+		info, err = dataset.InspectAt(r, o.Size, s.Where(o.Name))
+		if r.err != nil {
+			return shardCount{}, storeError{r.err} // the store's failure, not the shard's
+		}
+		if err != nil {
+			return shardCount{}, err
+		}
 	}
-	r := &objectReaderAt{ctx: ctx, s: s, name: o.Name, size: o.Size}
-	info, err := dataset.InspectAt(r, o.Size, s.Where(o.Name))
-	if r.err != nil {
-		return 0, storeError{r.err} // the store's failure, not the shard's
-	}
-	if err != nil {
-		return 0, err
-	}
-	return selfplay.GamesIn(info)
+	n, err := selfplay.GamesIn(info)
+	return shardCount{Size: o.Size, Games: n, Reanalysed: selfplay.IsReanalysed(info)}, err
 }
 
 // objectReaderAt reads an object by ranged reads, the last footerTail
@@ -101,9 +115,10 @@ func (r *objectReaderAt) readRange(off, n int64) ([]byte, error) {
 }
 
 // gameCountsObject is the file in the cache of a run in an object store
-// that keeps the games of each shard status has read (shards are written
-// once, so a name and size read once need not be read again).
-const gameCountsObject = "status-games.json"
+// that keeps the games of each shard status has read, and whether it is of
+// reanalysed positions (shards are written once, so a name and size read
+// once need not be read again).
+const gameCountsObject = "status-shards.json"
 
 // gameCounts is the games of the shards already read, by name and size;
 // nil for a local run (its footers are read from the files).
@@ -114,8 +129,9 @@ type gameCounts struct {
 }
 
 type shardCount struct {
-	Size  int64 `json:"size"`
-	Games int   `json:"games"`
+	Size       int64 `json:"size"`
+	Games      int   `json:"games"`
+	Reanalysed bool  `json:"reanalysed,omitempty"`
 }
 
 // loadGameCounts reads the cache's counts (none, or unreadable: empty).
@@ -132,20 +148,21 @@ func (l *Loop) loadGameCounts() *gameCounts {
 	return c
 }
 
-// games is the games of shard o: remembered, or read from its footer.
-func (c *gameCounts) games(ctx context.Context, s *store.Store, o store.ObjectInfo) (int, error) {
+// games is the games of shard o and whether it is of reanalysed
+// positions: remembered, or read from its footer.
+func (c *gameCounts) games(ctx context.Context, s *store.Store, o store.ObjectInfo) (shardCount, error) {
 	if c == nil {
-		return shardGames(ctx, s, o)
+		return readShardCount(ctx, s, o)
 	}
 	if k, ok := c.counts[o.Name]; ok && k.Size == o.Size {
-		return k.Games, nil
+		return k, nil
 	}
-	n, err := shardGames(ctx, s, o)
+	k, err := readShardCount(ctx, s, o)
 	if err == nil {
-		c.counts[o.Name] = shardCount{Size: o.Size, Games: n}
+		c.counts[o.Name] = k
 		c.changed = true
 	}
-	return n, err
+	return k, err
 }
 
 // save writes the counts when they changed; a failure is only logged.

@@ -19,6 +19,10 @@ func TestLoop_ReanalyseWritesFreshTargetsOfOlderGamesOnce(t *testing.T) {
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n"+
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n")
 	games := map[string]int{} // the generation of every game played
+	st, err := l.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for g := range 3 {
 		files, err := dataset.ShardFiles(l.dir.ShardDir(g))
 		if err != nil {
@@ -66,6 +70,11 @@ func TestLoop_ReanalyseWritesFreshTargetsOfOlderGamesOnce(t *testing.T) {
 		}
 		if n, err := selfplay.CountGames(l.dir.ShardDir(g)); err != nil || n != 16 {
 			t.Errorf("generation %d: %d games (%v), want 16: a reanalysed shard holds none", g, n, err)
+		}
+		wantRe := min(g, 1)
+		if gs := st.PerGen[g]; gs.Shards != len(files)-wantRe || gs.Reanalysed != wantRe || gs.Games != 16 {
+			t.Errorf("status of generation %d: %d shards of %d games and %d reanalysed, want %d, 16 and %d",
+				g, gs.Shards, gs.Games, gs.Reanalysed, len(files)-wantRe, wantRe)
 		}
 	}
 	gens, err := l.gens.load()

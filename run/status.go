@@ -39,9 +39,10 @@ type Status struct {
 // GenerationStatus is one generation's games and gate.
 type GenerationStatus struct {
 	Generation int    `json:"generation"`
-	Shards     int    `json:"shards"`
-	Games      int    `json:"games"`              // counted from the shards' footers
-	Decision   string `json:"decision,omitempty"` // the gate's, once the generation is finished
+	Shards     int    `json:"shards"`                      // of games
+	Games      int    `json:"games"`                       // counted from the shards' footers
+	Reanalysed int    `json:"reanalysed_shards,omitempty"` // shards of positions searched again by the trainer (loop.reanalyse)
+	Decision   string `json:"decision,omitempty"`          // the gate's, once the generation is finished
 }
 
 // StrengthStatus is one row of the newest strength measurement: the model
@@ -129,7 +130,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			gs = &GenerationStatus{Generation: g}
 			gens[g] = gs
 		}
-		n, err := counts.games(ctx, l.wd.Store(), o)
+		k, err := counts.games(ctx, l.wd.Store(), o)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since the listing
 		}
@@ -143,8 +144,12 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			l.log.Warn("skipping shard", "shard", l.wd.Store().Where(o.Name), "err", err)
 			continue
 		}
+		if k.Reanalysed { // no games, and not a worker's
+			gs.Reanalysed++
+			continue
+		}
 		gs.Shards++
-		gs.Games += n
+		gs.Games += k.Games
 		if g < window {
 			continue
 		}
@@ -153,7 +158,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			workers[w] = &WorkerStatus{Worker: w}
 		}
 		workers[w].Shards++
-		workers[w].Games += n
+		workers[w].Games += k.Games
 	}
 	decision := gt.text("decision")
 	for g := range st.Generations {

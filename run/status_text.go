@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -54,7 +55,11 @@ func (st Status) Write(out io.Writer, all bool) {
 		gens = gens[n:]
 	}
 	for _, g := range gens {
-		fmt.Fprintf(out, "%-10d %7d %7d  %s\n", g.Generation, g.Shards, g.Games, g.Decision)
+		gate := g.Decision
+		if g.Reanalysed > 0 {
+			gate = strings.TrimSpace(fmt.Sprintf("%s (reanalysed positions: %d shard)", gate, g.Reanalysed))
+		}
+		fmt.Fprintf(out, "%-10d %7d %7d  %s\n", g.Generation, g.Shards, g.Games, gate)
 	}
 	fmt.Fprintf(out, "\n%-32s %7s %7s   (the training window's generations)\n", "worker (host/pid)", "shards", "games")
 	for _, w := range st.Workers {
