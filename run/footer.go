@@ -25,41 +25,36 @@ func (e storeError) Unwrap() error { return e.err }
 // metadata) is a few kilobytes.
 const footerTail = 64 << 10
 
-// shardGames is the number of games of the shard object o, from its
-// Parquet footer: the file itself in a local run directory, a ranged read
-// of its last bytes in an object store (the shard is not downloaded). An
-// error of the store is returned as such (a shard removed meanwhile
-// matches fs.ErrNotExist); any other error is the shard's.
-func shardGames(ctx context.Context, s *store.Store, o store.ObjectInfo) (int, error) {
-	c, err := readShardCount(ctx, s, o)
-	return c.Games, err
-}
-
-// readShardCount is shardGames with whether the shard is of reanalysed
-// positions (selfplay.IsReanalysed: no games, the trainer's searches).
+// readShardCount is the games of the shard object o, and whether it is
+// of reanalysed positions (selfplay.IsReanalysed: no games, the trainer's
+// searches), from its Parquet footer: the file itself in a local run
+// directory, a ranged read of its last bytes in an object store (the shard
+// is not downloaded). An error of the store is returned as such (a shard
+// removed meanwhile matches fs.ErrNotExist); any other error is the
+// shard's.
 func readShardCount(ctx context.Context, s *store.Store, o store.ObjectInfo) (shardCount, error) {
-	var info dataset.ShardInfo
-	if _, ok := s.Local(); ok {
-		if _, err := os.Stat(s.Where(o.Name)); err != nil {
-			return shardCount{}, storeError{err}
-		}
-		var err error
-		if info, err = dataset.Inspect(s.Where(o.Name)); err != nil {
-			return shardCount{}, err
-		}
-	} else {
-		r := &objectReaderAt{ctx: ctx, s: s, name: o.Name, size: o.Size}
-		var err error
-		info, err = dataset.InspectAt(r, o.Size, s.Where(o.Name))
-		if r.err != nil {
-			return shardCount{}, storeError{r.err} // the store's failure, not the shard's
-		}
-		if err != nil {
-			return shardCount{}, err
-		}
+	info, err := shardFooter(ctx, s, o)
+	if err != nil {
+		return shardCount{}, err
 	}
 	n, err := selfplay.GamesIn(info)
 	return shardCount{Size: o.Size, Games: n, Reanalysed: selfplay.IsReanalysed(info)}, err
+}
+
+// shardFooter reads the footer of the shard object o, as readShardCount.
+func shardFooter(ctx context.Context, s *store.Store, o store.ObjectInfo) (dataset.ShardInfo, error) {
+	if _, ok := s.Local(); ok {
+		if _, err := os.Stat(s.Where(o.Name)); err != nil {
+			return dataset.ShardInfo{}, storeError{err}
+		}
+		return dataset.Inspect(s.Where(o.Name))
+	}
+	r := &objectReaderAt{ctx: ctx, s: s, name: o.Name, size: o.Size}
+	info, err := dataset.InspectAt(r, o.Size, s.Where(o.Name))
+	if r.err != nil {
+		return dataset.ShardInfo{}, storeError{r.err} // the store's failure, not the shard's
+	}
+	return info, err
 }
 
 // objectReaderAt reads an object by ranged reads, the last footerTail

@@ -148,12 +148,12 @@ func runUnderLoad(t *testing.T, loc string, outage func()) {
 		}
 		seen[o.Name] = true
 		g, _ := store.ParseModelName(path.Base(path.Dir(o.Name)))
-		n, err := shardGames(context.Background(), st, o)
+		k, err := readShardCount(context.Background(), st, o)
 		if err != nil {
 			t.Fatalf("shard %s: %v", o.Name, err)
 		}
 		shards[g]++
-		games[g] += n
+		games[g] += k.Games
 	}
 	status, err := trainer.Status(context.Background())
 	if err != nil {

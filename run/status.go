@@ -180,7 +180,7 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 	return st, nil
 }
 
-// isShardError tells whether err, of shardGames, is the shard's (not
+// isShardError tells whether err, of readShardCount, is the shard's (not
 // a shard, truncated, another format) rather than the store's.
 func isShardError(err error) bool {
 	var se storeError

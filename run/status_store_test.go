@@ -33,14 +33,14 @@ func TestStoreShardGames_FromTheFooter_LocalAndObjectStore(t *testing.T) {
 		if err != nil || len(objs) != 1 {
 			t.Fatalf("%s: List = %v, %v", label, objs, err)
 		}
-		if n, err := shardGames(ctx, st, objs[0]); err != nil || n != 40 {
-			t.Errorf("%s: ShardGames = %d, %v; want the footer's 40", label, n, err)
+		if k, err := readShardCount(ctx, st, objs[0]); err != nil || k.Games != 40 {
+			t.Errorf("%s: readShardCount = %d games, %v; want the footer's 40", label, k.Games, err)
 		}
 		bad := store.ShardsPrefix(2) + "cut.parquet"
 		if err := st.Put(ctx, bad, strings.NewReader(string(data[:len(data)/2]))); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := shardGames(ctx, st, store.ObjectInfo{Name: bad, Size: int64(len(data) / 2)}); err == nil {
+		if _, err := readShardCount(ctx, st, store.ObjectInfo{Name: bad, Size: int64(len(data) / 2)}); err == nil {
 			t.Errorf("%s: a truncated shard was counted", label)
 		}
 	}
