@@ -15,12 +15,13 @@ func TestStatus_Write_ListsTheLastTenGenerationsAndTheNewestStrength(t *testing.
 	for g := range 15 {
 		st.PerGen = append(st.PerGen, GenerationStatus{Generation: g, Shards: 2, Games: 64, Decision: "ungated"})
 	}
+	st.PerGen[13].Reanalysed = 1
 	var b strings.Builder
 	st.Write(&b, false)
 	out := b.String()
 	for _, want := range []string{"15 generations finished in 0.50 run hours (lately 7.2 s each)", "strength of gen-000012 at 0.40 run hours",
 		"alphabeta:6       75% of 20 games, Elo +120 [+80, +160]", "tables:search     90% right of 500 positions",
-		"(5 earlier generations: --all lists them)", "\n14 "} {
+		"(5 earlier generations: --all lists them)", "\n14 ", "ungated (reanalysed positions: 1 shard)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status text lacks %q:\n%s", want, out)
 		}
