@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -76,6 +77,10 @@ type Diagnosis struct {
 	Losses       int            `json:"losses"`
 	Unfinished   int            `json:"unfinished"`    // games left unfinished (Record.Unfinished): not in the wins, draws or losses
 	LostBy       map[string]int `json:"lost_by"`       // the lost games by Record.Reason
+	DrawnBy      map[string]int `json:"drawn_by"`      // the drawn games by Record.Reason
+	DrawnAt      map[string]int `json:"drawn_at"`      // the drawn games by the player's material at the end (its pieces less the opponent's, as Material's groups)
+	DrawnFrom    map[string]int `json:"drawn_from"`    // the drawn games by the best score the engine gave the player's turns (diagPeaks)
+	NotWonFrom   map[string]int `json:"not_won_from"`  // the games not won ("draw", "loss") in which the engine found a win at one of the player's turns
 	FirstBlunder map[string]int `json:"first_blunder"` // the lost games by the mover's phase at the player's first blunder, "none" without one
 	AboveBest    int            `json:"above_best"`    // actions that scored above the engine's best (the searches of a position and of the one after it differ): they lose 0
 	AboveBy      float64        `json:"above_by"`      // by how much in all, pieces: the noise of the measure
@@ -104,6 +109,7 @@ var (
 	diagPhases   = []string{"placing", "moving", "flying"}
 	diagActions  = []string{"place", "move", "remove", "rotate"}
 	diagMaterial = []string{"<=-3", "-2", "-1", "0", "+1", "+2", ">=+3"}
+	diagPeaks    = []string{"won", ">=+2", "+1..+2", "<+1"}
 	diagPlies    = []string{"0-19", "20-39", "40-59", "60-79", "80-99", "100-119", "120-139", "140-159", "160-179", "180-199", "200+"}
 )
 
@@ -111,14 +117,18 @@ var (
 type diagMove struct {
 	phase, action, material, ply int     // the groups' indices
 	lost, above                  float64 // pieces: the value lost; the played action's score above the best's
+	best                         int     // the engine's score of the position, hundredths of a piece for the mover (beyond ±classic.Decisive a win or loss)
 	blunder, agree, modelAgree   bool
 }
 
-// diagGame is a game to judge: the player's seat and the actions.
+// diagGame is a game to judge: the player's seat, the actions and the
+// player's material at the end (its pieces on the board and in hand less
+// the opponent's).
 type diagGame struct {
 	rec     *arena.Record
 	seat    int
 	actions []engine.Action
+	endLead int
 }
 
 // ReadGames reads the arena records of a Parquet file, or of every such
@@ -251,11 +261,12 @@ func diagGames(src string, recs []arena.Record, player string) (v *engine.Varian
 		} else if r.Variant != v.Name {
 			return nil, nil, fmt.Errorf("games %s: games of %s and of %s: diagnose one variant at a time", src, v.Name, r.Variant)
 		}
-		acts, err := replay(v, r)
+		end, err := replay(v, r)
 		if err != nil {
 			return nil, nil, fmt.Errorf("games %s: %w", src, err)
 		}
-		games = append(games, diagGame{rec: r, seat: seat, actions: acts})
+		games = append(games, diagGame{rec: r, seat: seat, actions: end.Actions,
+			endLead: end.Pos.PiecesLeft(seat) - end.Pos.PiecesLeft(1-seat)})
 	}
 	return v, games, nil
 }
@@ -264,6 +275,7 @@ func diagGames(src string, recs []arena.Record, player string) (v *engine.Varian
 // games[i]) and the games' results, for the player.
 func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 	out.LostBy, out.FirstBlunder, out.All = map[string]int{}, map[string]int{}, DiagnoseRow{Group: "all"}
+	out.DrawnBy, out.DrawnAt, out.DrawnFrom, out.NotWonFrom = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	groups := []struct {
 		rows   *[]DiagnoseRow
 		labels []string
@@ -282,12 +294,15 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 	}
 	for i, g := range games {
 		out.Games++
-		lost := false
+		lost, drawn := false, false
 		switch r := g.rec; {
 		case r.Unfinished != "":
 			out.Unfinished++
 		case r.Winner < 0:
 			out.Draws++
+			out.DrawnBy[r.Reason]++
+			out.DrawnAt[diagMaterial[min(max(g.endLead, -3), 3)+3]]++
+			drawn = true
 		case int(r.Winner) == g.seat:
 			out.Wins++
 		default:
@@ -295,9 +310,10 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 			out.LostBy[g.rec.Reason]++
 			lost = true
 		}
-		first := "none"
+		first, peak := "none", math.MinInt
 		for j := range judged[i] {
 			m := &judged[i][j]
+			peak = max(peak, m.best)
 			if m.above > 0 {
 				out.AboveBest++
 				out.AboveBy += m.above
@@ -313,6 +329,12 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 		if lost {
 			out.FirstBlunder[first]++
 		}
+		if drawn && peak > math.MinInt {
+			out.DrawnFrom[diagPeak(peak)]++
+		}
+		if peak > classic.Decisive && (drawn || lost) {
+			out.NotWonFrom[map[bool]string{true: "draw", false: "loss"}[drawn]]++
+		}
 	}
 	out.All.finish()
 	for _, gr := range groups {
@@ -325,6 +347,20 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 		}
 		*gr.rows = rows
 	}
+}
+
+// diagPeak is the group of diagPeaks of the best score the engine gave a
+// player's turns, in hundredths of a piece.
+func diagPeak(score int) string {
+	switch {
+	case score > classic.Decisive:
+		return diagPeaks[0]
+	case score >= 200:
+		return diagPeaks[1]
+	case score >= 100:
+		return diagPeaks[2]
+	}
+	return diagPeaks[3]
 }
 
 // add counts the action m in the row.
@@ -352,18 +388,17 @@ func (r *DiagnoseRow) finish() {
 	}
 }
 
-// replay parses the actions of r's game, each legal where it is played;
-// an error names the game and the action.
-func replay(v *engine.Variant, r *arena.Record) ([]engine.Action, error) {
+// replay plays r's game, each action legal where it is played, and returns
+// the game at its end; an error names the game and the action.
+func replay(v *engine.Variant, r *arena.Record) (*engine.Game, error) {
 	g := engine.NewGame(v)
 	if err := g.PlayAll(r.Moves); err != nil {
 		return nil, fmt.Errorf("match %s, pair %d, game %d (%s): %w", r.Match, r.Pair, r.Game, r.Lineup(), err)
 	}
-	acts := g.Actions
-	if int(r.Opening) > len(acts) || r.Opening < 0 {
-		return nil, fmt.Errorf("match %s, pair %d, game %d (%s): an opening of %d actions in a game of %d", r.Match, r.Pair, r.Game, r.Lineup(), r.Opening, len(acts))
+	if int(r.Opening) > len(g.Actions) || r.Opening < 0 {
+		return nil, fmt.Errorf("match %s, pair %d, game %d (%s): an opening of %d actions in a game of %d", r.Match, r.Pair, r.Game, r.Lineup(), r.Opening, len(g.Actions))
 	}
-	return acts, nil
+	return g, nil
 }
 
 // judgeAll judges the games on workers, each with its own engine, and
@@ -486,6 +521,7 @@ func (j *judge) action(ctx context.Context, g *engine.Game, a engine.Action) (di
 		m.modelAgree = choice == res.Best
 	}
 	best, played := res.Score, res.Score
+	m.best = best
 	m.agree = a == res.Best
 	if !m.agree {
 		if err := g.Play(a); err != nil {
@@ -559,6 +595,14 @@ func (d *Diagnosis) Write(out io.Writer) {
 	if d.Losses > 0 {
 		fmt.Fprintf(out, "lost games by reason: %s\n", countsString(d.LostBy))
 		fmt.Fprintf(out, "lost games by the phase of the first blunder: %s\n", countsString(d.FirstBlunder))
+	}
+	if d.Draws > 0 {
+		fmt.Fprintf(out, "drawn games by reason: %s\n", countsString(d.DrawnBy))
+		fmt.Fprintf(out, "drawn games by the player's material at the end: %s\n", countsString(d.DrawnAt))
+		fmt.Fprintf(out, "drawn games by the best score the engine gave the player's turns: %s\n", countsString(d.DrawnFrom))
+	}
+	if len(d.NotWonFrom) > 0 {
+		fmt.Fprintf(out, "games not won from a position the engine scored won: %s\n", countsString(d.NotWonFrom))
 	}
 	header := func(title string) {
 		fmt.Fprintf(out, "\n%-9s %6s %9s %7s %8s %6s", title, "moves", "lost/move", "losing", "blunders", "agree")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/classic"
 	"github.com/millzero/millzero/engine"
 )
 
@@ -299,5 +300,77 @@ func TestJudge_LeavingAMillOpenAtThreePiecesIsABlunder(t *testing.T) {
 		if g.Pos != p || len(g.Actions) != 0 {
 			t.Errorf("%s: the game moved on: %s", c.move, v.FormatPosition(&g.Pos))
 		}
+	}
+}
+
+func TestDiagnosis_DrawsByReasonMaterialAndPeakAndWinsNotWon(t *testing.T) {
+	rec := func(winner int8, reason string) *arena.Record {
+		return &arena.Record{Winner: winner, Reason: reason, Forfeit: -1}
+	}
+	moves := func(best ...int) []diagMove {
+		ms := make([]diagMove, len(best))
+		for i, b := range best {
+			ms[i].best = b
+		}
+		return ms
+	}
+	won := classic.Decisive + 5
+	games := []diagGame{
+		{rec: rec(-1, "no-capture draw"), seat: 0, endLead: 2},
+		{rec: rec(-1, "repetition draw"), seat: 1, endLead: -5},
+		{rec: rec(-1, "no-capture draw"), seat: 0, endLead: 0},
+		{rec: rec(0, "too few pieces"), seat: 1},
+		{rec: rec(0, "too few pieces"), seat: 0},
+	}
+	judged := [][]diagMove{moves(50, 250, 120), moves(-40, won, 0), moves(99, -300), moves(won, -won), moves(won)}
+	d := &Diagnosis{Threshold: 1}
+	d.count(games, judged)
+	for name, c := range map[string]struct{ got, want map[string]int }{
+		"drawn by":     {d.DrawnBy, map[string]int{"no-capture draw": 2, "repetition draw": 1}},
+		"drawn at":     {d.DrawnAt, map[string]int{"+2": 1, "<=-3": 1, "0": 1}},
+		"drawn from":   {d.DrawnFrom, map[string]int{">=+2": 1, "won": 1, "<+1": 1}},
+		"not won from": {d.NotWonFrom, map[string]int{"draw": 1, "loss": 1}},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: %v, want %v", name, c.got, c.want)
+		}
+	}
+	if d.Draws != 3 || d.Wins != 1 || d.Losses != 1 {
+		t.Errorf("results +%d =%d -%d, want +1 =3 -1", d.Wins, d.Draws, d.Losses)
+	}
+}
+
+func TestJudge_AMillThatLeavesTwoPiecesIsScoredWon(t *testing.T) {
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// White, to move, flies c3 to g7 and closes a7-d7-g7; the removal
+	// that follows leaves black two pieces.
+	p := engine.Position{LastRotation: engine.NoRotation}
+	for seat, pts := range []string{"a7 d7 c3", "b4 f4 d2"} {
+		for _, name := range strings.Fields(pts) {
+			p.Pieces[seat] |= 1 << v.Board.Point(name)
+		}
+	}
+	p, err = v.ParsePosition(v.FormatPosition(&p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := (&Diagnose{HashMB: 1}).newJudge(v, nil, 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := engine.NewGameFrom(v, p)
+	a, err := v.ParseAction(&g.Pos, "c3-g7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := j.action(context.Background(), g, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.best <= classic.Decisive || !m.agree || m.lost != 0 {
+		t.Errorf("c3-g7: %+v: want the position scored won (beyond %d), the mill the engine's best, nothing lost", m, classic.Decisive)
 	}
 }
