@@ -80,6 +80,7 @@ type Diagnosis struct {
 	DrawnBy      map[string]int `json:"drawn_by"`      // the drawn games by Record.Reason
 	DrawnAt      map[string]int `json:"drawn_at"`      // the drawn games by the player's material at the end (its pieces less the opponent's, as Material's groups)
 	DrawnFrom    map[string]int `json:"drawn_from"`    // the drawn games by the best score the engine gave the player's turns (diagPeaks)
+	DrawnAfter   map[string]int `json:"drawn_after"`   // the drawn games by their length in plies (diagLengths)
 	NotWonFrom   map[string]int `json:"not_won_from"`  // the games not won ("draw", "loss") in which the engine found a win at one of the player's turns
 	FirstBlunder map[string]int `json:"first_blunder"` // the lost games by the mover's phase at the player's first blunder, "none" without one
 	AboveBest    int            `json:"above_best"`    // actions that scored above the engine's best (the searches of a position and of the one after it differ): they lose 0
@@ -111,7 +112,23 @@ var (
 	diagMaterial = []string{"<=-3", "-2", "-1", "0", "+1", "+2", ">=+3"}
 	diagPeaks    = []string{"won", ">=+2", "+1..+2", "<+1"}
 	diagPlies    = []string{"0-19", "20-39", "40-59", "60-79", "80-99", "100-119", "120-139", "140-159", "160-179", "180-199", "200+"}
+	diagLengths  = []string{"0-59", "60-99", "100-149", "150-199", "200+"}
 )
+
+// diagLength is the group of diagLengths of a game of plies actions.
+func diagLength(plies int) string {
+	switch {
+	case plies < 60:
+		return diagLengths[0]
+	case plies < 100:
+		return diagLengths[1]
+	case plies < 150:
+		return diagLengths[2]
+	case plies < 200:
+		return diagLengths[3]
+	}
+	return diagLengths[4]
+}
 
 // diagMove is the judgement of one action.
 type diagMove struct {
@@ -275,7 +292,7 @@ func diagGames(src string, recs []arena.Record, player string) (v *engine.Varian
 // games[i]) and the games' results, for the player.
 func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 	out.LostBy, out.FirstBlunder, out.All = map[string]int{}, map[string]int{}, DiagnoseRow{Group: "all"}
-	out.DrawnBy, out.DrawnAt, out.DrawnFrom, out.NotWonFrom = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	out.DrawnBy, out.DrawnAt, out.DrawnFrom, out.DrawnAfter, out.NotWonFrom = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	groups := []struct {
 		rows   *[]DiagnoseRow
 		labels []string
@@ -302,6 +319,7 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 			out.Draws++
 			out.DrawnBy[r.Reason]++
 			out.DrawnAt[diagMaterial[min(max(g.endLead, -3), 3)+3]]++
+			out.DrawnAfter[diagLength(int(r.Plies))]++
 			drawn = true
 		case int(r.Winner) == g.seat:
 			out.Wins++
@@ -600,6 +618,7 @@ func (d *Diagnosis) Write(out io.Writer) {
 		fmt.Fprintf(out, "drawn games by reason: %s\n", countsString(d.DrawnBy))
 		fmt.Fprintf(out, "drawn games by the player's material at the end: %s\n", countsString(d.DrawnAt))
 		fmt.Fprintf(out, "drawn games by the best score the engine gave the player's turns: %s\n", countsString(d.DrawnFrom))
+		fmt.Fprintf(out, "drawn games by their length in plies: %s\n", orderedCounts(d.DrawnAfter, diagLengths))
 	}
 	if len(d.NotWonFrom) > 0 {
 		fmt.Fprintf(out, "games not won from a position the engine scored won: %s\n", countsString(d.NotWonFrom))
@@ -659,6 +678,18 @@ func countsString(counts map[string]int) string {
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// orderedCounts is the counts of the labels that have any, in the labels'
+// order.
+func orderedCounts(counts map[string]int, labels []string) string {
+	var parts []string
+	for _, l := range labels {
+		if n := counts[l]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", l, n))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

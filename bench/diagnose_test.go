@@ -303,9 +303,9 @@ func TestJudge_LeavingAMillOpenAtThreePiecesIsABlunder(t *testing.T) {
 	}
 }
 
-func TestDiagnosis_DrawsByReasonMaterialAndPeakAndWinsNotWon(t *testing.T) {
-	rec := func(winner int8, reason string) *arena.Record {
-		return &arena.Record{Winner: winner, Reason: reason, Forfeit: -1}
+func TestDiagnosis_DrawsByReasonMaterialPeakAndLengthAndWinsNotWon(t *testing.T) {
+	rec := func(winner int8, reason string, plies int32) *arena.Record {
+		return &arena.Record{Winner: winner, Reason: reason, Forfeit: -1, Plies: plies}
 	}
 	moves := func(best ...int) []diagMove {
 		ms := make([]diagMove, len(best))
@@ -316,11 +316,11 @@ func TestDiagnosis_DrawsByReasonMaterialAndPeakAndWinsNotWon(t *testing.T) {
 	}
 	won := classic.Decisive + 5
 	games := []diagGame{
-		{rec: rec(-1, "no-capture draw"), seat: 0, endLead: 2},
-		{rec: rec(-1, "repetition draw"), seat: 1, endLead: -5},
-		{rec: rec(-1, "no-capture draw"), seat: 0, endLead: 0},
-		{rec: rec(0, "too few pieces"), seat: 1},
-		{rec: rec(0, "too few pieces"), seat: 0},
+		{rec: rec(-1, "no-capture draw", 230), seat: 0, endLead: 2},
+		{rec: rec(-1, "repetition draw", 59), seat: 1, endLead: -5},
+		{rec: rec(-1, "no-capture draw", 60), seat: 0, endLead: 0},
+		{rec: rec(0, "too few pieces", 70), seat: 1},
+		{rec: rec(0, "too few pieces", 80), seat: 0},
 	}
 	judged := [][]diagMove{moves(50, 250, 120), moves(-40, won, 0), moves(99, -300), moves(won, -won), moves(won)}
 	d := &Diagnosis{Threshold: 1}
@@ -329,6 +329,7 @@ func TestDiagnosis_DrawsByReasonMaterialAndPeakAndWinsNotWon(t *testing.T) {
 		"drawn by":     {d.DrawnBy, map[string]int{"no-capture draw": 2, "repetition draw": 1}},
 		"drawn at":     {d.DrawnAt, map[string]int{"+2": 1, "<=-3": 1, "0": 1}},
 		"drawn from":   {d.DrawnFrom, map[string]int{">=+2": 1, "won": 1, "<+1": 1}},
+		"drawn after":  {d.DrawnAfter, map[string]int{"0-59": 1, "60-99": 1, "200+": 1}},
 		"not won from": {d.NotWonFrom, map[string]int{"draw": 1, "loss": 1}},
 	} {
 		if !reflect.DeepEqual(c.got, c.want) {
