@@ -73,7 +73,7 @@ func (p *Pool) Run(searches []*Search) error {
 
 // done reports whether the search has all its visits.
 func (s *Search) done() bool {
-	return int(s.nodes[0].visits) >= s.set.Simulations
+	return int(s.nodes[0].visits) >= s.visits(s.set.Simulations)
 }
 
 // Run searches the root with eval until it has Settings.Simulations visits:

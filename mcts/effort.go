@@ -1,5 +1,7 @@
 package mcts
 
+import "math"
+
 // SetSimulations changes the root visits the next Run aims for, so a game
 // can vary its effort from move to move (playout cap randomisation) without
 // losing its tree. A count below 1 is ignored.
@@ -23,4 +25,14 @@ func (s *Search) SetSettings(set Settings) error {
 	s.set = set
 	s.setDraw()
 	return nil
+}
+
+// visits is the visits a search of the root aims for when asked for n:
+// n times Settings.PlacingFactor while the player to move has pieces in
+// hand, else n.
+func (s *Search) visits(n int) int {
+	if f := s.set.PlacingFactor; f > 1 && n <= math.MaxInt32/MaxPlacingFactor && s.rootPos.Hand[s.rootPos.Side] > 0 {
+		return int(math.Round(float64(n) * f))
+	}
+	return n
 }

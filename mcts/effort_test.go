@@ -1,6 +1,12 @@
 package mcts
 
-import "testing"
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/millzero/millzero/engine"
+)
 
 // TestSetSimulations_ChangesTheNextRun: a search can be made longer or
 // shorter between moves, keeping its tree; nonsense is ignored.
@@ -62,5 +68,39 @@ func TestSetSettings_TakesEffectAndRefusesNonsense(t *testing.T) {
 	}
 	if !noisy {
 		t.Error("noise set by SetSettings did not reach the root priors")
+	}
+}
+
+// TestPlacingFactor_MultipliesThePlacingMovesVisits: with placing_factor
+// 3, a search whose player to move has pieces in hand takes three times
+// the visits, by Run and by RunFor, with either root; a moving position
+// takes the visits asked for.
+func TestPlacingFactor_MultipliesThePlacingMovesVisits(t *testing.T) {
+	v := load(t, "nine")
+	moving := parse(t, v, "OO*O****/**O*****/@@*@**@* side:0 hand:0,0 pending:0,0 out:0 rot:- nocap:0 endgame:0 quiet:0 ply:40")
+	for _, root := range []string{RootPUCT, RootGumbel} {
+		for _, c := range []struct {
+			name string
+			pos  engine.Position
+			want int
+		}{{"placing", v.Start(), 60}, {"moving", moving, 20}} {
+			set := testSettings(20)
+			set.Root, set.PlacingFactor = root, 3
+			s := newSearch(t, v, set, 1)
+			s.SetRoot(c.pos, nil)
+			if err := s.Run(UniformEvaluator{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Result().Visited; got != c.want {
+				t.Errorf("%s root, %s: Run made %d root visits, want %d", root, c.name, got, c.want)
+			}
+			s.SetRoot(c.pos, nil)
+			if err := s.RunFor(context.Background(), UniformEvaluator{}, 20, time.Time{}, 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Result().Visited; got != c.want {
+				t.Errorf("%s root, %s: RunFor made %d root visits, want %d", root, c.name, got, c.want)
+			}
+		}
 	}
 }

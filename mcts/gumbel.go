@@ -96,7 +96,7 @@ func (s *Search) prepareGumbel() {
 		gr.logit = append(gr.logit, logit(kids[i].prior))
 		gr.base = append(gr.base, kids[i].visits)
 	}
-	gr.budget = max(s.set.Simulations, s.planSims) - int(root.visits)
+	gr.budget = s.visits(max(s.set.Simulations, s.planSims)) - int(root.visits)
 	gr.m = min(s.set.GumbelActions, len(kids))
 	gr.scale = s.set.Temperature
 	if len(s.history) >= s.set.TemperaturePlies {

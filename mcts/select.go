@@ -20,7 +20,7 @@ func (s *Search) gather(b *Batch) {
 	s.repOff = append(s.repOff[:0], 0)
 	for attempt := 0; attempt < 2*s.set.BatchSize; attempt++ {
 		root := &s.nodes[0]
-		left := s.set.Simulations - int(root.visits) - int(root.inflight)
+		left := s.visits(s.set.Simulations) - int(root.visits) - int(root.inflight)
 		if left <= 0 || len(s.leaves) >= s.set.BatchSize {
 			return
 		}

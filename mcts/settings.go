@@ -24,7 +24,8 @@ const (
 // DefaultSettings gives the values a run starts from.
 type Settings struct {
 	// Effort.
-	Simulations int `yaml:"simulations"` // root visits per move (reused visits count), in playouts
+	Simulations   int     `yaml:"simulations"`    // root visits per move (reused visits count), in playouts
+	PlacingFactor float64 `yaml:"placing_factor"` // while the player to move has pieces in hand, a move's visits are this many times the rest's (simulations, or what RunFor is asked for); 0 or 1: the same
 
 	// Selection.
 	CPuct        float64 `yaml:"c_puct"`        // weight of the prior term against the value term (value in [0,1] per seat)
@@ -86,11 +87,17 @@ func DefaultSettings() Settings {
 	}
 }
 
+// MaxPlacingFactor bounds Settings.PlacingFactor: a placing move's search
+// may take this many times the visits of another, no more.
+const MaxPlacingFactor = 16
+
 // Validate says what is wrong with settings, naming the field.
 func (s *Settings) Validate() error {
 	switch {
 	case s.Simulations < 1:
 		return fmt.Errorf("mcts settings: simulations %d: want 1 or more", s.Simulations)
+	case !(s.PlacingFactor == 0 || s.PlacingFactor >= 1 && s.PlacingFactor <= MaxPlacingFactor):
+		return fmt.Errorf("mcts settings: placing_factor %v: want 0 (off) or 1..%d", s.PlacingFactor, MaxPlacingFactor)
 	case !(s.CPuct > 0):
 		return fmt.Errorf("mcts settings: c_puct %v: want more than 0", s.CPuct)
 	case s.Root != RootPUCT && s.Root != RootGumbel:

@@ -24,6 +24,9 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 	}{
 		{"simulations", func(s *Settings) { s.Simulations = 0 }},
 		{"c_puct", func(s *Settings) { s.CPuct = 0 }},
+		{"placing_factor", func(s *Settings) { s.PlacingFactor = 0.5 }},
+		{"placing_factor", func(s *Settings) { s.PlacingFactor = MaxPlacingFactor + 1 }},
+		{"placing_factor", func(s *Settings) { s.PlacingFactor = math.NaN() }},
 		{"fpu_reduction", func(s *Settings) { s.FPUReduction = -0.1 }},
 		{"fpu_root", func(s *Settings) { s.FPURoot = 2 }},
 		{"dirichlet_fraction", func(s *Settings) { s.DirichletFraction = 1.5 }},
