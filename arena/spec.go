@@ -183,6 +183,9 @@ func SearchSpec(base mcts.Settings, n int, opts []string) (mcts.Settings, string
 	if err != nil {
 		return s, "", err
 	}
+	if f := s.PlacingFactor; f > 1 && float64(n)*f > MaxVisits {
+		return s, "", fmt.Errorf("visits %d with placing_factor %v: a placing move would search %.0f visits, above the most a move may take (1..%d)", n, f, float64(n)*f, MaxVisits)
+	}
 	suffix := fmt.Sprintf("@%d", n)
 	if len(opts) > 0 {
 		suffix += "," + strings.Join(opts, ",")

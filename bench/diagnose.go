@@ -113,21 +113,16 @@ var (
 	diagPeaks    = []string{"won", ">=+2", "+1..+2", "<+1"}
 	diagPlies    = []string{"0-19", "20-39", "40-59", "60-79", "80-99", "100-119", "120-139", "140-159", "160-179", "180-199", "200+"}
 	diagLengths  = []string{"0-59", "60-99", "100-149", "150-199", "200+"}
+	diagLengthTo = []int{60, 100, 150, 200} // where each of diagLengths but the last ends
 )
 
 // diagLength is the group of diagLengths of a game of plies actions.
 func diagLength(plies int) string {
-	switch {
-	case plies < 60:
-		return diagLengths[0]
-	case plies < 100:
-		return diagLengths[1]
-	case plies < 150:
-		return diagLengths[2]
-	case plies < 200:
-		return diagLengths[3]
+	i := 0
+	for i < len(diagLengthTo) && plies >= diagLengthTo[i] {
+		i++
 	}
-	return diagLengths[4]
+	return diagLengths[i]
 }
 
 // diagMove is the judgement of one action.
@@ -675,11 +670,7 @@ func countsString(counts map[string]int) string {
 		}
 		return keys[i] < keys[j]
 	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
-	}
-	return strings.Join(parts, ", ")
+	return orderedCounts(counts, keys)
 }
 
 // orderedCounts is the counts of the labels that have any, in the labels'

@@ -18,9 +18,10 @@ func (s *Search) gather(b *Batch) {
 	s.pathOff = append(s.pathOff[:0], 0)
 	s.repKids = s.repKids[:0]
 	s.repOff = append(s.repOff[:0], 0)
+	target := s.visits(s.set.Simulations)
 	for attempt := 0; attempt < 2*s.set.BatchSize; attempt++ {
 		root := &s.nodes[0]
-		left := s.visits(s.set.Simulations) - int(root.visits) - int(root.inflight)
+		left := target - int(root.visits) - int(root.inflight)
 		if left <= 0 || len(s.leaves) >= s.set.BatchSize {
 			return
 		}
