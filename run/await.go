@@ -89,7 +89,7 @@ func awaitRun(ctx context.Context, st *store.Store, loc string, opts Options) er
 	a := newAwaiter(opts)
 	for {
 		ok, err := st.CheckRun(ctx)
-		if err != nil && !store.OnlyLease(ctx, st) {
+		if err != nil {
 			return err
 		}
 		if ok {

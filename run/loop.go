@@ -159,7 +159,7 @@ func openOn(ctx context.Context, st *store.Store, loc string, cfg Config, text [
 
 func open(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
 	exists, err := wd.Store().CheckRun(ctx)
-	if err != nil && !store.OnlyLease(ctx, wd.Store()) {
+	if err != nil {
 		return nil, err
 	}
 	if !exists && opts.Existing && opts.WaitForRun {

@@ -475,7 +475,7 @@ func OnlyLease(ctx context.Context, st *Store, also ...string) bool {
 		return false
 	}
 	for _, o := range objs {
-		ok := o.Name == LeaseObject || strings.HasPrefix(o.Name, LeaseTakeoversPrefix)
+		ok := isLeaseObject(o.Name)
 		for _, p := range also {
 			ok = ok || strings.HasPrefix(o.Name, p)
 		}
@@ -484,4 +484,9 @@ func OnlyLease(ctx context.Context, st *Store, also ...string) bool {
 		}
 	}
 	return true
+}
+
+// isLeaseObject tells whether name is the lease or a record of a takeover.
+func isLeaseObject(name string) bool {
+	return name == LeaseObject || strings.HasPrefix(name, LeaseTakeoversPrefix)
 }

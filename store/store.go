@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -272,9 +273,15 @@ func (s *Store) Local() (dir string, ok bool) { return s.dir, s.dir != "" }
 func (s *Store) Close() error { return s.bucket.Close() }
 
 // CheckRun tells whether the store holds a run: (true, nil) when it has a
-// run.yaml (ConfigObject), (false, nil) when it is empty (a new run), and an error naming
-// the location and some of what is there when it holds other objects but
-// no run.yaml (a wrong path or prefix).
+// run.yaml (ConfigObject); (false, nil) when it holds nothing but lease
+// objects, a new run whose trainer is starting (or died before it wrote
+// run.yaml), or nothing at all; and an error naming the location and some
+// of what is there when it holds other objects but no run.yaml (a wrong
+// path or prefix).
+//
+// A trainer writes its lease, then run.yaml, then everything else, so a
+// listing taken after the first read may show a run.yaml the read missed:
+// CheckRun then reads again instead of concluding from the two views.
 func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 	ok, err := s.Exists(ctx, ConfigObject)
 	if err != nil || ok {
@@ -285,8 +292,13 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 		found = found[:0]
 		if s.dir != "" {
 			objs, err := listLocal(s.dir, "")
-			for _, o := range objs[:min(3, len(objs))] {
-				found = append(found, o.Name)
+			for _, o := range objs {
+				if len(found) == 3 {
+					break
+				}
+				if !isLeaseObject(o.Name) {
+					found = append(found, o.Name)
+				}
 			}
 			return err
 		}
@@ -299,20 +311,25 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 			if err != nil {
 				return err
 			}
-			if !atomicfile.IsTemp(obj.Key) {
+			if !atomicfile.IsTemp(obj.Key) && !isLeaseObject(obj.Key) {
 				found = append(found, obj.Key)
 			}
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || len(found) == 0 {
 		return false, err
 	}
-	if len(found) > 0 {
-		return false, fmt.Errorf("run store %s holds something other than a run: no %s, but objects such as %s (wrong path or prefix?)",
-			s.loc, ConfigObject, strings.Join(found, ", "))
+	// Anything else is written after run.yaml: look again before taking
+	// the store for something other than a run.
+	if ok, err := s.Exists(ctx, ConfigObject); err != nil || ok {
+		return ok, err
 	}
-	return false, nil
+	if slices.Contains(found, ConfigObject) {
+		return false, fmt.Errorf("run store %s lists %s but cannot read it: try again", s.loc, ConfigObject)
+	}
+	return false, fmt.Errorf("run store %s holds something other than a run: no %s, but objects such as %s (wrong path or prefix?)",
+		s.loc, ConfigObject, strings.Join(found, ", "))
 }
 
 // CheckWriteOnce checks that the store can be written and honours

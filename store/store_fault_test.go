@@ -25,6 +25,9 @@ type faultBucket struct {
 	// clone without conditional writes does.
 	ignoreIfNotExist bool
 	calls            map[string]int // op -> number of calls
+	// beforeList, when set, runs once before the next listing: another
+	// process's write landing between a read and a listing.
+	beforeList func()
 }
 
 // fault fails the next n calls of op on key ("" any key) with code; with
@@ -123,6 +126,13 @@ func (f *faultBucket) Attributes(ctx context.Context, key string) (*driver.Attri
 func (f *faultBucket) ListPaged(ctx context.Context, opts *driver.ListOptions) (*driver.ListPage, error) {
 	if err := f.check("list", opts.Prefix, false); err != nil {
 		return nil, err
+	}
+	f.mu.Lock()
+	hook := f.beforeList
+	f.beforeList = nil
+	f.mu.Unlock()
+	if hook != nil {
+		hook()
 	}
 	size := opts.PageSize
 	if size <= 0 {

@@ -357,6 +357,31 @@ func TestStore_CheckRun_TellsRunEmptyAndSomethingElse(t *testing.T) {
 	}
 }
 
+// A trainer writes its lease and then run.yaml: a follower's CheckRun
+// that reads before run.yaml is written and lists after must not take
+// the run for something else.
+func TestStore_CheckRun_RunYAMLWrittenBetweenTheReadAndTheListing_IsARun(t *testing.T) {
+	ctx := context.Background()
+	s, fb := newFaultStore(t)
+	if err := s.Put(ctx, LeaseObject, strings.NewReader("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.CheckRun(ctx); ok || err != nil {
+		t.Fatalf("only a lease: CheckRun = %v, %v; want false, nil (a run being made)", ok, err)
+	}
+	fb.beforeList = func() {
+		if err := fb.inner.WriteAll(ctx, ConfigObject, []byte("variant: nine\n"), nil); err != nil {
+			t.Error(err)
+		}
+	}
+	if ok, err := s.CheckRun(ctx); !ok || err != nil {
+		t.Fatalf("run.yaml written between the read and the listing: CheckRun = %v, %v; want true, nil", ok, err)
+	}
+	if fb.beforeList != nil {
+		t.Fatal("CheckRun never listed: the test did not make the race it is about")
+	}
+}
+
 func TestStore_TransientErrors_AreRetried(t *testing.T) {
 	ctx := context.Background()
 	s, fb := newFaultStore(t)
