@@ -53,6 +53,14 @@ type Tables interface {
 type Options struct {
 	HashMB int    // size of the transposition table in megabytes (0: 64); allocated once
 	Tables Tables // endgame tables probed in the tree, or nil
+	// Weights is the evaluation's weights (nil: DefaultWeights of the
+	// variant).
+	Weights *Weights
+	// Aspiration is the half-width of the window around the last
+	// iteration's score that each iteration past the fourth first
+	// searches, in hundredths of a piece; 0 searches every iteration
+	// with a full window.
+	Aspiration int
 	// NoContempt scores a draw 0 for both sides, wherever the root: the
 	// scores of searches from different roots (a position and its
 	// children) then compare. By default the side to move at the root
@@ -94,11 +102,13 @@ var ErrPlayers = errors.New("the classical engine plays two-player variants only
 // buffers and is used by one goroutine at a time; keep one per game (or
 // per engine) so the table carries over from move to move.
 type Searcher struct {
-	v      *engine.Variant
-	tables Tables
-	tt     table
+	v          *engine.Variant
+	tables     Tables
+	tt         table
+	ev         *evaluator
+	aspiration int
+	w          *Weights
 
-	lines    []uint32                    // every line of the board
 	linesAt  [engine.MaxPoints][4]uint32 // the lines through each point
 	nLinesAt [engine.MaxPoints]uint8
 	degree   [engine.MaxPoints]uint8 // the neighbours of each point
@@ -151,12 +161,18 @@ func New(v *engine.Variant, opt Options) (*Searcher, error) {
 	if mb < 1 || mb > 1<<16 {
 		return nil, fmt.Errorf("classic: hash %d MB: want 1..65536", mb)
 	}
-	s := &Searcher{v: v, tables: opt.Tables, tt: newTable(mb), horizon: maxPly + 8, contempt: contempt}
+	w := opt.Weights
+	if w == nil {
+		w = DefaultWeights(v)
+	}
+	if err := w.check(v); err != nil {
+		return nil, fmt.Errorf("classic: %w", err)
+	}
+	s := &Searcher{v: v, tables: opt.Tables, tt: newTable(mb), horizon: maxPly + 8, contempt: contempt, ev: newEvaluator(v, w), w: w, aspiration: opt.Aspiration}
 	if opt.NoContempt {
 		s.contempt = 0
 	}
-	s.lines = append([]uint32(nil), v.Board.Lines...)
-	for _, l := range s.lines {
+	for _, l := range v.Board.Lines {
 		for m := l; m != 0; m &= m - 1 {
 			pt := bits.TrailingZeros32(m)
 			if s.nLinesAt[pt] < 4 {
@@ -185,6 +201,9 @@ func New(v *engine.Variant, opt Options) (*Searcher, error) {
 
 // Variant is the variant the searcher plays.
 func (s *Searcher) Variant() *engine.Variant { return s.v }
+
+// Weights is the evaluation's weights set.
+func (s *Searcher) Weights() *Weights { return s.w }
 
 // NewGame forgets what earlier searches learnt: the table, killers and
 // history.
@@ -243,7 +262,7 @@ func (s *Searcher) Search(ctx context.Context, g *engine.Game, lim Limits, repor
 	var res Result
 	s.rootLen = 0
 	for d := 1; d <= depth; d++ {
-		score := s.search(0, d, -scoreInf, scoreInf)
+		score := s.searchRoot(d, res.Score)
 		if s.stopped {
 			// A root action that finished searching before the stop and
 			// beat the earlier ones is taken: the first one searched is
@@ -280,6 +299,35 @@ func (s *Searcher) Search(ctx context.Context, g *engine.Game, lim Limits, repor
 		return res, err
 	}
 	return res, nil
+}
+
+// searchRoot searches the root to depth d: past the first iterations in
+// a window around the last iteration's score (an aspiration window),
+// widened on each side the score falls outside until it falls within.
+func (s *Searcher) searchRoot(d, last int) int32 {
+	delta := int32(s.aspiration)
+	if delta == 0 || d < 5 || last >= scoreDecisive || last <= -scoreDecisive {
+		return s.search(0, d, -scoreInf, scoreInf)
+	}
+	alpha, beta := int32(last)-delta, int32(last)+delta
+	for {
+		score := s.search(0, d, alpha, beta)
+		switch {
+		case s.stopped:
+			return score
+		case score <= alpha && alpha > -scoreInf:
+			delta *= 2
+			alpha = max(score-delta, -scoreInf)
+		case score >= beta && beta < scoreInf:
+			delta *= 2
+			beta = min(score+delta, scoreInf)
+		default:
+			return score
+		}
+		if delta > 4*scoreDecisive/64 {
+			alpha, beta = -scoreInf, scoreInf
+		}
+	}
 }
 
 // setHistory puts the hashes of the game's positions since its last

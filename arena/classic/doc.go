@@ -4,7 +4,9 @@
 // engine's Zobrist hash, move ordering (hash move, mills and blocks,
 // killers, history), late-move reductions, a quiet search of pending
 // removals, the repetition and draw rules in the tree, the endgame tables
-// probed where they are loaded, and a phase-aware hand-written
-// evaluation. It plays the two-player variants; it allocates nothing per
-// node once made.
+// probed where they are loaded, and an evaluation that weighs features of
+// a position (material, mills, threats, mobility, blocked pieces, ...)
+// with one weight vector per phase of the game (Weights): the hand-written
+// set the engine began with, or a set fitted to games (package tune). It
+// plays the two-player variants; it allocates nothing per node once made.
 package classic

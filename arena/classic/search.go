@@ -65,7 +65,7 @@ func (s *Searcher) search(ply, depth int, alpha, beta int32) int32 {
 	nullOK := prune && depth >= 3 && p.Hand[p.Side&1] > 0 && !f.nullBefore
 	var static int32
 	if prune && (depth <= 3 || nullOK) {
-		static = s.evaluate(p, ply)
+		static = s.ev.evaluate(p, ply)
 	}
 	if prune && depth <= 3 {
 		if static-marginRFP*int32(depth) >= beta {
@@ -216,7 +216,7 @@ func (s *Searcher) quiesce(ply int, alpha, beta int32) int32 {
 		return s.terminal(p, ply)
 	}
 	if !p.Removing() || ply >= maxPly-1 {
-		return s.evaluate(p, ply)
+		return s.ev.evaluate(p, ply)
 	}
 	moves := s.v.Legal(p, f.moves[:0])
 	keys := f.keys[:len(moves)]
