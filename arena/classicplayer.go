@@ -20,28 +20,43 @@ const MaxClassicTime = time.Hour
 
 // Classic is the classical engine (package classic) as a player: a
 // search of MoveTime a move (classic@1s), or to a fixed Depth
-// (classic:N). It is deterministic given the position and its history at
-// a fixed depth; under a time budget the depth reached depends on the
-// machine. With Tables it probes them in the tree and plays table
-// positions perfectly.
+// (classic:N), evaluating with Weights (classic@1s,weights=hand). It is
+// deterministic given the position and its history at a fixed depth;
+// under a time budget the depth reached depends on the machine. With
+// Tables it probes them in the tree and plays table positions perfectly.
 type Classic struct {
 	Depth    int           // plies of the last iteration; 0 searches by time
 	MoveTime time.Duration // time a move when Depth is 0
 	HashMB   int           // 0: ClassicHashMB
 	Tables   classic.Tables
+	Weights  *classic.Weights // the evaluation's weights; nil: the variant's default (classic.DefaultWeights)
 }
 
 // Name is "classic:DEPTH" or "classic@TIME" (classic@300ms, classic@1s),
-// with "+tb" when it has tables.
+// then ",weights=NAME" when the spec named a weights set, and "+tb" when
+// it has tables.
 func (c Classic) Name() string {
 	name := "classic@" + formatMoveTime(c.MoveTime)
 	if c.Depth > 0 {
 		name = fmt.Sprintf("classic:%d", c.Depth)
 	}
+	if c.Weights != nil {
+		name += ",weights=" + c.Weights.Name
+	}
 	if c.Tables != nil {
 		name += "+tb"
 	}
 	return name
+}
+
+// Setup names the weights the player evaluates with, by their content:
+// games of an engine whose evaluation changed under the same name are
+// not taken for its own.
+func (c Classic) Setup() string {
+	if c.Weights == nil {
+		return "weights=default " + classic.DefaultWeightsID()
+	}
+	return "weights=" + c.Weights.Name + " " + c.Weights.ID()
 }
 
 // formatMoveTime writes d as a spec reads it back: whole seconds as "2s",
@@ -54,8 +69,27 @@ func formatMoveTime(d time.Duration) string {
 }
 
 // parseClassic reads the part of a classic spec after "classic": ":N" or
-// "@TIME".
+// "@TIME", then any ",weights=NAME|FILE".
 func parseClassic(spec, rest string) (Classic, error) {
+	rest, opts, hasOpts := strings.Cut(rest, ",")
+	c, err := parseClassicLimit(spec, rest)
+	if err != nil || !hasOpts {
+		return c, err
+	}
+	for o := range strings.SplitSeq(opts, ",") {
+		k, val, _ := strings.Cut(o, "=")
+		if k != "weights" || val == "" {
+			return Classic{}, fmt.Errorf("player %q: option %q: want weights=NAME (%s) or weights=FILE (millzero classic tune)", spec, o, strings.Join(classic.NamedWeights(), ", "))
+		}
+		if c.Weights, err = classic.LoadWeights(val); err != nil {
+			return Classic{}, fmt.Errorf("player %q: %w", spec, err)
+		}
+	}
+	return c, nil
+}
+
+// parseClassicLimit reads a classic spec's ":N" or "@TIME".
+func parseClassicLimit(spec, rest string) (Classic, error) {
 	if d, ok := strings.CutPrefix(rest, ":"); ok {
 		n, err := strconv.Atoi(d)
 		if err != nil || n < 1 || n > classic.MaxDepth {
@@ -80,7 +114,7 @@ func (c Classic) NewGame(v *engine.Variant, _ uint64) (GamePlayer, error) {
 	if mb == 0 {
 		mb = ClassicHashMB
 	}
-	s, err := classic.New(v, classic.Options{HashMB: mb, Tables: c.Tables})
+	s, err := classic.New(v, classic.Options{HashMB: mb, Tables: c.Tables, Weights: c.Weights})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name(), err)
 	}

@@ -41,6 +41,8 @@ alphabeta:N          the classical alpha-beta yardstick searching N plies (2 and
 classic@TIME         the classical engine (iterative deepening, transposition table, endgame tables with
                      --tablebase) thinking TIME a move: classic@100ms, classic@300ms, classic@1s
 classic:N            the classical engine searching N plies a move (1..64), the same on every machine
+classic...,weights=W the classical engine evaluating with weights W: a file of millzero classic tune, or
+                     hand (the first, hand-written weights: classic@1s,weights=hand)
 rollout[@N][,K=V]    PUCT search with random-playout evaluation, N visits per move
 model:PATH[@N][,K=V] search with the network of checkpoint PATH, N visits per move (a Gumbel root with
                      two seats, else PUCT); each ,K=V sets a search setting by its run-config name:

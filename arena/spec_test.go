@@ -25,6 +25,8 @@ func TestParsePlayer_Specs(t *testing.T) {
 		{"classic@2000ms", "classic@2s"},
 		{"classic@1.5s", "classic@1500ms"},
 		{"classic:12", "classic:12"},
+		{"classic@1s,weights=hand", "classic@1s,weights=hand"},
+		{"classic:14,weights=hand", "classic:14,weights=hand"},
 		{"rollout@32", "rollout@32"},
 		{"engine:/usr/bin/sanmill --uci", "engine:sanmill"},
 		{"rollout@32,root=gumbel,c_scale=0.3", "rollout@32,root=gumbel,c_scale=0.3"},
@@ -53,6 +55,13 @@ func TestParsePlayer_Specs(t *testing.T) {
 	if got := c.(Classic); got.Depth != 9 || got.MoveTime != 0 {
 		t.Errorf("classic:9: %+v, want depth 9", got)
 	}
+	c, _ = ParsePlayer("classic:9,weights=hand", v, DefaultSpecSettings())
+	if got := c.(Classic); got.Weights == nil || got.Weights.Name != "hand" {
+		t.Errorf("classic:9,weights=hand: %+v, want the hand-written weights", got)
+	}
+	if a, b := SetupOf(Classic{Depth: 9}), SetupOf(c); a == "" || a == b {
+		t.Errorf("setups %q and %q of the default and the hand-written weights: want two", a, b)
+	}
 	e, _ := ParsePlayer("engine:/usr/bin/sanmill --uci -x", v, DefaultSpecSettings())
 	if x := e.(*External); x.Path != "/usr/bin/sanmill" || strings.Join(x.Args, " ") != "--uci -x" {
 		t.Errorf("engine spec: path %q args %q", x.Path, x.Args)
@@ -70,7 +79,8 @@ func TestParsePlayer_BadSpecsAreErrors(t *testing.T) {
 		"rollout@0", "rollout@x", "rollouts", "engine:", "engine:x --option", "engine:x --option =3", "engine:x --option Hash", "model:", "model:/nonexistent.safetensors", "model:x@-1",
 		"rollout,c_puct=0", "rollout@8,c_puct", "rollout@8,bogus=1", "rollout,simulations=9", "rollout,root=best", "rollout,c_puct=1: 2",
 		"rollout@8,", "rollouts,c_puct=1", "model:,root=gumbel",
-		"classic", "classic:0", "classic:65", "classic:x", "classic@", "classic@0s", "classic@fast", "classic@-1s", "classic@1500us", "classic@2h", "classics:4"} {
+		"classic", "classic:0", "classic:65", "classic:x", "classic@", "classic@0s", "classic@fast", "classic@-1s", "classic@1500us", "classic@2h", "classics:4",
+		"classic@1s,weights=", "classic@1s,hash=4", "classic:4,weights=nonesuch", "classic:4,weights=/nonexistent.json", "classic:4,"} {
 		if _, err := ParsePlayer(spec, v, DefaultSpecSettings()); err == nil {
 			t.Errorf("%q: no error", spec)
 		} else if !strings.Contains(err.Error(), spec) {
