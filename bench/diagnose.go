@@ -57,6 +57,10 @@ type Diagnose struct {
 	Workers   int     // games replayed at once, each worker its own engine (0: one per core)
 	HashMB    int     // each worker's transposition table, in megabytes (0: the engine's default)
 	Model     string  // a checkpoint file, or arena.BuiltinModel: its network's first choice (no search) is compared with the engine's best; "" none
+	// Weights is the judge's evaluation (nil: the engine's default for
+	// the variant, classic.DefaultWeights); classic.HandWeights names
+	// the first, hand-written one, the judge of earlier diagnoses.
+	Weights *classic.Weights
 }
 
 // Diagnosis is what Diagnose found: the player's results and its actions'
@@ -69,6 +73,7 @@ type Diagnosis struct {
 	Cap       float64 `json:"cap"`       // pieces
 	Threshold float64 `json:"threshold"` // pieces
 	Model     string  `json:"model,omitempty"`
+	Judge     string  `json:"judge"` // the engine's evaluation weights: a named set, or a weights file
 	Seconds   float64 `json:"seconds"`
 
 	Games        int            `json:"games"`
@@ -244,11 +249,15 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 		}
 		net, modelName = ck.Net, name
 	}
-	judged, err := d.judgeAll(ctx, v, net, games, depth, capPieces, onGame)
+	w := d.Weights
+	if w == nil {
+		w = classic.DefaultWeights(v)
+	}
+	judged, err := d.judgeAll(ctx, v, net, w, games, depth, capPieces, onGame)
 	if err != nil {
 		return nil, err
 	}
-	out := &Diagnosis{Player: player, Variant: v.Name, Depth: depth, Cap: capPieces, Threshold: threshold, Model: modelName}
+	out := &Diagnosis{Player: player, Variant: v.Name, Depth: depth, Cap: capPieces, Threshold: threshold, Model: modelName, Judge: w.Name}
 	out.count(games, judged)
 	out.Seconds = time.Since(start).Seconds()
 	return out, nil
@@ -416,7 +425,7 @@ func replay(v *engine.Variant, r *arena.Record) (*engine.Game, error) {
 
 // judgeAll judges the games on workers, each with its own engine, and
 // returns each game's judged actions in the games' order.
-func (d *Diagnose) judgeAll(ctx context.Context, v *engine.Variant, net *model.Network, games []diagGame, depth int, capPieces float64, onGame func(done, total int)) ([][]diagMove, error) {
+func (d *Diagnose) judgeAll(ctx context.Context, v *engine.Variant, net *model.Network, wt *classic.Weights, games []diagGame, depth int, capPieces float64, onGame func(done, total int)) ([][]diagMove, error) {
 	workers := d.Workers
 	if workers == 0 {
 		workers = runtime.NumCPU()
@@ -424,7 +433,7 @@ func (d *Diagnose) judgeAll(ctx context.Context, v *engine.Variant, net *model.N
 	judges := make([]*judge, max(min(workers, len(games)), 1))
 	for w := range judges {
 		var err error
-		if judges[w], err = d.newJudge(v, net, depth, capPieces); err != nil {
+		if judges[w], err = d.newJudge(v, net, wt, depth, capPieces); err != nil {
 			return nil, err
 		}
 	}
@@ -478,8 +487,8 @@ type judge struct {
 	cap   int // hundredths of a piece
 }
 
-func (d *Diagnose) newJudge(v *engine.Variant, net *model.Network, depth int, capPieces float64) (*judge, error) {
-	s, err := classic.New(v, classic.Options{HashMB: d.HashMB, NoContempt: true})
+func (d *Diagnose) newJudge(v *engine.Variant, net *model.Network, w *classic.Weights, depth int, capPieces float64) (*judge, error) {
+	s, err := classic.New(v, classic.Options{HashMB: d.HashMB, NoContempt: true, Weights: w})
 	if err != nil {
 		return nil, err
 	}
@@ -598,8 +607,8 @@ func diagMaterialOf(p *engine.Position) int {
 
 // Write prints the diagnosis as tables.
 func (d *Diagnosis) Write(out io.Writer) {
-	fmt.Fprintf(out, "%s in %d games of %s against the classical engine at depth %d (after the action played: %d), no contempt\n",
-		d.Player, d.Games, d.Variant, d.Depth, max(d.Depth-1, 1))
+	fmt.Fprintf(out, "%s in %d games of %s against the classical engine (weights %s) at depth %d (after the action played: %d), no contempt\n",
+		d.Player, d.Games, d.Variant, d.Judge, d.Depth, max(d.Depth-1, 1))
 	fmt.Fprintf(out, "results: +%d =%d -%d", d.Wins, d.Draws, d.Losses)
 	if d.Unfinished > 0 {
 		fmt.Fprintf(out, " (unfinished %d)", d.Unfinished)

@@ -273,7 +273,7 @@ func TestJudge_LeavingAMillOpenAtThreePiecesIsABlunder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := (&Diagnose{HashMB: 1}).newJudge(v, nil, 4, 4)
+	j, err := (&Diagnose{HashMB: 1}).newJudge(v, nil, nil, 4, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestJudge_AMillThatLeavesTwoPiecesIsScoredWon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := (&Diagnose{HashMB: 1}).newJudge(v, nil, 4, 4)
+	j, err := (&Diagnose{HashMB: 1}).newJudge(v, nil, nil, 4, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func (b *TargetsBench) RunJudged(ctx context.Context, searches int, symmetry boo
 	if err := eval.SetOrientations(orientations); err != nil {
 		return selfplay.Spread{}, nil, err
 	}
-	j, err := (&Diagnose{}).newJudge(b.Variant, nil, depth, DiagnoseCap)
+	j, err := (&Diagnose{}).newJudge(b.Variant, nil, nil, depth, DiagnoseCap)
 	if err != nil {
 		return selfplay.Spread{}, nil, err
 	}

@@ -36,6 +36,10 @@ func TestBenchDiagnose_JudgesAPlayersGamesAndRefusesBadInput(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "classic:2 in 2 games of nine") || !strings.Contains(out, "lost/move") {
 		t.Errorf("the table: exit %d, %s\n%s", code, errOut, out)
 	}
+	code, out, errOut = runCmd("bench", "diagnose", "--games", dir, "--player", "classic:2", "--depth", "2", "--judge-weights", "hand")
+	if code != 0 || !strings.Contains(out, "(weights hand)") {
+		t.Errorf("judged by the hand-written weights: exit %d, %s\n%s", code, errOut, out)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -43,6 +47,7 @@ func TestBenchDiagnose_JudgesAPlayersGamesAndRefusesBadInput(t *testing.T) {
 		{[]string{"bench", "diagnose"}, "give --games"},
 		{[]string{"bench", "diagnose", "--games", dir}, "classic:2, random"},
 		{[]string{"bench", "diagnose", "--games", dir + "/none.parquet"}, "none.parquet"},
+		{[]string{"bench", "diagnose", "--games", dir, "--player", "classic:2", "--judge-weights", "nonesuch"}, "nonesuch"},
 	} {
 		if code, _, errOut := runCmd(c.args...); code == 0 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%q: exit %d, %q: want an error saying %q", c.args, code, errOut, c.want)
