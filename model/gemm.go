@@ -17,7 +17,7 @@ func gemmAcc(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float3
 // accumulators), the rows left over in 4-, 2- and 1-row kernels, and the
 // last n mod 16 columns in Go.
 func GemmAccStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int) {
-	gemmStrided(m, n, k, a, rs, ks, b, ldb, c, ldc, 0)
+	gemmStrided(m, n, k, a, rs, ks, b, ldb, c, ldc, 0, false)
 }
 
 // GemmSetStrided sets C to A·B, the operands as GemmAccStrided's: C's m×n
@@ -31,11 +31,32 @@ func GemmSetStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, 
 		}
 		return
 	}
-	gemmStrided(m, n, k, a, rs, ks, b, ldb, c, ldc, 1)
+	gemmStrided(m, n, k, a, rs, ks, b, ldb, c, ldc, 1, false)
 }
 
-// gemmStrided is GemmAccStrided (set 0) and GemmSetStrided (set 1).
-func gemmStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int, set int) {
+// GemmNarrowStrided is GemmAccStrided, or GemmSetStrided if set, for the
+// products of a graph network, whose widths are often 8 more than a
+// multiple of 16 (24 points, 24 policy columns): those last 8 columns of
+// every block of 6 rows run in the 6×8 kernel where the others leave them
+// to plain Go. (The others keep their arithmetic: plain Go's products are
+// not fused multiply-adds, so the kernel's sums differ in rounding.)
+func GemmNarrowStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int, set bool) {
+	s := 0
+	if set {
+		s = 1
+		if k == 0 {
+			for i := range m {
+				clear(c[i*ldc : i*ldc+n])
+			}
+			return
+		}
+	}
+	gemmStrided(m, n, k, a, rs, ks, b, ldb, c, ldc, s, true)
+}
+
+// gemmStrided is GemmAccStrided (set 0) and GemmSetStrided (set 1); with
+// narrow, GemmNarrowStrided.
+func gemmStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c []float32, ldc int, set int, narrow bool) {
 	if m == 0 || n == 0 || k == 0 {
 		return
 	}
@@ -79,6 +100,22 @@ func gemmStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c [
 				kernel1x16(k, &a[i*rs], ks, &b[j], ldb, &c[i*ldc+j], set)
 			}
 		}
+		if narrow && n-n16 >= 8 {
+			m6 := m - m%6
+			for i := 0; i < m6; i += 6 {
+				kernel6x8(k, &a[i*rs], rs, ks, &b[n16], ldb, &c[i*ldc+n16], ldc, set)
+			}
+			// The rows past the last block of 6, of those 8 columns.
+			if set != 0 {
+				for i := m6; i < m; i++ {
+					clear(c[i*ldc+n16 : i*ldc+n16+8])
+				}
+			}
+			if m6 < m {
+				gemmAccGo(m-m6, n16, n16+8, k, a[m6*rs:], rs, ks, b, ldb, c[m6*ldc:], ldc)
+			}
+			n16 += 8
+		}
 	}
 	if set != 0 && n16 < n {
 		for i := range m {
@@ -92,20 +129,7 @@ func gemmStrided(m, n, k int, a []float32, rs, ks int, b []float32, ldb int, c [
 // often 8 more than a multiple of 16 (24 channels a point): those last 8
 // columns run in kernel6x8 where gemmAcc would leave them to plain Go.
 func gemmNarrow(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	if !haveKernels() || n%16 < 8 || m < 6 || k == 0 {
-		gemmAcc(m, n, k, a, lda, b, ldb, c, ldc)
-		return
-	}
-	j := n &^ 15
-	gemmAcc(m, j, k, a, lda, b, ldb, c, ldc)
-	m6 := m - m%6
-	for i := 0; i < m6; i += 6 {
-		kernel6x8(k, &a[i*lda], lda, 1, &b[j], ldb, &c[i*ldc+j], ldc, 0)
-	}
-	if m6 < m { // the last rows of those 8 columns
-		gemmAccGo(m-m6, j, j+8, k, a[m6*lda:], lda, 1, b, ldb, c[m6*ldc:], ldc)
-	}
-	gemmAccGo(m, j+8, n, k, a, lda, 1, b, ldb, c, ldc)
+	gemmStrided(m, n, k, a, lda, 1, b, ldb, c, ldc, 0, true)
 }
 
 // gemmAccGo is GemmAccStrided in plain Go for the columns n0..n-1 of C

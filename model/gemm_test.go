@@ -47,16 +47,22 @@ func BenchmarkGemmAcc(b *testing.B) {
 
 func TestGemmAccStridedReadsATransposed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, c := range []struct{ m, n, k, pad int }{{1, 16, 3, 0}, {7, 33, 5, 2}, {94, 256, 64, 1}, {13, 80, 256, 0}} {
-		lda := c.m + c.pad // A is stored k×m: op(A) = Aᵀ
-		a := randomSlice(rng, (c.k-1)*lda+c.m)
-		b := randomSlice(rng, c.k*c.n)
-		want := randomSlice(rng, c.m*c.n)
-		got := append([]float32(nil), want...)
-		gonum.Implementation{}.Sgemm(blas.Trans, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, c.n, 1, want, c.n)
-		GemmAccStrided(c.m, c.n, c.k, a, 1, lda, b, c.n, got, c.n)
-		if d := maxRelDiff(got, want); d > 1e-4 {
-			t.Errorf("%dx%dx%d: max relative difference from gonum %g", c.m, c.n, c.k, d)
+	for _, c := range []struct{ m, n, k, pad int }{{1, 16, 3, 0}, {7, 33, 5, 2}, {94, 256, 64, 1}, {13, 80, 256, 0}, {26, 24, 16, 1}, {32, 24, 768, 0}} {
+		for _, narrow := range []bool{false, true} {
+			lda := c.m + c.pad // A is stored k×m: op(A) = Aᵀ
+			a := randomSlice(rng, (c.k-1)*lda+c.m)
+			b := randomSlice(rng, c.k*c.n)
+			want := randomSlice(rng, c.m*c.n)
+			got := append([]float32(nil), want...)
+			gonum.Implementation{}.Sgemm(blas.Trans, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, c.n, 1, want, c.n)
+			if narrow {
+				GemmNarrowStrided(c.m, c.n, c.k, a, 1, lda, b, c.n, got, c.n, false)
+			} else {
+				GemmAccStrided(c.m, c.n, c.k, a, 1, lda, b, c.n, got, c.n)
+			}
+			if d := maxRelDiff(got, want); d > 1e-4 {
+				t.Errorf("%dx%dx%d narrow %v: max relative difference from gonum %g", c.m, c.n, c.k, narrow, d)
+			}
 		}
 	}
 }
@@ -98,16 +104,19 @@ func matchesGonum(t *testing.T, rng *rand.Rand, m, n, k, pad int, gemm func(m, n
 // TestGemmSetStridedOverwritesC: C = op(A)·B whatever C held (NaN in
 // every cell of the product, so a cell read rather than written shows),
 // A row-major and transposed, through every kernel (rows left over from
-// the blocks of 6, columns from the blocks of 16 and 32) and k = 0; the
-// padding between C's rows is left as it was.
+// the blocks of 6, columns from the blocks of 16 and 32, and of 8 with
+// GemmNarrowStrided) and k = 0; the padding between C's rows is left as
+// it was.
 func TestGemmSetStridedOverwritesC(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	nan := float32(math.NaN())
 	for _, c := range []struct{ m, n, k, pad int }{
 		{1, 1, 1, 0}, {6, 16, 1, 0}, {7, 17, 3, 1}, {12, 64, 5, 0}, {5, 80, 9, 2}, {1, 256, 32, 0},
 		{13, 48, 7, 3}, {3072 / 64, 128, 32, 0}, {24, 100, 24, 1}, {9, 33, 0, 2},
+		{26, 24, 16, 0}, {11, 24, 5, 2}, {7, 40, 9, 1}, {24, 12, 24, 0},
 	} {
-		for _, trans := range []bool{false, true} {
+		for _, v := range []struct{ trans, narrow bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			trans := v.trans
 			lda, rs, ks := c.k+c.pad, c.k+c.pad, 1
 			rows, cols := c.m, c.k
 			tA := blas.NoTrans
@@ -128,7 +137,11 @@ func TestGemmSetStridedOverwritesC(t *testing.T) {
 			if c.k > 0 {
 				gonum.Implementation{}.Sgemm(tA, blas.NoTrans, c.m, c.n, c.k, 1, a, lda, b, c.n, 0, want, ldc)
 			}
-			GemmSetStrided(c.m, c.n, c.k, a, rs, ks, b, c.n, got, ldc)
+			if v.narrow {
+				GemmNarrowStrided(c.m, c.n, c.k, a, rs, ks, b, c.n, got, ldc, true)
+			} else {
+				GemmSetStrided(c.m, c.n, c.k, a, rs, ks, b, c.n, got, ldc)
+			}
 			for i := range c.m {
 				for j := range ldc {
 					x := i*ldc + j
@@ -137,12 +150,12 @@ func TestGemmSetStridedOverwritesC(t *testing.T) {
 					}
 					if j >= c.n {
 						if got[x] != pads[x] {
-							t.Fatalf("%dx%dx%d transposed %v: padding at row %d column %d changed", c.m, c.n, c.k, trans, i, j)
+							t.Fatalf("%dx%dx%d %+v: padding at row %d column %d changed", c.m, c.n, c.k, v, i, j)
 						}
 						continue
 					}
 					if d := math.Abs(float64(got[x] - want[x])); !(d <= 1e-4*(1+math.Abs(float64(want[x])))) {
-						t.Fatalf("%dx%dx%d transposed %v: C[%d,%d] = %v, want %v", c.m, c.n, c.k, trans, i, j, got[x], want[x])
+						t.Fatalf("%dx%dx%d %+v: C[%d,%d] = %v, want %v", c.m, c.n, c.k, v, i, j, got[x], want[x])
 					}
 				}
 			}

@@ -17,7 +17,7 @@ const graphChunk = 32
 // contiguous, so that one product by a layer's shared weight covers every
 // point of every position, and on the P × (b·channels) view of the same
 // rows the mixing along the board (N·H, L·H) is a mean of a few whole
-// rows (meanRows; a product by the P×P relations costs more). M·H is the
+// rows (MeanRows; a product by the P×P relations costs more). M·H is the
 // same at every point of a position: its product by the weight is taken
 // once a position, with the bias. The move logits' product term waits for
 // Logit, which reads GraphRank columns of the two points.
@@ -186,7 +186,7 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 		copy(h[p*b*wp:(p+1)*b*wp], z)
 	}
 	gemmNarrow(rows, wp, nf, xp, nf, g.inPoint, wp, h, wp)
-	relu(h)
+	ReLU(h)
 
 	for i := 0; i < len(g.layers); i += 2 {
 		g.layer(u, h, b, &g.layers[i], false)
@@ -212,7 +212,7 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 		copy(vh[j*GraphValueHidden:(j+1)*GraphValueHidden], g.hidBias)
 	}
 	gemmAcc(b, GraphValueHidden, wp, avg, wp, g.hid, GraphValueHidden, vh, GraphValueHidden)
-	relu(vh)
+	ReLU(vh)
 	for j := range b {
 		for k := range g.outs {
 			outcome[(c0+j)*g.outs+k] = g.outBias[k] + vek32.Dot(vh[j*GraphValueHidden:(j+1)*GraphValueHidden], g.outT[k*GraphValueHidden:(k+1)*GraphValueHidden])
@@ -224,7 +224,7 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 // b × wp.
 func (g *graphForward) boardMean(x []float32, b int) []float32 {
 	avg := g.avg[:b*g.wp]
-	meanRows(avg, x, g.points, b*g.wp)
+	MeanRows(avg, x, g.points, b*g.wp)
 	return avg
 }
 
@@ -253,7 +253,7 @@ func (g *graphForward) layer(dst, x []float32, b int, l *graphLayer, residual bo
 	gemmNarrow(rows, wp, wp, x, wp, l.point[:wp*wp], wp, dst, wp)
 	gemmNarrow(rows, wp, wp, nl[:rows*wp], wp, l.point[wp*wp:2*wp*wp], wp, dst, wp)
 	gemmNarrow(rows, wp, wp, nl[rows*wp:], wp, l.point[2*wp*wp:], wp, dst, wp)
-	relu(dst)
+	ReLU(dst)
 }
 
 // qRow is position r's row of point p in q (the last trunk's).
@@ -321,6 +321,6 @@ func (g *graphForward) run(x []float32, batch int, policy, outcome []float32) {
 // of the rows of its neighbours or line-mates.
 func (g *graphForward) mix(nl, x []float32, span int) {
 	for i, from := range g.sources {
-		meanRows(nl[i*span:(i+1)*span], x, from, span)
+		MeanRows(nl[i*span:(i+1)*span], x, from, span)
 	}
 }

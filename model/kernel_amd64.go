@@ -41,4 +41,7 @@ func weightedRowsKernel(dst, src *float32, from *int, w *float32, cnt, ld, n, se
 func reluKernel(x *float32, n int)
 
 //go:noescape
+func reluBackKernel(d, y *float32, n int)
+
+//go:noescape
 func transpose8x8(src *float32, lds int, dst *float32, ldd int)

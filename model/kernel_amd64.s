@@ -744,6 +744,52 @@ reludone:
 	VZEROUPPER
 	RET
 
+// func reluBackKernel(d, y *float32, n int)
+//
+// d[0:n] = d[0:n] where 0 < y[0:n] (_CMP_LT_OQ), else 0, n a multiple of 8: 32 values
+// a step, then 8. An ordered compare: where y is NaN, 0.
+TEXT ·reluBackKernel(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ y+8(FP), SI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	CMPQ CX, $32
+	JB   back8
+
+back32:
+	VCMPPS $0x11, (SI), Y0, Y1
+	VCMPPS $0x11, 32(SI), Y0, Y2
+	VCMPPS $0x11, 64(SI), Y0, Y3
+	VCMPPS $0x11, 96(SI), Y0, Y4
+	VANDPS (DI), Y1, Y1
+	VANDPS 32(DI), Y2, Y2
+	VANDPS 64(DI), Y3, Y3
+	VANDPS 96(DI), Y4, Y4
+	VMOVUPS Y1, (DI)
+	VMOVUPS Y2, 32(DI)
+	VMOVUPS Y3, 64(DI)
+	VMOVUPS Y4, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JAE  back32
+
+back8:
+	CMPQ CX, $8
+	JB   backdone
+	VCMPPS $0x11, (SI), Y0, Y1
+	VANDPS (DI), Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP  back8
+
+backdone:
+	VZEROUPPER
+	RET
+
 // func kernel6x8(k int, a *float32, lda, ks int, b *float32, ldb int, c *float32, ldc int, set int)
 //
 // C[0:6, 0:8] += A[0:6, 0:k] · B[0:k, 0:8]: kernel6x16 of one 8-wide

@@ -48,6 +48,10 @@ func reluKernel(x *float32, n int) {
 	panic("model: no SIMD kernels on this architecture")
 }
 
+func reluBackKernel(d, y *float32, n int) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
 func transpose8x8(src *float32, lds int, dst *float32, ldd int) {
 	panic("model: no SIMD kernels on this architecture")
 }

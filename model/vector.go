@@ -3,11 +3,11 @@ package model
 // The graph network's elementwise passes over its activations, on AVX
 // kernels where the CPU has them (kernel_amd64.s).
 
-// relu sets every value of x below zero to zero (NaN stays NaN), with the
+// ReLU sets every value of x below zero to zero (NaN stays NaN), with the
 // AVX kernel on all but the last len(x) mod 8 values where the CPU has
 // it: vek32.MaximumNumber_Inplace, which keeps the NaN semantics of
 // math.Max, takes several times as long.
-func relu(x []float32) {
+func ReLU(x []float32) {
 	n := 0
 	if haveKernels() {
 		if n = len(x) &^ 7; n > 0 {
@@ -21,10 +21,29 @@ func relu(x []float32) {
 	}
 }
 
-// meanRows sets dst to the mean of the rows from of src (row q of
+// ReLUBack sets d, the gradient of a loss by a ReLU's output y, to the
+// gradient by its input: d where y > 0, else 0 (also where y is NaN),
+// with the AVX kernel on all but the last len(d) mod 8 values where the
+// CPU has it.
+func ReLUBack(d, y []float32) {
+	y = y[:len(d)]
+	n := 0
+	if haveKernels() {
+		if n = len(d) &^ 7; n > 0 {
+			reluBackKernel(&d[0], &y[0], n)
+		}
+	}
+	for i := n; i < len(d); i++ {
+		if !(y[i] > 0) {
+			d[i] = 0
+		}
+	}
+}
+
+// MeanRows sets dst to the mean of the rows from of src (row q of
 // len(dst) values at src[q·ld:]), zero when from is empty: one pass that
 // reads each row once and writes dst once.
-func meanRows(dst, src []float32, from []int, ld int) {
+func MeanRows(dst, src []float32, from []int, ld int) {
 	n := len(dst)
 	if len(from) == 0 || n == 0 {
 		clear(dst)

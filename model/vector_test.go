@@ -20,10 +20,35 @@ func TestRelu_ZeroesTheNegativesAndNothingElse(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			want[i] = max(want[i], 0)
 		}
-		relu(buf[1 : n+1])
+		ReLU(buf[1 : n+1])
 		for i := range buf {
 			if buf[i] != want[i] && !(math.IsNaN(float64(buf[i])) && math.IsNaN(float64(want[i]))) {
 				t.Fatalf("length %d: value %d is %v, want %v", n, i, buf[i], want[i])
+			}
+		}
+	}
+}
+
+// TestReLUBack_KeepsTheGradientWhereTheOutputIsPositive: every length
+// around the kernel's steps of 8 and 32, from an offset that is not
+// 32-byte aligned; zero, negative zero and NaN outputs stop the gradient.
+func TestReLUBack_KeepsTheGradientWhereTheOutputIsPositive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := range 80 {
+		d, y := randomSlice(rng, n+2), randomSlice(rng, n+2)
+		for i := 3; i < len(y); i += 7 {
+			y[i] = [...]float32{0, float32(math.Copysign(0, -1)), float32(math.NaN())}[i%3]
+		}
+		want := append([]float32(nil), d...)
+		for i := 1; i <= n; i++ {
+			if !(y[i] > 0) {
+				want[i] = 0
+			}
+		}
+		ReLUBack(d[1:n+1], y[1:n+1])
+		for i := range d {
+			if d[i] != want[i] {
+				t.Fatalf("length %d: value %d is %v, want %v", n, i, d[i], want[i])
 			}
 		}
 	}
@@ -40,7 +65,7 @@ func TestMeanRows_IsTheMeanOfTheRows(t *testing.T) {
 			src := randomSlice(rng, 5*ld+n)
 			dst := make([]float32, n+1)
 			dst[n] = 7
-			meanRows(dst[:n], src, from, ld)
+			MeanRows(dst[:n], src, from, ld)
 			for j := range n {
 				want := 0.0
 				for _, q := range from {
