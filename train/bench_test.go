@@ -3,7 +3,9 @@ package train
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas/gonum"
 
@@ -77,9 +79,14 @@ func benchStep(b *testing.B, nc model.Config, batchSize, threads int, ema float6
 	c.BatchSize = batchSize
 	c.Threads = threads
 	c.WeightEMA = ema
-	net := newNet(b, v, nc, 1)
-	tr := newTrainer(b, v, net, c)
-	batch := randomSamples(b, v, c.BatchSize, 1)
+	tr := newTrainer(b, v, newNet(b, v, nc, 1), c)
+	benchSteps(b, tr, randomSamples(b, v, c.BatchSize, 1))
+}
+
+// benchSteps times b.N steps of tr on batch, after a first one that
+// allocates the buffers, and reports their speed and roofline
+// (reportRoofline). B/op and allocs/op are the steps' after the first.
+func benchSteps(b *testing.B, tr *Trainer, batch []dataset.Sample) {
 	if _, err := tr.Step(batch); err != nil { // the first step allocates the graphs' buffers
 		b.Fatal(err)
 	}
@@ -95,17 +102,35 @@ func benchStep(b *testing.B, nc model.Config, batchSize, threads int, ema float6
 		}
 	}
 	b.StopTimer()
-	sps := float64(b.N*c.BatchSize) / b.Elapsed().Seconds()
+	reportRoofline(b, tr.net.Arch, b.N*len(batch), cpu0, haveCPU)
+}
+
+// reportRoofline reports the speed of training samples samples since the
+// benchmark's timer and the process's CPU time cpu0 started: samples/s of
+// the wall clock and samples/cpu-s of the CPU time on all threads (what
+// the work costs, whatever else runs on the machine: on a busy machine
+// the process gets less than GOMAXPROCS cores), and the roofline of a
+// step: MAC/sample, its multiply-adds (the forward pass's, model.Arch.MACs,
+// as bench model counts them, and twice those for the backward pass: the
+// gradients by a product's two factors), GFLOP/s (two operations a
+// multiply-add), and that as a share of the peak of the cores the
+// benchmark runs on (model.PeakGFLOPSPerCore times GOMAXPROCS), %peak of
+// the wall clock and %peak-cpu of the CPU time (of one core's peak per
+// CPU-second).
+func reportRoofline(b *testing.B, a model.Arch, samples int, cpu0 time.Duration, haveCPU bool) {
+	sps := float64(samples) / b.Elapsed().Seconds()
 	b.ReportMetric(sps, "samples/s")
-	// Samples per second of CPU time, on all threads: what the work
-	// costs, whatever else runs on the machine (samples/s is what the
-	// wall clock saw; on a busy machine the process gets less than
-	// GOMAXPROCS cores).
+	macs := 3 * float64(a.MACs())
+	b.ReportMetric(macs, "MAC/sample")
+	peak, _ := model.PeakGFLOPSPerCore()
+	gflops := sps * 2 * macs / 1e9
+	b.ReportMetric(gflops, "GFLOP/s")
+	b.ReportMetric(100*gflops/(peak*float64(runtime.GOMAXPROCS(0))), "%peak")
 	if cpu1, ok := cpuTime(); ok && haveCPU && cpu1 > cpu0 {
-		b.ReportMetric(float64(b.N*c.BatchSize)/(cpu1-cpu0).Seconds(), "samples/cpu-s")
+		cps := float64(samples) / (cpu1 - cpu0).Seconds()
+		b.ReportMetric(cps, "samples/cpu-s")
+		b.ReportMetric(100*cps*2*macs/1e9/peak, "%peak-cpu")
 	}
-	// forward 1×, backward 2× the forward's multiply-adds
-	b.ReportMetric(sps*3*2*float64(net.Arch.MACs())/1e9, "GFLOP/s")
 }
 
 // BenchmarkTrainStepGonumBLAS is BenchmarkTrainStep of the default
@@ -177,10 +202,11 @@ func fitFromWindow(b *testing.B, v *engine.Variant, dir string, net model.Config
 	if _, err := tr.Fit(b.Context(), src, 2, 0, nil); err != nil { // the first step makes the buffers
 		b.Fatal(err)
 	}
+	cpu0, haveCPU := cpuTime()
 	b.ResetTimer()
 	if _, err := tr.Fit(b.Context(), src, b.N, 0, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(b.N*c.BatchSize)/b.Elapsed().Seconds(), "samples/s")
+	reportRoofline(b, tr.net.Arch, b.N*c.BatchSize, cpu0, haveCPU)
 }
