@@ -16,7 +16,8 @@ import (
 // Adam and with SGD, and on one graph whose products are split over two
 // cores (a network and batch large enough for the splitter, and one
 // whose weight gradients multiply a packed transpose); an MLP and a graph
-// network alike.
+// network alike, the graph network's step written out (graphStep, which
+// splits nothing) and through its Gorgonia graph.
 func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 	if testing.CoverMode() != "" || raceEnabled {
 		t.Skip("coverage and race instrumentation allocate")
@@ -26,21 +27,27 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 	for _, tc := range []struct {
 		threads, procs, batch, width int
 		optimizer, kind              string
+		gorgonia                     bool // a graph network through its Gorgonia graph
 	}{
-		{1, 1, 24, 16, "adam", model.KindMLP}, {2, 2, 24, 16, "adam", model.KindMLP}, {1, 1, 24, 16, "sgd", model.KindMLP}, {2, 2, 24, 16, "sgd", model.KindMLP},
-		{1, 2, 48, 64, "adam", model.KindMLP}, // split products
-		{1, 1, 24, 16, "adam", model.KindGraph}, {2, 2, 24, 16, "adam", model.KindGraph}, {1, 2, 48, 16, "adam", model.KindGraph},
-		{1, 2, 256, 16, "adam", model.KindGraph}, // a weight gradient's transpose packed (kernelBLAS.packed)
+		{1, 1, 24, 16, "adam", model.KindMLP, false}, {2, 2, 24, 16, "adam", model.KindMLP, false}, {1, 1, 24, 16, "sgd", model.KindMLP, false}, {2, 2, 24, 16, "sgd", model.KindMLP, false},
+		{1, 2, 48, 64, "adam", model.KindMLP, false}, // split products
+		{1, 1, 24, 16, "adam", model.KindGraph, false}, {2, 2, 24, 16, "adam", model.KindGraph, false}, {1, 2, 48, 16, "adam", model.KindGraph, false},
+		{1, 1, 24, 16, "adam", model.KindGraph, true}, {2, 2, 24, 16, "adam", model.KindGraph, true}, {1, 2, 48, 16, "adam", model.KindGraph, true},
+		{1, 2, 256, 16, "adam", model.KindGraph, true}, // a weight gradient's transpose packed (kernelBLAS.packed)
 	} {
-		t.Run(fmt.Sprintf("threads=%d/cores=%d/batch=%d/net=%s-%dx2/%s", tc.threads, tc.procs, tc.batch, tc.kind, tc.width, tc.optimizer), func(t *testing.T) {
+		t.Run(fmt.Sprintf("threads=%d/cores=%d/batch=%d/net=%s-%dx2/%s/gorgonia=%v", tc.threads, tc.procs, tc.batch, tc.kind, tc.width, tc.optimizer, tc.gorgonia), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
 			c := plainConfig()
 			c.BatchSize = tc.batch
 			c.Threads = tc.threads
 			c.Optimizer = tc.optimizer
 			samples := samples[:tc.batch]
-			tr := newTrainer(t, v, newNet(t, v, model.Config{Kind: tc.kind, Width: tc.width, Blocks: 2, Features: 3}, 3), c)
-			if split := tr.split != nil; split != (tc.procs > tc.threads) {
+			be := defaultBackend()
+			if tc.gorgonia {
+				be = gorgoniaBackend()
+			}
+			tr := newTrainerWith(t, v, newNet(t, v, model.Config{Kind: tc.kind, Width: tc.width, Blocks: 2, Features: 3}, 3), c, be)
+			if split := tr.split != nil; split != (tc.procs > tc.threads && (tc.kind == model.KindMLP || tc.gorgonia)) {
 				t.Fatalf("splitter %v with %d threads on %d cores", split, tc.threads, tc.procs)
 			}
 			if _, err := tr.Step(samples); err != nil {

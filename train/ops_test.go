@@ -24,7 +24,8 @@ import (
 // graphs run on one core's share of the products split over two, on two
 // graphs, and with gonum's BLAS for Gorgonia's ops and the kernels alike
 // (the products follow the trainer's BLAS, not Gorgonia's process-wide
-// one).
+// one). (The trainer's own step of a graph network is graphStep's, which
+// is checked against this graph.)
 func TestOpTable_NamesEveryOpOfTheTrainingGraph(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	// Per layer (7: the input layer, two per block, two heads) two products
@@ -61,8 +62,8 @@ func TestOpTable_NamesEveryOpOfTheTrainingGraph(t *testing.T) {
 		{"one graph, products split over two cores", "nine", model.Config{Width: 64, Blocks: 2}, mlp, 1, defaultBackend()},
 		{"two graphs", "nine", model.Config{Width: 64, Blocks: 2}, mlp, 2, defaultBackend()},
 		{"one graph, gonum's BLAS", "nine", model.Config{Width: 64, Blocks: 2}, mlp, 1, gonumBLAS},
-		{"graph network, one graph, products split over two cores", "moulin-rouge", graphConfig(16, 2, 3), graph, 1, defaultBackend()},
-		{"graph network, two graphs", "moulin-rouge", graphConfig(16, 2, 3), graph, 2, defaultBackend()},
+		{"graph network, one graph, products split over two cores", "moulin-rouge", graphConfig(16, 2, 3), graph, 1, gorgoniaBackend()},
+		{"graph network, two graphs", "moulin-rouge", graphConfig(16, 2, 3), graph, 2, gorgoniaBackend()},
 		{"graph network, one graph, gonum's BLAS", "moulin-rouge", graphConfig(16, 2, 3), graph, 1, gonumBLAS},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -101,7 +101,7 @@ func machineMatchesAFreshOne(t *testing.T, net model.Config) {
 	c := plainConfig()
 	c.BatchSize = 12
 	c.Threads = 1
-	tr := newTrainer(t, v, newNet(t, v, net, 2), c)
+	tr := newTrainerWith(t, v, newNet(t, v, net, 2), c, gorgoniaBackend())
 	wk := tr.workers[0]
 	outputs := append(G.Nodes{wk.loss.Policy, wk.loss.Outcome, wk.loss.L2, wk.loss.Total}, wk.grads...)
 	samples := randomSamples(t, v, 36, 4)

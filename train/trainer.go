@@ -88,7 +88,8 @@ const (
 	phaseStop                      // end the assisting goroutine
 )
 
-// worker is one graph of the trainer and the rows of the batch it takes.
+// worker is one graph of the trainer and the rows of the batch it takes:
+// a Gorgonia graph and its machines, or for a graph network a graphStep.
 type worker struct {
 	lo, hi int // rows of the batch
 	gr     *netGraph
@@ -97,6 +98,10 @@ type worker struct {
 	m      *machine    // the losses and the gradients
 	mLoss  *machine    // the losses only: the forward pass
 	gdata  [][]float32 // the gradient tensors after a run
+
+	step    *graphStep // a graph network's step, in place of gr and its machines
+	l2Terms []bool     // the weights whose L2 term this worker's loss has
+	l2Scale float64    // that term's scale (batch / rows)
 
 	x, mask, pi, z []float32      // the graph's inputs, refilled per batch (a graph network's x is split into xp and xg)
 	xp, xg         []float32      // a graph network's inputs (netGraph.XP, XG)
@@ -109,12 +114,17 @@ type worker struct {
 }
 
 // New prepares to train net, a network for variant v, on c.Workers()
-// goroutines; Close ends them. Its graphs multiply with a kernel-backed
+// goroutines; Close ends them. A graph network's step is written out
+// (graphStep, on the kernels of package model; the tests check it against
+// its Gorgonia graph), an MLP's runs through its Gorgonia graph. Its
+// graphs multiply with a kernel-backed
 // BLAS of their own (kernelBLAS, set on their tensors' engine: Gorgonia's
 // process-wide BLAS is left as it is), each product on the calling
 // goroutine. With more than one worker they keep the cores busy; a
 // trainer of one worker on several cores splits its graph's larger
-// products over them on goroutines of its own (a splitter), started here.
+// products over them on goroutines of its own (a splitter), started here
+// (an MLP's graph: a graph network's step, graphStep, runs on its
+// worker's goroutine).
 func New(v *engine.Variant, net *model.Network, c Config) (*Trainer, error) {
 	return newWith(v, net, c, defaultBackend())
 }
@@ -155,7 +165,7 @@ func newWith(v *engine.Variant, net *model.Network, c Config, b backend) (*Train
 		}
 		t.workers = append(t.workers, wk)
 	}
-	if procs := runtime.GOMAXPROCS(0); n == 1 && procs > 1 {
+	if procs := runtime.GOMAXPROCS(0); n == 1 && procs > 1 && t.workers[0].m != nil {
 		t.split = newSplitter(procs)
 		t.workers[0].m.split, t.workers[0].mLoss.split = t.split, t.split
 	}
@@ -217,6 +227,19 @@ func l2Shares(net *model.Network, n int) [][]bool {
 // machines compute with be.
 func newWorker(v *engine.Variant, net *model.Network, c Config, lo, hi int, l2 []bool, be backend) (*worker, error) {
 	a, b := net.Arch, hi-lo
+	if a.Kind == model.KindGraph && be.graphStep {
+		if err := net.Validate(); err != nil {
+			return nil, err
+		}
+		st, err := newGraphStep(v, net, b, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &worker{lo: lo, hi: hi, step: st, l2Terms: l2, l2Scale: float64(c.BatchSize) / float64(b), gdata: make([][]float32, len(net.Params)),
+			x: make([]float32, b*a.Inputs), mask: make([]float32, b*a.Actions),
+			pi: make([]float32, b*a.Actions), piw: make([]float32, b), z: make([]float32, b*a.Outcomes),
+			legal: make([]engine.Action, 0, engine.MaxActions)}, nil
+	}
 	gr, err := newNetGraph(net, b)
 	if err != nil {
 		return nil, err
@@ -425,6 +448,15 @@ func scoreOutcome(s float32) (win, loss, draw float32) {
 func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample, grads bool) error {
 	if err := t.fill(wk, rows); err != nil {
 		return err
+	}
+	if st := wk.step; st != nil {
+		c := t.cfg
+		wk.policy, wk.outcome, wk.l2 = st.run(wk.x, wk.mask, wk.pi, wk.z, len(rows), grads, c.ValueWeight, c.WeightDecay, wk.l2Scale, wk.l2Terms)
+		wk.total = wk.policy + c.ValueWeight*wk.outcome + wk.l2
+		if grads {
+			copy(wk.gdata, st.grads)
+		}
+		return nil
 	}
 	m := wk.mLoss
 	if grads {
