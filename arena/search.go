@@ -195,7 +195,7 @@ func (x *SearchGame) Act(ctx context.Context, g *engine.Game) (engine.Action, er
 }
 
 // MaxTreeNodes bounds the tree of a search limited only by time (a node
-// is mcts.NodeBytes, 36 bytes: about 150 MB).
+// is mcts.NodeBytes: about 150 MB).
 const MaxTreeNodes = 1 << 22
 
 // Think searches the game's position under limits and returns the search's

@@ -25,6 +25,9 @@ func (s *Search) absorb(b *Batch) {
 		var value [engine.MaxSeats]float32
 		s.scoreOutcome(b.Outcome(int(bi)), &value)
 		s.backup(path, &value, true)
+		if s.set.MinimaxWeight > 0 {
+			s.minimaxUp(path, s.movers[s.pathOff[li]:s.pathOff[li+1]], &value)
+		}
 	}
 	s.leaves = s.leaves[:0]
 	if !s.noised && s.nodes[0].state == expanded {

@@ -297,6 +297,9 @@ func (s *Search) sigmaQ(n *node, seat int, virtual bool) []float64 {
 			q = s.score(k.result, seat)
 		} else if denom > 0 {
 			q = float64(k.valueSum[seat]) / denom
+			if s.set.MinimaxWeight > 0 && k.visits > 0 {
+				q = s.mixMinimax(q, k, seat)
+			}
 		}
 		if q == q {
 			p := max(float64(k.prior), 1e-30)

@@ -15,6 +15,7 @@ import (
 func (s *Search) gather(b *Batch) {
 	s.leaves = s.leaves[:0]
 	s.paths = s.paths[:0]
+	s.movers = s.movers[:0]
 	s.pathOff = append(s.pathOff[:0], 0)
 	s.repKids = s.repKids[:0]
 	s.repOff = append(s.repOff[:0], 0)
@@ -48,6 +49,9 @@ func (s *Search) descend(b *Batch) bool {
 			s.backup(s.path, &value, false)
 			if s.solving {
 				s.proveUp()
+			}
+			if s.set.MinimaxWeight > 0 {
+				s.minimaxUp(s.path, s.seats, &value)
 			}
 			return true
 		}
@@ -85,6 +89,9 @@ func (s *Search) descend(b *Batch) bool {
 			s.leaves = append(s.leaves, int32(bi))
 			s.paths = append(s.paths, s.path...)
 			s.pathOff = append(s.pathOff, int32(len(s.paths)))
+			if s.set.MinimaxWeight > 0 {
+				s.movers = append(append(s.movers, s.seats...), pos.Side) // the leaf's own mover is not used
+			}
 			s.markRepetitions(&pos, legal)
 			for _, i := range s.path {
 				s.nodes[i].inflight++
@@ -196,6 +203,9 @@ func (s *Search) selectChild(n *node, seat int, atRoot bool) int32 {
 			q = s.score(k.result, seat)
 		} else if denom := float64(k.visits) + vl*float64(k.inflight); denom > 0 {
 			q = float64(k.valueSum[seat]) / denom
+			if s.set.MinimaxWeight > 0 && k.visits > 0 {
+				q = s.mixMinimax(q, k, seat)
+			}
 		}
 		u := s.set.CPuct * float64(k.prior) * sqrtN / float64(1+k.visits+int32(k.inflight))
 		if score := q + u; score > bestScore {

@@ -32,6 +32,9 @@ type Settings struct {
 	FPUReduction float64 `yaml:"fpu_reduction"` // value of an unvisited child: parent's value minus this times sqrt(visited prior mass), in score units
 	FPURoot      float64 `yaml:"fpu_root"`      // the same reduction at the root, where noise makes priors flatter, in score units
 
+	// Backup.
+	MinimaxWeight float64 `yaml:"minimax_weight"` // two players: a visited child's value is this share of the minimax of the evaluations below it and the rest its mean (implicit minimax backups, minimax.go); 0 off, 0..1
+
 	// Root search.
 	Root           string  `yaml:"root"`            // puct: PUCT with Dirichlet noise; gumbel: Gumbel-Top-k sampling, sequential halving and the improved-policy target (see gumbel.go)
 	GumbelActions  int     `yaml:"gumbel_actions"`  // gumbel: actions sampled without replacement at the root (m), halved down to one over the simulations
@@ -118,6 +121,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("mcts settings: forced_playouts_k %v with root %s: forced playouts are for the %s root only (set forced_playouts_k 0)", s.ForcedPlayoutsK, s.Root, RootPUCT)
 	case s.PrunePolicyTarget && s.ForcedPlayoutsK == 0:
 		return fmt.Errorf("mcts settings: prune_policy_target true with forced_playouts_k 0: pruning takes forced playouts out, so it needs forced_playouts_k above 0")
+	case !(s.MinimaxWeight >= 0 && s.MinimaxWeight <= 1):
+		return fmt.Errorf("mcts settings: minimax_weight %v: want 0..1 (0 off)", s.MinimaxWeight)
 	case s.FPUReduction < 0 || s.FPUReduction > 1:
 		return fmt.Errorf("mcts settings: fpu_reduction %v: want 0..1", s.FPUReduction)
 	case s.FPURoot < 0 || s.FPURoot > 1:

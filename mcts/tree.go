@@ -28,7 +28,7 @@ const (
 // Its children are the contiguous run nodes[first : first+children], one
 // per legal action in the engine's order. The position itself is not
 // stored: a descent replays the actions from the root (copy-make is cheap),
-// which keeps a node at 36 bytes.
+// which keeps a node at 40 bytes.
 type node struct {
 	valueSum [engine.MaxSeats]float32 // sum over visits of each seat's score (1 win, 1/players draw, 0 loss)
 	first    int32                    // index of the first child, once expanded
@@ -39,6 +39,7 @@ type node struct {
 	inflight uint16                   // playouts selected through here and not backed up yet
 	state    state
 	result   engine.Result // the game's result at a terminal node; the proven result of an expanded one (Ongoing: not proven)
+	minimax  [2]uint16     // two players, Settings.MinimaxWeight: each seat's score (in 65535ths) at the end of the line minimax picks below here (minimax.go)
 }
 
 // NodeBytes is the size of one tree node in the arena.
@@ -65,6 +66,7 @@ type Search struct {
 	path    []int32  // the current descent's nodes, root first
 	leaves  []int32  // for each pending leaf: its batch index
 	paths   []int32  // the paths of the pending leaves, concatenated
+	movers  []uint8  // with MinimaxWeight: the seat to move at each node of those paths (the leaf's unused), aligned with paths
 	pathOff []int32  // the path of leaf i is paths[pathOff[i]:pathOff[i+1]]
 	repKids []int32  // for the pending leaves: the indices among their legal actions that draw by repetition, concatenated
 	repOff  []int32  // leaf i's are repKids[repOff[i]:repOff[i+1]]
@@ -95,6 +97,9 @@ func NewSearch(v *engine.Variant, set Settings, seed uint64) (*Search, error) {
 	}
 	if err := set.Validate(); err != nil {
 		return nil, err
+	}
+	if set.MinimaxWeight > 0 && v.Players != 2 {
+		return nil, fmt.Errorf("mcts: new search: minimax_weight %v with %d players: the minimax backup is for two players (set minimax_weight 0)", set.MinimaxWeight, v.Players)
 	}
 	s := &Search{v: v, set: set, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), solving: set.Solver}
 	s.setDraw()
