@@ -48,3 +48,46 @@ func TestAugment_EverySymmetryKeepsThePolicyOnTheLegalActions(t *testing.T) {
 		}
 	}
 }
+
+// A symmetry maps the game's end and the reply as it maps the position:
+// replaying the game's actions mapped from the mapped position reaches the
+// mapped end, so the reply is legal after the mapped searched action.
+func TestAugment_MapsTheReplyAndTheEndWithThePosition(t *testing.T) {
+	buf := make([]engine.Action, 0, engine.MaxActions)
+	v, err := engine.Load("nine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := playGames(t, "nine", 4, 33, 0, 200)
+	checked := 0
+	for sym := 1; sym < v.NumSymmetries(); sym++ {
+		for i := range samples {
+			orig := &samples[i]
+			s := *orig
+			s.Policy = slices.Clone(orig.Policy)
+			augment(v, &s, sym)
+			for seat := 0; seat < v.Players; seat++ {
+				if got, want := s.End.Pieces[seat], v.MapPosition(sym, engine.Position{Pieces: orig.End.Pieces}).Pieces[seat]; got != want {
+					t.Fatalf("sym %d: seat %d's pieces at the end %032b, want %032b", sym, seat, got, want)
+				}
+			}
+			if s.End.Ply != orig.End.Ply || s.End.Hand != orig.End.Hand {
+				t.Fatalf("sym %d: the end's ply or hands changed: %+v, was %+v", sym, s.End, orig.End)
+			}
+			if orig.Reply < 0 || i+1 >= len(samples) || samples[i+1].GameID != orig.GameID {
+				continue
+			}
+			// The sample after this one is the position the searched
+			// action led to (every ply is recorded here): the mapped reply
+			// is legal in its mapped position.
+			next := v.MapPosition(sym, samples[i+1].Position)
+			if !slices.Contains(v.Legal(&next, buf), v.ActionAt(s.Reply)) {
+				t.Fatalf("sym %d ply %d: the mapped reply %s is not legal in the mapped next position", sym, s.Ply, v.FormatAction(v.ActionAt(s.Reply)))
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no reply checked")
+	}
+}

@@ -46,6 +46,16 @@ const (
 	fOutcome
 	fSimulations
 	fFull
+	fReply
+	fEndPieces0
+	fEndPieces1
+	fEndPieces2
+	fEndPieces3
+	fEndHand0
+	fEndHand1
+	fEndHand2
+	fEndHand3
+	fEndPly
 )
 
 // fieldOf maps rowSchema's leaf column index to its field, looked up by
@@ -62,6 +72,10 @@ var fieldOf = func() []field {
 		fPositionPly: {"position_ply"}, fHash: {"hash"}, fRepetitions: {"repetitions"},
 		fAction: {"policy", "list", "element", "action"}, fProb: {"policy", "list", "element", "prob"},
 		fRootValue: {"root_value"}, fOutcome: {"outcome"}, fSimulations: {"simulations"}, fFull: {"full"},
+		fReply:      {"reply"},
+		fEndPieces0: {"end_pieces_0"}, fEndPieces1: {"end_pieces_1"}, fEndPieces2: {"end_pieces_2"}, fEndPieces3: {"end_pieces_3"},
+		fEndHand0: {"end_hand_0"}, fEndHand1: {"end_hand_1"}, fEndHand2: {"end_hand_2"}, fEndHand3: {"end_hand_3"},
+		fEndPly: {"end_ply"},
 	}
 	out := make([]field, len(rowSchema.Columns()))
 	for f, path := range paths {
@@ -191,6 +205,26 @@ func (d *decoder) decode(r parquet.Row, s *Sample) error {
 			s.Simulations = int(v.Int32())
 		case fFull:
 			s.Full = v.Boolean()
+		case fReply:
+			s.Reply = int(v.Int32())
+		case fEndPieces0:
+			s.End.Pieces[0] = v.Uint32()
+		case fEndPieces1:
+			s.End.Pieces[1] = v.Uint32()
+		case fEndPieces2:
+			s.End.Pieces[2] = v.Uint32()
+		case fEndPieces3:
+			s.End.Pieces[3] = v.Uint32()
+		case fEndHand0:
+			s.End.Hand[0] = uint8(v.Uint32())
+		case fEndHand1:
+			s.End.Hand[1] = uint8(v.Uint32())
+		case fEndHand2:
+			s.End.Hand[2] = uint8(v.Uint32())
+		case fEndHand3:
+			s.End.Hand[3] = uint8(v.Uint32())
+		case fEndPly:
+			s.End.Ply = int(v.Int32())
 		}
 	}
 	if probs != len(policy) {

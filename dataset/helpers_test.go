@@ -64,8 +64,14 @@ func playGamesOf(t testing.TB, v *engine.Variant, n int, seed uint64, gen, maxPl
 		if r == engine.Ongoing {
 			outcome = v.Players
 		}
+		end := EndOf(&game.Pos)
 		for i := first; i < len(out); i++ {
 			out[i].Outcome = outcome
+			out[i].End = end
+			out[i].Reply = -1
+			if k := out[i].Ply + 1; k < len(game.Actions) {
+				out[i].Reply = v.ActionIndex(game.Actions[k])
+			}
 		}
 	}
 	return out

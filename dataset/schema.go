@@ -8,11 +8,14 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// FormatVersion is the version of the shard layout this build writes and
-// reads. It is stored in every shard's file metadata under FormatKey; a
-// shard of another version is skipped by readers. Bump it whenever row's
-// columns change meaning.
-const FormatVersion = "1"
+// FormatVersion is the version of the shard layout this build writes. It
+// is stored in every shard's file metadata under FormatKey; readers read
+// this version and version 1 (rowV1, without the game's end), and skip a
+// shard of any other. Bump it whenever row's columns change meaning.
+const FormatVersion = "2"
+
+// formatV1 is the first layout: row without the columns after Full.
+const formatV1 = "1"
 
 // FormatKey is the file metadata key that holds FormatVersion.
 const FormatKey = "millzero.format"
@@ -70,6 +73,55 @@ type row struct {
 	Outcome     int8        `parquet:"outcome"`
 	Simulations int32       `parquet:"simulations"`
 	Full        bool        `parquet:"full"`
+
+	// Format 2: what the game did after the position (Sample.Reply, End).
+	Reply      int32  `parquet:"reply"`
+	EndPieces0 uint32 `parquet:"end_pieces_0"`
+	EndPieces1 uint32 `parquet:"end_pieces_1"`
+	EndPieces2 uint32 `parquet:"end_pieces_2"`
+	EndPieces3 uint32 `parquet:"end_pieces_3"`
+	EndHand0   uint8  `parquet:"end_hand_0"`
+	EndHand1   uint8  `parquet:"end_hand_1"`
+	EndHand2   uint8  `parquet:"end_hand_2"`
+	EndHand3   uint8  `parquet:"end_hand_3"`
+	EndPly     int32  `parquet:"end_ply"`
+}
+
+// rowV1 is a row of format 1, whose shards readers still read: row's
+// columns up to Full, the same names, types and order.
+type rowV1 struct {
+	Variant      string      `parquet:"variant,dict"`
+	GameID       string      `parquet:"game_id"`
+	Ply          int32       `parquet:"ply"`
+	Generation   int32       `parquet:"generation"`
+	Pieces0      uint32      `parquet:"pieces_0"`
+	Pieces1      uint32      `parquet:"pieces_1"`
+	Pieces2      uint32      `parquet:"pieces_2"`
+	Pieces3      uint32      `parquet:"pieces_3"`
+	Hand0        uint8       `parquet:"hand_0"`
+	Hand1        uint8       `parquet:"hand_1"`
+	Hand2        uint8       `parquet:"hand_2"`
+	Hand3        uint8       `parquet:"hand_3"`
+	Pending0     uint8       `parquet:"pending_0"`
+	Pending1     uint8       `parquet:"pending_1"`
+	Pending2     uint8       `parquet:"pending_2"`
+	Pending3     uint8       `parquet:"pending_3"`
+	Side         uint8       `parquet:"side"`
+	Out          uint8       `parquet:"out"`
+	LastRotation int8        `parquet:"last_rotation"`
+	Result       uint8       `parquet:"result"`
+	Reason       uint8       `parquet:"reason"`
+	NoCapture    uint16      `parquet:"no_capture"`
+	Endgame      uint16      `parquet:"endgame"`
+	Quiet        uint16      `parquet:"quiet"`
+	PositionPly  uint16      `parquet:"position_ply"`
+	Hash         uint64      `parquet:"hash"`
+	Repetitions  int32       `parquet:"repetitions"`
+	Policy       []policyRow `parquet:"policy,list"`
+	RootValue    float32     `parquet:"root_value"`
+	Outcome      int8        `parquet:"outcome"`
+	Simulations  int32       `parquet:"simulations"`
+	Full         bool        `parquet:"full"`
 }
 
 // policyRow is one element of the policy list.
@@ -81,7 +133,7 @@ type policyRow struct {
 // rowSchema is the Parquet schema of a shard. A parquet.Schema is safe for
 // concurrent use and never changes, so one value serves every reader and
 // writer (it is not mutable state).
-var rowSchema = parquet.SchemaOf(row{})
+var rowSchema, rowSchemaV1 = parquet.SchemaOf(row{}), parquet.NewSchema("row", parquet.SchemaOf(rowV1{}))
 
 // fromSample fills r from s, reusing r.Policy's storage.
 func (r *row) fromSample(s *Sample) {
@@ -119,6 +171,16 @@ func (r *row) fromSample(s *Sample) {
 		Outcome:      int8(s.Outcome),
 		Simulations:  int32(s.Simulations),
 		Full:         s.Full,
+		Reply:        int32(s.Reply),
+		EndPieces0:   s.End.Pieces[0],
+		EndPieces1:   s.End.Pieces[1],
+		EndPieces2:   s.End.Pieces[2],
+		EndPieces3:   s.End.Pieces[3],
+		EndHand0:     s.End.Hand[0],
+		EndHand1:     s.End.Hand[1],
+		EndHand2:     s.End.Hand[2],
+		EndHand3:     s.End.Hand[3],
+		EndPly:       int32(s.End.Ply),
 	}
 	for _, e := range s.Policy {
 		r.Policy = append(r.Policy, policyRow{Action: e.Action, Prob: e.Prob})
@@ -166,6 +228,20 @@ func Validate(v *engine.Variant, s *Sample) error {
 		return fmt.Errorf("root value %v", s.RootValue)
 	}
 	n := v.NumActions()
+	if s.Reply < -1 || s.Reply >= n {
+		return fmt.Errorf("reply %d outside the %d-action space (-1: none)", s.Reply, n)
+	}
+	if s.End.Ply < 0 {
+		return fmt.Errorf("the game's end at ply %d", s.End.Ply)
+	}
+	var end uint32
+	for seat := 0; seat < engine.MaxSeats; seat++ {
+		e := s.End.Pieces[seat]
+		if e&^board != 0 || end&e != 0 || seat >= v.Players && (e != 0 || s.End.Hand[seat] != 0) {
+			return fmt.Errorf("the game's end: seat %d's pieces off the board, on another seat's or of a seat the variant has not", seat)
+		}
+		end |= e
+	}
 	for _, e := range s.Policy {
 		if int(e.Action) >= n {
 			return fmt.Errorf("policy action %d outside the %d-action space", e.Action, n)

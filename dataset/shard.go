@@ -63,11 +63,16 @@ func checkFooter(pf *parquet.File) error {
 	if !ok {
 		return fmt.Errorf("%w: no %s key in the file metadata", ErrForeign, FormatKey)
 	}
-	if version != FormatVersion {
-		return fmt.Errorf("%w: format version %q, this build reads %q", ErrForeign, version, FormatVersion)
+	want := rowSchema
+	switch version {
+	case FormatVersion:
+	case formatV1:
+		want = rowSchemaV1
+	default:
+		return fmt.Errorf("%w: format version %q, this build reads %q and %q", ErrForeign, version, FormatVersion, formatV1)
 	}
-	if !parquet.EqualNodes(pf.Schema(), rowSchema) {
-		return fmt.Errorf("%w: schema differs from version %s's", ErrForeign, FormatVersion)
+	if !parquet.EqualNodes(pf.Schema(), want) {
+		return fmt.Errorf("%w: schema differs from version %s's", ErrForeign, version)
 	}
 	return nil
 }

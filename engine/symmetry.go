@@ -36,6 +36,12 @@ func (v *Variant) MapPosition(sym int, p Position) Position {
 	return p
 }
 
+// MapPoints maps a set of points (a bitboard, bit i point i) by symmetry
+// sym, as MapPosition maps each seat's pieces.
+func (v *Variant) MapPoints(sym int, points uint32) uint32 {
+	return v.Board.syms[sym].mapBits(points)
+}
+
 // InverseSymmetry is the symmetry that undoes sym.
 func (v *Variant) InverseSymmetry(sym int) int {
 	s := &v.Board.syms[sym]

@@ -180,6 +180,8 @@ func reanalyseRange(ctx context.Context, job *ReanalyseJob, w int, samples, out 
 				Outcome:     old.Outcome,
 				Simulations: res.Visited,
 				Full:        true,
+				Reply:       old.Reply,
+				End:         old.End,
 			}
 			for a, act := range res.Actions {
 				if res.Policy[a] > 0 {

@@ -469,8 +469,13 @@ func (w *worker) finish(sl *slot) error {
 		}
 	}
 	class := r.Class(v.Players)
+	end := dataset.EndOf(&sl.g.Pos)
 	for k := range sl.samples {
-		sl.samples[k].Outcome = class
+		smp := &sl.samples[k]
+		smp.Outcome, smp.End, smp.Reply = class, end, -1
+		if i := smp.Ply + 1; i < len(sl.g.Actions) { // Ply counts the game's actions before the sample
+			smp.Reply = v.ActionIndex(sl.g.Actions[i])
+		}
 		if w.job.Prover != nil {
 			if exact, _, ok := w.job.Prover.Prove(&sl.samples[k].Position); ok {
 				// The exact value is the proven root's: the outcome

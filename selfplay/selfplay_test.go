@@ -92,6 +92,7 @@ func TestRun_WritesEveryFinishedGameOnce(t *testing.T) {
 	if len(outcome) > 10 {
 		t.Fatalf("%d game ids for 10 games", len(outcome))
 	}
+	checkEnds(t, v, samples)
 	wins := stats.Wins[0] + stats.Wins[1] + stats.Draws
 	if wins != 10 {
 		t.Fatalf("results add up to %d games", wins)
@@ -427,5 +428,38 @@ func TestRun_GameIDsFollowTheSeed(t *testing.T) {
 		if a[id] {
 			t.Errorf("game id %s under seeds 5 and 6", id)
 		}
+	}
+}
+
+// checkEnds checks what each sample records of its game after it: one end
+// for the whole game, after the sample's position, and a reply that is
+// legal where it was played (checked where the next ply was recorded too,
+// whose position is where the reply was played).
+func checkEnds(t *testing.T, v *engine.Variant, samples []dataset.Sample) {
+	t.Helper()
+	byGame := map[string][]dataset.Sample{}
+	for _, s := range samples {
+		byGame[s.GameID] = append(byGame[s.GameID], s)
+	}
+	replies := 0
+	for id, game := range byGame {
+		slices.SortFunc(game, func(a, b dataset.Sample) int { return a.Ply - b.Ply })
+		for i, s := range game {
+			if !s.End.Known() || s.End != game[0].End || s.End.Ply <= int(s.Position.Ply) {
+				t.Fatalf("game %s ply %d: its end %+v: want one known end after every sample's position", id, s.Ply, s.End)
+			}
+			if s.Reply < -1 || s.Reply >= v.NumActions() {
+				t.Fatalf("game %s ply %d: reply %d", id, s.Ply, s.Reply)
+			}
+			if i+1 < len(game) && game[i+1].Ply == s.Ply+1 {
+				if s.Reply < 0 || !v.IsLegal(&game[i+1].Position, v.ActionAt(s.Reply)) {
+					t.Fatalf("game %s ply %d: reply %d is not an action of the next position", id, s.Ply, s.Reply)
+				}
+				replies++
+			}
+		}
+	}
+	if replies == 0 {
+		t.Fatal("no two consecutive plies recorded: the replies were not checked")
 	}
 }
