@@ -64,6 +64,6 @@ fi
 best=$(cat "$run/models/best")
 [ -z "$gens" ] || [ "${gens##*,}" = "$best" ] || gens="$gens,$best"
 case $gens in
-  *,*) bin/millzero bench progress --run "$run" --generations "$gens" ;;
+  *,*) bin/millzero bench progress --run "$run" --at-generations "$gens" ;;
   *) bin/millzero bench progress --run "$run" ;;
 esac

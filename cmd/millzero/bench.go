@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/millzero/millzero/bench"
@@ -10,15 +11,39 @@ import (
 	"github.com/millzero/millzero/model"
 )
 
-const benchWhat = "engine, mcts, model, selfplay, strength, progress, targets, fit, diagnose or openings"
+// benchSpeed is the speed measurements of bench WHAT, which share the
+// bench command's flags.
+func benchSpeed() []string { return []string{"engine", "mcts", "model", "selfplay"} }
+
+// benchStrength is the strength measurements under bench, in the order
+// help lists them: commands of their own, each with its flags.
+func benchStrength() []string {
+	return []string{"strength", "progress", "targets", "fit", "diagnose", "openings"}
+}
+
+// benchSubs maps each of benchStrength to its command.
+func benchSubs() map[string]func([]string, io.Writer) error {
+	return map[string]func([]string, io.Writer) error{"strength": runBenchStrength,
+		"progress": runBenchProgress, "targets": runBenchTargets, "fit": runBenchFit, "diagnose": runBenchDiagnose, "openings": runBenchOpenings}
+}
+
+// benchSummary is bench's line in millzero help: every measurement.
+func benchSummary() string {
+	return "measure speed (" + strings.Join(benchSpeed(), ", ") + ") and strength (" + strings.Join(benchStrength(), ", ") + ")"
+}
+
+// benchWhat is every measurement bench takes, for its usage and errors.
+func benchWhat() string {
+	all := append(benchSpeed(), benchStrength()...)
+	return strings.Join(all[:len(all)-1], ", ") + " or " + all[len(all)-1]
+}
 
 func runBench(args []string, out io.Writer) (err error) {
-	subs := map[string]func([]string, io.Writer) error{"strength": runBenchStrength,
-		"progress": runBenchProgress, "targets": runBenchTargets, "fit": runBenchFit, "diagnose": runBenchDiagnose, "openings": runBenchOpenings}
+	subs := benchSubs()
 	if len(args) > 0 && subs[args[0]] != nil {
 		return subs[args[0]](args[1:], out)
 	}
-	fs := newFlags("bench", "WHAT [flags]   (WHAT: "+benchWhat+")", []string{
+	fs := newFlags("bench", "WHAT [flags]   (WHAT: "+benchWhat()+")", []string{
 		"millzero bench engine",
 		"millzero bench mcts --variant moulin-rouge",
 		"millzero bench model --batches 1,16,64,256",
@@ -47,7 +72,7 @@ func runBench(args []string, out io.Writer) (err error) {
 	}
 	if len(rest) != 1 {
 		fs.Usage()
-		return fmt.Errorf("want one of: %s", benchWhat)
+		return fmt.Errorf("want one of: %s", benchWhat())
 	}
 	if *repeat < 1 || *seconds <= 0 || *sims < 0 {
 		return fmt.Errorf("--repeat %d, --seconds %v, --sims %d: want positive values", *repeat, *seconds, *sims)
@@ -80,7 +105,7 @@ func runBench(args []string, out io.Writer) (err error) {
 	case "selfplay":
 		err = bench.Selfplay(out, v, mc, *sims, dur)
 	default:
-		return fmt.Errorf("bench %q: want one of: %s", rest[0], benchWhat)
+		return fmt.Errorf("bench %q: want one of: %s", rest[0], benchWhat())
 	}
 	if err != nil {
 		return err

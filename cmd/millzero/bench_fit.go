@@ -23,12 +23,12 @@ import (
 func runBenchFit(args []string, out io.Writer) error {
 	fs := newFlags("bench fit", "--run DIR [flags]", []string{
 		"millzero bench fit --run runs/nine                                  # 32x2, 64x2 and 32x4 on the newest 20 generations' games",
-		"millzero bench fit --run runs/nine --generations 300-340 --nets 32x2,64x2,32x4 --steps 8000 --every 1000",
+		"millzero bench fit --run runs/nine --window 300-340 --nets 32x2,64x2,32x4 --steps 8000 --every 1000",
 		"millzero bench fit --run runs/nine --nets 32x2,128x2 --steps 2000 --threads 1 --json > fit.json",
 		"millzero bench fit --run runs/nine --val-fraction 0.2               # more of the newest generation's games held out",
 	}, out)
 	runDir := fs.String("run", "", "run directory (a local one: its games are read, nothing is written)")
-	gens := fs.String("generations", "", fmt.Sprintf("the generations whose games are read, FROM-TO or one (default: the newest %d with games)", bench.DefaultFitGenerations))
+	gens := fs.String("window", "", fmt.Sprintf("the generations whose games are read, FROM-TO or one (default: the newest %d with games)", bench.DefaultFitGenerations))
 	nets := fs.String("nets", "32x2,64x2,32x4", "the networks trained, WIDTHxBLOCKS comma separated: the run's model (kind, features, orientation) at that width and blocks")
 	steps := fs.Int("steps", 8000, "training steps of each network")
 	every := fs.Int("every", 1000, "evaluate on the held-out games every this many steps (and after the last)")
@@ -69,7 +69,7 @@ func runBenchFit(args []string, out io.Writer) error {
 	b, err := bench.NewFitBench(*runDir, from, to, *valFraction)
 	if err != nil {
 		if *gens != "" {
-			return fmt.Errorf("--run %s --generations %s: %w", *runDir, *gens, err)
+			return fmt.Errorf("--run %s --window %s: %w", *runDir, *gens, err)
 		}
 		return fmt.Errorf("--run %s: %w", *runDir, err)
 	}
@@ -120,7 +120,7 @@ func runBenchFit(args []string, out io.Writer) error {
 	return nil
 }
 
-// generationRange reads --generations: FROM-TO, or one generation; ""
+// generationRange reads --window: FROM-TO, or one generation; ""
 // is -1, -1 (bench.NewFitBench's default).
 func generationRange(s string) (from, to int, err error) {
 	if s == "" {
@@ -134,9 +134,9 @@ func generationRange(s string) (from, to int, err error) {
 	to, terr := strconv.Atoi(strings.TrimSpace(b))
 	switch {
 	case errors.Join(ferr, terr) != nil || from < 0:
-		return 0, 0, fmt.Errorf("--generations %q: want FROM-TO (as 300-340) or one generation, of 0 or more", s)
+		return 0, 0, fmt.Errorf("--window %q: want FROM-TO (as 300-340) or one generation, of 0 or more", s)
 	case to < from:
-		return 0, 0, fmt.Errorf("--generations %q: an empty range: want FROM no later than TO", s)
+		return 0, 0, fmt.Errorf("--window %q: an empty range: want FROM no later than TO", s)
 	}
 	return from, to, nil
 }

@@ -23,8 +23,8 @@ func runBenchProgress(args []string, out io.Writer) error {
 	fs := newFlags("bench progress", "--run DIR [flags]", []string{
 		"millzero bench progress --run runs/nine                       # four models, at each quarter of the run",
 		"millzero bench progress --run runs/nine-long --every-hours 1  # a model every run hour",
-		"millzero bench progress --run runs/nine-long --hours 0.25,0.5,1,2,4,8 --reference default   # every doubling of the night",
-		"millzero bench progress --run runs/nine --generations 119,242,376,505 --pairs 200",
+		"millzero bench progress --run runs/nine-long --at-hours 0.25,0.5,1,2,4,8 --reference default   # every doubling of the night",
+		"millzero bench progress --run runs/nine --at-generations 119,242,376,505 --pairs 200",
 		"millzero bench progress --run runs/nine --tablebase auto      # both sides play table positions perfectly",
 		"millzero bench progress --run runs/nine --reference default   # every model against the built-in model too, the Elo anchor",
 		"millzero bench progress --run runs/nine-s2 --reference default --with runs/nine/bench/progress   # both seeds in one figure",
@@ -33,8 +33,8 @@ func runBenchProgress(args []string, out io.Writer) error {
 	cache := cacheFlag(fs)
 	models := fs.Int("models", 4, "models met, spread evenly over the run's hours, the newest last")
 	every := fs.Float64("every-hours", 0, "instead: the model nearest every multiple of this many run hours, and the newest")
-	gens := fs.String("generations", "", "instead: these generations, comma separated")
-	atHours := fs.String("hours", "", "instead: the models nearest these run hours, comma separated (past the run's end: its newest)")
+	gens := fs.String("at-generations", "", "instead: the models of these generations, comma separated")
+	atHours := fs.String("at-hours", "", "instead: the models nearest these run hours, comma separated (past the run's end: its newest)")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits a move")
 	pairs := fs.Int("pairs", 100, "pairs of games a match (one random opening a pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
@@ -61,13 +61,13 @@ func runBenchProgress(args []string, out io.Writer) error {
 	}
 	choice := bench.ProgressChoice{Models: *models, EveryHours: *every}
 	if *gens != "" {
-		if choice.Generations, err = listFlag("generations", *gens, "a generation", func(int) bool { return true }); err != nil {
+		if choice.Generations, err = listFlag("at-generations", *gens, "a generation", func(int) bool { return true }); err != nil {
 			return err
 		}
 	}
 	if *atHours != "" {
 		positive := func(h float64) bool { return h > 0 && !math.IsInf(h, 0) }
-		if choice.Hours, err = listFlag("hours", *atHours, "a positive number of hours", positive); err != nil {
+		if choice.Hours, err = listFlag("at-hours", *atHours, "a positive number of hours", positive); err != nil {
 			return err
 		}
 	}

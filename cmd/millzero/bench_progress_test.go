@@ -14,7 +14,7 @@ func TestBenchProgress_RatesTheChosenModelsAndRefusesBadChoices(t *testing.T) {
 	if code, out, errOut := runCmd("train", "--config", "three-test", "--run", dir, "--generations", "3"); code != 0 {
 		t.Fatalf("train: exit %d\n%s\n%s", code, out, errOut)
 	}
-	code, out, errOut := runCmd("bench", "progress", "--run", dir, "--generations", "1,2,3", "--sims", "4", "--pairs", "1", "--json")
+	code, out, errOut := runCmd("bench", "progress", "--run", dir, "--at-generations", "1,2,3", "--sims", "4", "--pairs", "1", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -26,7 +26,7 @@ func TestBenchProgress_RatesTheChosenModelsAndRefusesBadChoices(t *testing.T) {
 		t.Fatalf("rows %+v: want generations 1-3, each after the first with its match against the one before", rows)
 	}
 	// The games, the table and the plot are kept in the run.
-	code, out, errOut = runCmd("bench", "progress", "--run", dir, "--generations", "1,2,3", "--sims", "4", "--pairs", "1")
+	code, out, errOut = runCmd("bench", "progress", "--run", dir, "--at-generations", "1,2,3", "--sims", "4", "--pairs", "1")
 	if code != 0 || !strings.Contains(out, "gen-000003") || !strings.Contains(out, "(matches played now 0, found there 3)") {
 		t.Errorf("again: exit %d, %q, %q: want the table, every match found in the run's bench/progress", code, out, errOut)
 	}
@@ -35,8 +35,8 @@ func TestBenchProgress_RatesTheChosenModelsAndRefusesBadChoices(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--generations", "3,1"}, "oldest first"},
-		{[]string{"--generations", "1,9"}, `"9" is not a generation`},
+		{[]string{"--at-generations", "3,1"}, "oldest first"},
+		{[]string{"--at-generations", "1,9"}, `"9" is not a generation`},
 		{[]string{"--models", "1"}, "two models"},
 		{[]string{"--pairs", "0"}, "--pairs 0"},
 		{[]string{"--run", filepath.Join(t.TempDir(), "none")}, "no generation finished"},

@@ -34,7 +34,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured, or default: the built-in model")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
-	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct: the benchmark before 2026-11-27; min_q_spread=0: before 2026-12-04)")
+	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct or min_q_spread=0: the searches of older figures in the experiment record)")
 	classicFlag := fs.String("classic", bench.DefaultClassic, "classical-engine players met, comma separated: classic@TIME (a move's time) or classic:N (N plies); none for no classical engine")
 	depths := fs.String("depths", "", "alpha-beta depths met, comma separated (2,4,6,8: the yardsticks of older figures)")
 	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
@@ -43,7 +43,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
 	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): count the lost games in which the model had reached a table position it held (the model plays without them)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
-	gamesDir := fs.String("games", "", "directory to keep every game in, one Parquet file of arena records a match (as `millzero arena --run` stores them; DuckDB reads them), none without it; the games found there of the same players, search, seed and openings are not played again, so a benchmark stopped early goes on where it stopped (one directory for each model measured: a model is known by its generation's name)")
+	gamesDir := fs.String("games", "", "directory to keep every game in, one Parquet file of arena records a match (as millzero arena --run stores them; DuckDB reads them), none without it; the games found there of the same players, search, seed and openings are not played again, so a benchmark stopped early goes on where it stopped (one directory for each model measured: a model is known by its generation's name)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err

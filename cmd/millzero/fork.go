@@ -13,7 +13,7 @@ func runFork(args []string, out io.Writer) error {
 		"millzero fork --run runs/nine --generation 180 --to runs/nine-b      # runs/nine as its first 180 generations left it",
 		"millzero train --run runs/nine-b --config my-change.yaml              # ... trained on from there with a change",
 		"millzero fork --run runs/nine --to runs/nine-c                       # the whole run as it stands",
-		"millzero bench progress --run runs/nine-b --generations 180,240 --reference default",
+		"millzero bench progress --run runs/nine-b --at-generations 180,240 --reference default",
 	}, out)
 	src := fs.String("run", "", "the run directory to branch from (a local directory: copy a stored run down first)")
 	gen := fs.Int("generation", 0, "the generations the fork keeps, 0..N-1: its newest model is generation N's, and it trains on at generation N (0: every generation the run has ended)")

@@ -34,9 +34,9 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"perft":     {"count the positions reachable in N actions (move-generator check)", runPerft},
-		"bench":     {"measure speed (engine, mcts, model, selfplay) and strength (strength, progress)", runBench},
+		"bench":     {benchSummary(), runBench},
 		"variants":  {"list the named variants and their rules", runVariants},
-		"export":    {"write a model as ONNX", runExport},
+		"export":    {"write a model as ONNX, or as a play-only checkpoint (.safetensors)", runExport},
 		"play":      {"play against a model in the terminal or (--web) the browser", runPlay},
 		"engine":    {"speak the UCI-style engine protocol on stdin/stdout for match runners and GUIs", runEngine},
 		"train":     {"the whole loop: self-play, training, the gate (if on), the strength benchmark; resumable", runTrain},
@@ -121,11 +121,31 @@ func usage(w io.Writer, cmds map[string]command) {
 	}
 }
 
+// parseOnly is the output of a command line that is to be parsed and not
+// run: a command given it as its output builds its flag set (newFlags
+// keeps it here), parses its arguments with it (parseFlags keeps the
+// positional ones) and returns errParsedOnly instead of doing its work.
+// Every command builds and parses its flags before anything else, so a
+// command line of the manual is checked against the real flag set with
+// no side effect.
+type parseOnly struct {
+	io.Writer
+	fs   *flag.FlagSet
+	args []string
+}
+
+// errParsedOnly is what a command returns when its output is a parseOnly:
+// its flags parsed, and nothing done.
+var errParsedOnly = errors.New("parsed only, not run")
+
 // newFlags makes a flag set whose --help prints the usage line, the
 // examples and the flags.
 func newFlags(name, usageLine string, examples []string, out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(out)
+	if p, ok := out.(*parseOnly); ok {
+		p.fs = fs
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(out, "Usage: millzero %s %s\n\nExamples:\n", name, usageLine)
 		for _, e := range examples {
@@ -149,6 +169,10 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
+			if p, ok := fs.Output().(*parseOnly); ok {
+				p.args = pos
+				return nil, errParsedOnly
+			}
 			return pos, nil
 		}
 		if strings.HasPrefix(args[0], "-") && args[0] != "-" {

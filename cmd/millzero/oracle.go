@@ -19,7 +19,7 @@ func runOracle(args []string, out io.Writer) error {
 		"millzero oracle --run runs/nine --tablebase tables/nine    # move accuracy in endgame positions",
 	}, out)
 	runPath := fs.String("run", "", "run directory of a 3x3 variant (three, three-nodiagonal, three-cross), or of any with --tablebase")
-	gen := fs.Int("generation", -1, "model generation to test (default: the run's best)")
+	gen := fs.Int("generation", -1, "model generation to test (-1: the run's best)")
 	sims := fs.Int("sims", 0, "search visits per move (fresh each move, no tree reuse); 0: 16, or with --tablebase the run's self-play visits")
 	tables := fs.String("tablebase", "", "endgame tables of the run's variant (millzero tablebase build, or auto: those a run built in the user cache): measure the move accuracy in their positions by material")
 	per := fs.Int("positions", 200, "with --tablebase: positions drawn of each material")

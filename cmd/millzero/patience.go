@@ -21,7 +21,14 @@ func (p *patienceFlag) String() string {
 	if p.d < 0 {
 		return "forever"
 	}
-	return p.d.String()
+	s := p.d.String() // 10m0s, 1h0m0s: said as 10m, 1h
+	if t, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = t + "m"
+	}
+	if t, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = t + "h"
+	}
+	return s
 }
 
 func (p *patienceFlag) Set(s string) error {
@@ -38,10 +45,14 @@ func (p *patienceFlag) Set(s string) error {
 }
 
 // storePatienceFlag defines --store-patience with the default def (< 0:
-// forever) and what the default means in words.
-func storePatienceFlag(fs *flag.FlagSet, def time.Duration, defWords string) *patienceFlag {
+// forever), which --help prints; note, if any, ends its usage (the
+// default's exceptions).
+func storePatienceFlag(fs *flag.FlagSet, def time.Duration, note string) *patienceFlag {
 	p := &patienceFlag{d: def}
-	fs.Var(p, "store-patience", "how long to retry while the run's store does not answer (a duration such as 30s, 10m, or forever), "+
-		"saying every 30 s what it waits for (default "+defWords+")")
+	usage := "how long to retry while the run's store does not answer (a duration such as 30s, 10m, or forever), saying every 30 s what it waits for"
+	if note != "" {
+		usage += "; " + note
+	}
+	fs.Var(p, "store-patience", usage)
 	return p
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func runPerft(args []string, out io.Writer) error {
-	fs := newFlags("perft", "--variant V [--fen F | --position P] [--moves \"m1 m2 ...\"] [--divide] DEPTH",
+	fs := newFlags("perft", "[--variant V] [--fen F | --position P] [--moves \"m1 m2 ...\"] [--divide] DEPTH",
 		[]string{
 			"millzero perft 6",
 			"millzero perft --variant nine --moves \"d6 f4 d2\" --divide 3",

@@ -25,7 +25,7 @@ func runSelfplay(args []string, out io.Writer) error {
 	follow := fs.Bool("follow", false, "a worker until stopped: waits for a run not started yet and for its store, and retries a best model that cannot be loaded yet")
 	workers := fs.Int("workers", 0, "worker goroutines (0: the run's selfplay.workers, 0 there = one per core)")
 	cache := cacheFlag(fs)
-	patience := storePatienceFlag(fs, 10*time.Minute, "forever with --follow, else 10m")
+	patience := storePatienceFlag(fs, 10*time.Minute, "forever with --follow unless given")
 	metricsAddr := metricsFlag(fs)
 	rest, err := parseFlags(fs, args)
 	if err != nil {

@@ -21,7 +21,7 @@ func runStatus(args []string, out io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the status as JSON (every generation)")
 	all := fs.Bool("all", false, "list every generation (default: the last ten)")
 	cache := cacheFlag(fs)
-	patience := storePatienceFlag(fs, 30*time.Second, "30s")
+	patience := storePatienceFlag(fs, 30*time.Second, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err

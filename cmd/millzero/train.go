@@ -40,7 +40,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 	runHours := fs.Float64("run-hours", -1, "stop once the run has this many hours in all, every invocation's (overrides loop.run_hours; 0 = no limit; -1 keeps the config's)")
 	metricsAddr := metricsFlag(fs)
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to FILE (go tool pprof), on exit")
-	patience := storePatienceFlag(fs, 10*time.Minute, "10m")
+	patience := storePatienceFlag(fs, 10*time.Minute, "")
 	breakLease := fs.Bool("break-lease", false, "take the run's lease even from a live trainer, which then stops at its next renewal (within 20 s); for a holder known to be gone")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
