@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/configs"
+	"github.com/millzero/millzero/run"
 )
 
 // parseCommand parses the command line args (args[0] the command) with
@@ -373,6 +376,7 @@ func everyCommand() [][]string {
 	for _, s := range []string{"build", "probe", "stats"} {
 		lines = append(lines, []string{"tablebase", s})
 	}
+	lines = append(lines, []string{"classic", "tune"})
 	return slices.DeleteFunc(lines, func(l []string) bool { return len(l) == 1 && l[0] == "tablebase" }) // its usage alone
 }
 
@@ -401,6 +405,160 @@ func TestHelp_EveryFlagShowsItsTypeAndOneDefault(t *testing.T) {
 				t.Errorf("%s --help: %q: a flag's line names its type, if any, as string, int, float, duration or value (flag.UnquoteUsage reads `backquotes` in the usage as the type)", fs.Name(), line)
 			case strings.Count(line, "(default") > 1:
 				t.Errorf("%s --help: %q: the default said twice", fs.Name(), line)
+			}
+		}
+	}
+}
+
+// joinAnd is words as a sentence lists them: "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+// flatText is a Markdown file's text with its lines joined, spaces
+// collapsed: a sentence as one string, wherever it wraps.
+func flatText(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+func TestManual_TheDefaultYardsticksAreTheCodes(t *testing.T) {
+	fs, _, err := parseCommand([]string{"bench", "strength"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := run.LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.Strength
+	var loop []string
+	for _, c := range s.Classic {
+		loop = append(loop, "`"+c+"`")
+	}
+	for _, d := range s.Depths {
+		loop = append(loop, fmt.Sprintf("`alphabeta:%d`", d))
+	}
+	every := map[float64]string{0.25: "every quarter hour", 0.5: "every half hour", 1: "every run hour"}[s.EveryHours]
+	if every == "" {
+		t.Fatalf("strength.every_hours %v: give this test its words", s.EveryHours)
+	}
+	want := fmt.Sprintf("**The default yardsticks:** `bench strength` meets `%s` (its `--classic` default), %s pairs each at %s visits a move, "+
+		"and the loop's strength rows meet %s, %d pairs each at %d visits %s.",
+		fs.Lookup("classic").DefValue, fs.Lookup("pairs").DefValue, fs.Lookup("sims").DefValue, joinAnd(loop), s.Pairs, s.Simulations, every)
+	for _, file := range []string{"../../README.md", "../../docs/strength-benchmark.md"} {
+		if !strings.Contains(flatText(t, file), want) {
+			t.Errorf("%s lacks the sentence of the code's defaults:\n%s", file, want)
+		}
+	}
+}
+
+func TestManual_TheDefaultConfigIsTheCodes(t *testing.T) {
+	cfg, _, err := run.LoadConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := cfg.LoadVariant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hours := map[float64]string{0.5: "half an hour", 1: "one hour", 2: "two hours"}[cfg.Loop.Hours]
+	if hours == "" || cfg.Loop.Generations != 0 || cfg.Loop.RunHours != 0 {
+		t.Fatalf("the default's budget (hours %v, generations %d, run hours %v): give this test its words", cfg.Loop.Hours, cfg.Loop.Generations, cfg.Loop.RunHours)
+	}
+	text := flatText(t, "../../README.md")
+	want := fmt.Sprintf("**The default config** is the embedded `configs/%s`: %s for %s into `runs/%s`, what `make train` runs.",
+		run.DefaultConfigName, v.Description, hours, v.Name)
+	if !strings.Contains(text, want) {
+		t.Errorf("README.md lacks the sentence of the default config:\n%s", want)
+	}
+	// make train runs the default: the train target is the binary's train with no flag.
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^train:.*\n\t\$\(BIN\) train\n`).Match(mk) {
+		t.Error("the Makefile's train target is not $(BIN) train alone, as the README says")
+	}
+	// The other embedded configs, each named once in their sentence.
+	_, rest, ok := strings.Cut(text, "The other embedded configs are ")
+	sentence, _, _ := strings.Cut(rest, ".")
+	named := regexp.MustCompile("`([a-z0-9-]+)`").FindAllStringSubmatch(sentence, -1)
+	var got []string
+	for _, m := range named {
+		got = append(got, m[1])
+	}
+	var others []string
+	for _, n := range configs.RunNames() {
+		if "runs/"+n+".yaml" != run.DefaultConfigName {
+			others = append(others, n)
+		}
+	}
+	slices.Sort(got)
+	if !ok || !slices.Equal(got, others) {
+		t.Errorf("README.md's embedded configs %v, the binary's %v", got, others)
+	}
+}
+
+// anchors is the heading anchors of a Markdown file, as GitHub makes
+// them: lower case, punctuation dropped but - and _, spaces as -.
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	inFence := false
+	for _, line := range strings.Split(text, "\n") {
+		if fenceRE.MatchString(line) {
+			inFence = !inFence
+		}
+		h, ok := strings.CutPrefix(line, "#")
+		if inFence || !ok {
+			continue
+		}
+		h = strings.TrimSpace(strings.TrimLeft(h, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && r != '’':
+				b.WriteRune(r)
+			}
+		}
+		out[b.String()] = true
+	}
+	return out
+}
+
+func TestManual_EveryLinkFindsItsFileAndHeading(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, file := range manualFiles(t) {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(text), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			dest := file
+			if path != "" {
+				dest = filepath.Join(filepath.Dir(file), path)
+			}
+			b, err := os.ReadFile(dest)
+			if err != nil {
+				t.Errorf("%s: link %s: %v", file, target, err)
+				continue
+			}
+			if anchor != "" && !anchors(string(b))[anchor] {
+				t.Errorf("%s: link %s: %s has no heading #%s", file, target, dest, anchor)
 			}
 		}
 	}
