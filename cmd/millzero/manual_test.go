@@ -563,3 +563,17 @@ func TestManual_EveryLinkFindsItsFileAndHeading(t *testing.T) {
 		}
 	}
 }
+
+func TestManual_SpeaksOfTheProductNotOfItsMaking(t *testing.T) {
+	// Phrases of a build's history: the record says which default or
+	// change a figure was measured on instead.
+	banned := []string{"the target was", "not landed", "this build", "previous build", "project's machines"}
+	for _, file := range manualFiles(t) {
+		text := strings.ToLower(flatText(t, file))
+		for _, b := range banned {
+			if i := strings.Index(text, b); i >= 0 {
+				t.Errorf("%s: %q in %q", file, b, text[max(0, i-60):min(len(text), i+len(b)+60)])
+			}
+		}
+	}
+}
