@@ -111,10 +111,37 @@ func nearestModels(gens []int, hours map[int]float64, targets []float64, skip in
 // Generations given (oldest first), else those nearest the Hours given
 // (PickHours), else PickModels(Models, EveryHours).
 type ProgressChoice struct {
-	Generations []int
-	Hours       []float64
-	Models      int
-	EveryHours  float64
+	Generations      []int
+	Hours            []float64
+	EveryGenerations int // instead: every this many generations, and the newest
+	Models           int
+	EveryHours       float64
+}
+
+// PickEveryGenerations chooses the models of a run (their generations the
+// keys of hours) at every multiple of every generations, and the newest
+// (a multiple within a quarter step of the newest is left to it). Oldest
+// first.
+func PickEveryGenerations(hours map[int]float64, every int) ([]int, error) {
+	gens, err := generationsOf(hours)
+	if err != nil {
+		return nil, err
+	}
+	if every < 1 {
+		return nil, fmt.Errorf("every %d generations: want 1 or more", every)
+	}
+	newest := gens[len(gens)-1]
+	var out []int
+	for g := every; g < newest-every/4; g += every {
+		if _, ok := hours[g]; ok {
+			out = append(out, g)
+		}
+	}
+	out = append(out, newest)
+	if len(out) < 2 {
+		return nil, fmt.Errorf("every %d generations names only the newest model (generation %d): want two; choose a shorter step", every, newest)
+	}
+	return out, nil
 }
 
 // NewProgressBench is the ProgressBench of the run at loc (a directory or
@@ -123,7 +150,7 @@ type ProgressChoice struct {
 // is RUN/bench/progress of the local directory; the caller sets the
 // search and match settings.
 func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) (*ProgressBench, error) {
-	dir, err := store.Fetch(ctx, loc, cache, store.GenerationsTable)
+	dir, err := store.Fetch(ctx, loc, cache, store.GenerationsTable, store.LossesTable)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +171,10 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 	case len(chosen) > 0:
 	case len(c.Hours) > 0:
 		if chosen, err = PickHours(hours, c.Hours); err != nil {
+			return nil, fmt.Errorf("run %s: %w", loc, err)
+		}
+	case c.EveryGenerations > 0:
+		if chosen, err = PickEveryGenerations(hours, c.EveryGenerations); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
 	default:
@@ -193,7 +224,23 @@ type ProgressBench struct {
 	// seeds of one config, or the hour and the night, on one figure. Their
 	// Elo is over their own anchor; give them all the same Reference.
 	With []string
+
+	// Axis is progress.png's x axis: AxisHours (the default, ""),
+	// AxisGenerations, AxisPositions or AxisSamples. Runs that shared a
+	// machine compare by generation or compute, not by wall hours.
+	Axis string
 }
+
+// The x axes of progress.png (ProgressBench.Axis).
+const (
+	AxisHours       = "hours"       // the run's wall hours, every invocation's
+	AxisGenerations = "generations" // the model's generation
+	AxisPositions   = "positions"   // the positions self-play searched before the model
+	AxisSamples     = "samples"     // the samples the trainer fitted before the model
+)
+
+// Axes are the x axes of progress.png, the default first.
+var Axes = []string{AxisHours, AxisGenerations, AxisPositions, AxisSamples}
 
 // Players is the number of players Run meets: the models, and the
 // reference when there is one.
@@ -216,7 +263,10 @@ type ProgressRow struct {
 	Model      string             `json:"model"`
 	Generation int                `json:"generation"`
 	Hours      float64            `json:"hours"`
+	Positions  int64              `json:"positions"` // self-play's positions searched before the model (ModelCompute)
+	Samples    int64              `json:"samples"`   // the trainer's samples fitted before the model
 	Games      int                `json:"games"`
+	Draws      int                `json:"draws"` // of its games: strong models draw most of theirs, and an Elo near 0 says little without it
 	Score      float64            `json:"score"` // its mean score over all its games
 	Elo        float64            `json:"elo"`   // over the first model, which is 0
 	Low        float64            `json:"elo_low"`
@@ -231,10 +281,17 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	if len(b.Generations) < 2 {
 		return nil, fmt.Errorf("progress of run %s: want two models or more, got %d", b.Dir, len(b.Generations))
 	}
-	var with []run.HoursLine // read before the matches, so that a bad one is said at once
+	axis := cmp.Or(b.Axis, AxisHours)
+	if !slices.Contains(Axes, axis) {
+		return nil, fmt.Errorf("progress of run %s: axis %q: want one of %s", b.Dir, b.Axis, strings.Join(Axes, ", "))
+	}
+	var with []ProgressLine // read before the matches, so that a bad one is said at once
 	for _, dir := range b.With {
 		l, err := ReadProgress(dir)
 		if err != nil {
+			return nil, err
+		}
+		if _, err := l.X(axis); err != nil {
 			return nil, err
 		}
 		with = append(with, l)
@@ -246,14 +303,14 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 		}
 	}
-	hours, err := run.ModelHours(b.Dir)
+	compute, err := run.ModelCompute(b.Dir)
 	if err != nil {
 		return nil, err
 	}
 	players := make([]arena.Player, len(b.Generations))
 	names := make([]string, len(b.Generations))
 	for i, g := range b.Generations {
-		if _, ok := hours[g]; !ok {
+		if _, ok := compute[g]; !ok {
 			return nil, fmt.Errorf("progress of run %s: generation %d: no such model in metrics/generations.csv", b.Dir, g)
 		}
 		ck, err := model.LoadCheckpoint(b.Dir.Model(g))
@@ -301,24 +358,26 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	rows := make([]ProgressRow, len(names))
 	for i, name := range names {
 		r := byName[name]
-		rows[i] = ProgressRow{Model: store.ModelName(b.Generations[i]), Generation: b.Generations[i], Hours: hours[b.Generations[i]],
-			Games: r.Games, Score: r.Score / float64(max(r.Games, 1)), Elo: r.Elo, Low: r.Low, High: r.High}
+		c := compute[b.Generations[i]]
+		rows[i] = ProgressRow{Model: store.ModelName(b.Generations[i]), Generation: b.Generations[i], Hours: c.Hours,
+			Positions: c.Positions, Samples: c.Samples,
+			Games: r.Games, Draws: r.Draws, Score: r.Score / float64(max(r.Games, 1)), Elo: r.Elo, Low: r.Low, High: r.High}
 		if i > 0 {
 			prev := arena.StrengthOf(name, names[i-1], recs)
 			rows[i].Previous = &prev
 		}
 	}
 	if b.Out != "" {
-		if err := b.write(rows, v, with); err != nil {
+		if err := b.write(rows, v, axis, with); err != nil {
 			return rows, err
 		}
 	}
 	return rows, nil
 }
 
-// write puts rows in Out as progress.csv and progress.png, the figure with
-// the lines of earlier measurements (With) beside this run's.
-func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant, with []run.HoursLine) error {
+// write puts rows in Out as progress.csv and progress.png, the figure over
+// axis with the lines of earlier measurements (With) beside this run's.
+func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant, axis string, with []ProgressLine) error {
 	var sb strings.Builder
 	sb.WriteString(progressHeader + "\n")
 	anchor := rows[0].Model
@@ -326,57 +385,112 @@ func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant, with []run.
 		anchor = cmp.Or(b.ReferenceName, "reference")
 	}
 	name := filepath.Base(string(b.Dir))
-	var hours, elo, low, high []float64
+	this := ProgressLine{Name: name}
 	for _, r := range rows {
 		fmt.Fprintf(&sb, "%s,%s,%d,%.4f,%d,%.4f,%.1f,%.1f,%.1f", name, r.Model, r.Generation, r.Hours, r.Games, r.Score, r.Elo, r.Low, r.High)
 		if p := r.Previous; p != nil {
-			fmt.Fprintf(&sb, ",%.4f,%.1f,%.1f,%.1f\n", p.Score, p.Elo, p.Low, p.High)
+			fmt.Fprintf(&sb, ",%.4f,%.1f,%.1f,%.1f", p.Score, p.Elo, p.Low, p.High)
 		} else {
-			sb.WriteString(",,,,\n")
+			sb.WriteString(",,,,")
 		}
-		hours, elo = append(hours, r.Hours), append(elo, r.Elo)
-		low, high = append(low, r.Low), append(high, r.High)
+		fmt.Fprintf(&sb, ",%d,%d\n", r.Positions, r.Samples)
+		this.Hours, this.Generations = append(this.Hours, r.Hours), append(this.Generations, float64(r.Generation))
+		this.Positions, this.Samples = append(this.Positions, float64(r.Positions)), append(this.Samples, float64(r.Samples))
+		this.Y, this.Low, this.High = append(this.Y, r.Elo), append(this.Low, r.Low), append(this.High, r.High)
 	}
 	if err := run.SaveFile(filepath.Join(b.Out, "progress.csv"), []byte(sb.String())); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("Progress of %s (%s, %d visits, %d pairs a match, 95%% intervals)", name, v.Name, b.Simulations, b.Pairs)
-	lines := append([]run.HoursLine{{Name: name, Hours: hours, Y: elo, Low: low, High: high}}, with...)
 	if len(with) > 0 {
 		title = fmt.Sprintf("Progress (%s, %d visits, %d pairs a match, 95%% intervals)", v.Name, b.Simulations, b.Pairs)
 	}
-	return run.PlotHoursLines(filepath.Join(b.Out, "progress.png"), title, "Elo over "+anchor, lines...)
+	var lines []run.HoursLine
+	for _, l := range append([]ProgressLine{this}, with...) {
+		x, err := l.X(axis)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, run.HoursLine{Name: l.Name, Hours: x, Y: l.Y, Low: l.Low, High: l.High})
+	}
+	return run.PlotLines(filepath.Join(b.Out, "progress.png"), title, axisLabels[axis], "Elo over "+anchor, true, lines...)
 }
 
-// progressHeader is the first line of progress.csv.
-const progressHeader = "run,model,generation,hours,games,score,elo,low,high,previous_score,previous_elo,previous_low,previous_high"
+// axisLabels are the x axes' labels in progress.png.
+var axisLabels = map[string]string{
+	AxisHours:       "run hours (log scale)",
+	AxisGenerations: "generation (log scale)",
+	AxisPositions:   "positions searched by self-play (log scale)",
+	AxisSamples:     "samples fitted by the trainer (log scale)",
+}
+
+// progressHeader is the first line of progress.csv; progressHeaderHours
+// that of a measurement made before the compute columns were added, which
+// ReadProgress still reads (by hours and generation only).
+const (
+	progressHeaderHours = "run,model,generation,hours,games,score,elo,low,high,previous_score,previous_elo,previous_low,previous_high"
+	progressHeader      = progressHeaderHours + ",positions,samples"
+)
+
+// ProgressLine is a measurement's line of progress.png: each model's Elo
+// with its 95% interval, and where the run stood when it made the model,
+// by each axis.
+type ProgressLine struct {
+	Name                                   string
+	Hours, Generations, Positions, Samples []float64 // nil: not in the measurement (Positions and Samples of an older one)
+	Y, Low, High                           []float64
+	path                                   string
+}
+
+// X is the line's x values by axis, or an error naming the measurement
+// when it lacks them.
+func (l ProgressLine) X(axis string) ([]float64, error) {
+	x := map[string][]float64{AxisHours: l.Hours, AxisGenerations: l.Generations, AxisPositions: l.Positions, AxisSamples: l.Samples}[axis]
+	if x == nil {
+		return nil, fmt.Errorf("progress of an earlier measurement: %s has no %s column (measured before it was recorded): draw it by hours or generations", l.path, axis)
+	}
+	return x, nil
+}
 
 // ReadProgress reads the progress.csv of an earlier measurement in dir as
-// a line of the figure: its run's Elo over run hours, with the intervals.
-func ReadProgress(dir string) (run.HoursLine, error) {
+// a line of the figure: its run's Elo with the intervals, by each axis it
+// holds.
+func ReadProgress(dir string) (ProgressLine, error) {
 	path := filepath.Join(dir, "progress.csv")
 	f, err := os.Open(path)
 	if err != nil {
-		return run.HoursLine{}, fmt.Errorf("progress of an earlier measurement: %w", err)
+		return ProgressLine{}, fmt.Errorf("progress of an earlier measurement: %w", err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		return run.HoursLine{}, fmt.Errorf("progress of an earlier measurement: %s: %w", path, err)
+		return ProgressLine{}, fmt.Errorf("progress of an earlier measurement: %s: %w", path, err)
 	}
-	if len(recs) < 2 || strings.Join(recs[0], ",") != progressHeader {
-		return run.HoursLine{}, fmt.Errorf("progress of an earlier measurement: %s: want a header %q and rows (made by this build's bench progress)", path, progressHeader)
+	header := ""
+	if len(recs) > 0 {
+		header = strings.Join(recs[0], ",")
 	}
-	var l run.HoursLine
+	if len(recs) < 2 || header != progressHeader && header != progressHeaderHours {
+		return ProgressLine{}, fmt.Errorf("progress of an earlier measurement: %s: want a header %q and rows (made by bench progress)", path, progressHeader)
+	}
+	cols := []int{3, 2, 6, 7, 8} // hours, generation, elo, low, high
+	if header == progressHeader {
+		cols = append(cols, 13, 14) // positions, samples
+	}
+	l := ProgressLine{path: path}
 	for i, r := range recs[1:] {
-		var x [4]float64
-		for k, col := range []int{3, 6, 7, 8} {
+		x := make([]float64, len(cols))
+		for k, col := range cols {
 			if x[k], err = strconv.ParseFloat(r[col], 64); err != nil {
-				return run.HoursLine{}, fmt.Errorf("progress of an earlier measurement: %s row %d: %s %q is not a number", path, i+1, recs[0][col], r[col])
+				return ProgressLine{}, fmt.Errorf("progress of an earlier measurement: %s row %d: %s %q is not a number", path, i+1, recs[0][col], r[col])
 			}
 		}
 		l.Name = r[0]
-		l.Hours, l.Y, l.Low, l.High = append(l.Hours, x[0]), append(l.Y, x[1]), append(l.Low, x[2]), append(l.High, x[3])
+		l.Hours, l.Generations = append(l.Hours, x[0]), append(l.Generations, x[1])
+		l.Y, l.Low, l.High = append(l.Y, x[2]), append(l.Low, x[3]), append(l.High, x[4])
+		if len(x) > 5 {
+			l.Positions, l.Samples = append(l.Positions, x[5]), append(l.Samples, x[6])
+		}
 	}
 	return l, nil
 }
@@ -397,15 +511,15 @@ func LoadReference(spec string) (*model.Checkpoint, string, error) {
 // reference named, else the first model), and its match against the
 // model before it.
 func WriteProgress(out io.Writer, rows []ProgressRow, reference string) {
-	fmt.Fprintf(out, "%-10s %6s %6s %7s %6s %13s   %s\n", "model", "hours", "games", "score", "Elo", "95%", "against the one before")
+	fmt.Fprintf(out, "%-10s %6s %6s %6s %7s %6s %13s   %s\n", "model", "hours", "games", "draws", "score", "Elo", "95%", "against the one before (draws)")
 	for i, r := range rows {
 		iv := "(anchor)"
 		if i > 0 || reference != "" {
 			iv = fmt.Sprintf("[%+.0f, %+.0f]", r.Low, r.High)
 		}
-		fmt.Fprintf(out, "%-10s %6.2f %6d %6.1f%% %+6.0f %13s", r.Model, r.Hours, r.Games, 100*r.Score, r.Elo, iv)
+		fmt.Fprintf(out, "%-10s %6.2f %6d %5.0f%% %6.1f%% %+6.0f %13s", r.Model, r.Hours, r.Games, 100*float64(r.Draws)/float64(max(r.Games, 1)), 100*r.Score, r.Elo, iv)
 		if p := r.Previous; p != nil {
-			fmt.Fprintf(out, "   %5.1f%%, %+.0f [%+.0f, %+.0f]", 100*p.Score, p.Elo, p.Low, p.High)
+			fmt.Fprintf(out, "   %5.1f%%, %+.0f [%+.0f, %+.0f] (%.0f%%)", 100*p.Score, p.Elo, p.Low, p.High, 100*float64(p.Draws)/float64(max(p.Games, 1)))
 		}
 		fmt.Fprintln(out)
 	}

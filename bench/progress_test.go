@@ -53,6 +53,54 @@ func TestPickModels_QuartersEveryHourAndTheNewest(t *testing.T) {
 	}
 }
 
+func TestPickEveryGenerations_EachMultipleAndTheNewest(t *testing.T) {
+	hours := map[int]float64{}
+	for g := 1; g <= 230; g++ {
+		hours[g] = float64(g) / 100
+	}
+	for _, c := range []struct {
+		every int
+		want  []int
+	}{
+		{100, []int{100, 200, 230}},
+		{50, []int{50, 100, 150, 200, 230}}, // 200 lies 30 before the newest, more than a quarter step
+		{75, []int{75, 150, 230}},           // 225 lies within a quarter step of 230: left to it
+		{300, nil},
+		{0, nil},
+	} {
+		got, err := PickEveryGenerations(hours, c.every)
+		if c.want == nil {
+			if err == nil {
+				t.Errorf("every %d: %v, no error", c.every, got)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("every %d: %v, %v; want %v", c.every, got, err, c.want)
+		}
+	}
+}
+
+// A progress.csv written before the compute columns were added is still
+// read, and drawn by hours or generations, not by compute.
+func TestReadProgress_AnOlderMeasurementHasNoCompute(t *testing.T) {
+	dir := t.TempDir()
+	text := progressHeaderHours + "\nnine,gen-000050,50,0.2500,400,0.4000,0.0,-20.0,20.0,,,,\nnine,gen-000100,100,0.5000,400,0.6000,70.0,50.0,90.0,0.6,70.0,40.0,100.0\n"
+	if err := os.WriteFile(filepath.Join(dir, "progress.csv"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := ReadProgress(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err := l.X(AxisGenerations); err != nil || !slices.Equal(x, []float64{50, 100}) {
+		t.Errorf("by generation: %v, %v", x, err)
+	}
+	if _, err := l.X(AxisSamples); err == nil || !strings.Contains(err.Error(), "samples") {
+		t.Errorf("by samples: %v, want an error saying the measurement has none", err)
+	}
+}
+
 func TestPickHours_TheModelsNearestEachHourOnce(t *testing.T) {
 	hours := map[int]float64{}
 	for g := 1; g <= 100; g++ {
@@ -108,6 +156,10 @@ func TestProgressBench_RatesARunsModelsAgainstTheFirstAndReusesItsGames(t *testi
 		if r.Generation != i+1 || r.Games != 8 || r.Hours != hours[i+1] {
 			t.Errorf("row %d: %+v, want generation %d, 8 games, %v hours", i, r, i+1, hours[i+1])
 		}
+		// Four steps of 256 samples a generation; 16 games of a few plies.
+		if r.Samples != int64(4*256*(i+1)) || r.Positions < int64(16*(i+1)) || (i > 0 && r.Positions <= rows[i-1].Positions) {
+			t.Errorf("row %d: %d samples and %d positions before it: want %d samples, positions growing", i, r.Samples, r.Positions, 4*256*(i+1))
+		}
 		if (i == 0) != (r.Previous == nil) || (i > 0 && r.Previous.Games != 4) {
 			t.Errorf("row %d: the match against the one before %+v", i, r.Previous)
 		}
@@ -131,6 +183,19 @@ func TestProgressBench_RatesARunsModelsAgainstTheFirstAndReusesItsGames(t *testi
 	if err != nil || played != 0 || again[2].Elo != rows[2].Elo {
 		t.Errorf("again: %v, %d games played, Elo %v (was %v): want none played, the same ratings", err, played, again[2].Elo, rows[2].Elo)
 	}
+
+	// By generation and by compute, beside itself read back.
+	for _, axis := range []string{AxisGenerations, AxisPositions, AxisSamples} {
+		b.Axis, b.With = axis, []string{out}
+		if _, err := b.Run(context.Background(), nil, nil); err != nil {
+			t.Errorf("axis %s: %v", axis, err)
+		}
+	}
+	b.Axis, b.With = "weeks", nil
+	if _, err := b.Run(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "weeks") {
+		t.Errorf("axis weeks: %v, want an error naming it", err)
+	}
+	b.Axis = ""
 
 	b.Generations = []int{1, 7}
 	if _, err := b.Run(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), "generation 7") {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,13 +29,16 @@ func runBenchProgress(args []string, out io.Writer) error {
 		"millzero bench progress --run runs/nine --tablebase auto      # both sides play table positions perfectly",
 		"millzero bench progress --run runs/nine --reference default   # every model against the built-in model too, the Elo anchor",
 		"millzero bench progress --run runs/nine-s2 --reference default --with runs/nine/bench/progress   # both seeds in one figure",
+		"millzero bench progress --run ~/runs/night --every-generations 100 --reference default --axis generations   # a run that shared its machine, read by generation",
 	}, out)
 	runLoc := fs.String("run", "", "run directory or store URL")
 	cache := cacheFlag(fs)
 	models := fs.Int("models", 4, "models met, spread evenly over the run's hours, the newest last")
 	every := fs.Float64("every-hours", 0, "instead: the model nearest every multiple of this many run hours, and the newest")
 	gens := fs.String("at-generations", "", "instead: the models of these generations, comma separated")
+	everyGens := fs.Int("every-generations", 0, "instead: the model every this many generations, and the newest")
 	atHours := fs.String("at-hours", "", "instead: the models nearest these run hours, comma separated (past the run's end: its newest)")
+	axis := fs.String("axis", bench.AxisHours, "x axis of progress.png: "+strings.Join(bench.Axes, ", ")+" (positions self-play searched, samples the trainer fitted)")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits a move")
 	pairs := fs.Int("pairs", 100, "pairs of games a match (one random opening a pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
@@ -59,7 +63,13 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if *sims < 1 || *pairs < 1 || *openings < 0 || *workers < 0 || *every < 0 {
 		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d, --every-hours %v: want positive counts", *sims, *pairs, *openings, *workers, *every)
 	}
-	choice := bench.ProgressChoice{Models: *models, EveryHours: *every}
+	if *everyGens < 0 {
+		return fmt.Errorf("--every-generations %d: want a positive count", *everyGens)
+	}
+	if !slices.Contains(bench.Axes, *axis) {
+		return fmt.Errorf("--axis %q: want one of %s", *axis, strings.Join(bench.Axes, ", "))
+	}
+	choice := bench.ProgressChoice{Models: *models, EveryHours: *every, EveryGenerations: *everyGens}
 	if *gens != "" {
 		if choice.Generations, err = listFlag("at-generations", *gens, "a generation", func(int) bool { return true }); err != nil {
 			return err
@@ -77,7 +87,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--run %s: %w", *runLoc, err)
 	}
-	b.Simulations, b.Pairs, b.OpeningPlies, b.Seed, b.Workers = *sims, *pairs, *openings, *seed, *workers
+	b.Simulations, b.Pairs, b.OpeningPlies, b.Seed, b.Workers, b.Axis = *sims, *pairs, *openings, *seed, *workers, *axis
 	if *outDir != "" {
 		b.Out = *outDir
 	}
