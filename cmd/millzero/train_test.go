@@ -37,11 +37,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// waitFor waits until out holds text (or 30 seconds pass): a child's
-// start up, before a signal it must handle.
+// waitForLimit bounds waitFor. It is a bound on a stuck child, not a
+// timing: on a loaded machine (the whole suite on two cores, other work
+// beside it) a generation of three-test played by two workers was seen to
+// take more than 30 s.
+const waitForLimit = 5 * time.Minute
+
+// waitFor waits until out holds text (or waitForLimit passes): a child's
+// start up or progress, before a signal it must handle.
 func waitFor(t *testing.T, out *syncbuf.Buffer, text string) {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), text); time.Sleep(10 * time.Millisecond) {
+	for end := time.Now().Add(waitForLimit); !strings.Contains(out.String(), text); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("the child did not print %q:\n%s", text, out.String())
 		}
