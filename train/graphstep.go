@@ -76,17 +76,19 @@ type graphStep struct {
 	rotT       []float32 // rot × w
 
 	// One chunk's activations.
-	xp, xg []float32   // rows × nf point planes, C × ng position features
-	act    [][]float32 // layers+1, rows × w each: the input layer's output, then each layer's
-	mix    [][]float32 // layers, 2·rows × w each: [N·X; L·X] of each layer's input X
-	mean   [][]float32 // layers+1, C × w: the mean over the points of act[l]
-	z      []float32   // C × w
-	qod    []float32   // rows × 2·pairColumns: every point's origin and destination rows
-	dt     []float32   // (GraphRank+2) × P: a position's destination rows, transposed
-	logits []float32   // C × acts: the logits, then their log-softmax, then their gradient
-	vh     []float32   // C × GraphValueHidden
-	vo     []float32   // C × outs: the outcome logits, then their gradient
-	rl     []float32   // C × rot: the rotation logits, then their gradient
+	xp, xg   []float32   // rows × nf point planes, C × ng position features
+	act      [][]float32 // layers+1, rows × w each: the input layer's output, then each layer's
+	mix      [][]float32 // layers, 2·rows × w each: [N·X; L·X] of each layer's input X
+	mean     [][]float32 // layers+1, C × w: the mean over the points of act[l]
+	z        []float32   // C × w
+	qod      []float32   // rows × 2·pairColumns: every point's origin and destination rows
+	dt       []float32   // (GraphRank+2) × P: a position's destination rows, transposed
+	logits   []float32   // C × acts: the logits, then their log-softmax, then their gradient
+	vh       []float32   // C × GraphValueHidden
+	vo       []float32   // C × outs: the outcome logits, then their gradient
+	rl       []float32   // C × rot: the rotation logits, then their gradient
+	ls       []float32   // a row's log-softmax over its legal actions (acts)
+	outcomes []int32     // 0, 1, …, outs-1: the outcome logits' indices
 	// Its gradients.
 	dqod       []float32 // rows × 2·pairColumns
 	d1, d2     []float32 // rows × w: the gradient by a layer's output, by its input
@@ -204,6 +206,10 @@ func newGraphStep(v *engine.Variant, net *model.Network, batch, chunk int) (*gra
 	s.logits = make([]float32, C*s.acts)
 	s.vh, s.dvh = make([]float32, C*model.GraphValueHidden), make([]float32, C*model.GraphValueHidden)
 	s.vo, s.rl = make([]float32, C*s.outs), make([]float32, C*s.rot)
+	s.ls, s.outcomes = make([]float32, max(s.acts, s.outs)), make([]int32, s.outs)
+	for i := range s.outcomes {
+		s.outcomes[i] = int32(i)
+	}
 	s.d1, s.d2 = make([]float32, rows*w), make([]float32, rows*w)
 	s.dx = make([]float32, (3*P+1)*C*w)
 	s.s, s.dmean = make([]float32, C*w), make([]float32, C*w)
@@ -262,13 +268,24 @@ func (s *graphStep) prepare() {
 	}
 }
 
-// run computes the losses of a batch of b positions, their features x
-// (b × nIn), legal-action masks mask and policy targets pi (b × acts),
-// outcome targets z (b × outs), and, if grads, their gradients by the
-// weights (s.grads); the loss as lossGraph defines it: the means over the
-// b rows of the policy's and the outcome's cross-entropies, the outcome's
-// times valueWeight, and l2Scale·weightDecay·Σw² over the weights l2 marks.
-func (s *graphStep) run(x, mask, pi, z []float32, b int, grads bool, valueWeight, weightDecay, l2Scale float64, l2 []bool) (policy, outcome, l2Loss float64) {
+// stepInputs is a batch as a graphStep reads it: b positions' features x
+// (b × nIn), policy targets pi (b × acts) over the legal actions, row r's
+// the indices legal[legalAt[r]:legalAt[r+1]], and outcome targets z (b ×
+// outs).
+type stepInputs struct {
+	b       int
+	x, pi   []float32
+	z       []float32
+	legal   []int32
+	legalAt []int
+}
+
+// run computes the losses of batch in and, if grads, their gradients by
+// the weights (s.grads): the loss as lossGraph defines it, the means over
+// the b rows of the policy's cross-entropy (over the legal actions, the
+// others masked) and the outcome's, the outcome's times valueWeight, and
+// l2Scale·weightDecay·Σw² over the weights l2 marks.
+func (s *graphStep) run(in stepInputs, grads bool, valueWeight, weightDecay, l2Scale float64, l2 []bool) (policy, outcome, l2Loss float64) {
 	s.prepare()
 	if grads {
 		for _, g := range s.grads {
@@ -278,11 +295,12 @@ func (s *graphStep) run(x, mask, pi, z []float32, b int, grads bool, valueWeight
 		clear(s.godBias)
 	}
 	s.policy, s.outc = 0, 0
+	b := in.b
 	inv := 1 / float32(b)
 	for c0 := 0; c0 < b; c0 += s.chunk {
 		c := min(s.chunk, b-c0)
-		s.forward(x, c0, c)
-		s.loss(mask, pi, z, c0, c, inv, float32(valueWeight), grads)
+		s.forward(in.x, c0, c)
+		s.loss(in, c0, c, inv, float32(valueWeight), grads)
 		if grads {
 			s.backward(c)
 		}
@@ -445,46 +463,70 @@ func (s *graphStep) forward(x []float32, c0, c int) {
 
 // loss adds the chunk's cross-entropies to s.policy and s.outc and, if
 // grads, replaces its logits and outcome logits by the gradients of the
-// loss by them (the mean over the batch: inv = 1/b).
-func (s *graphStep) loss(mask, pi, zt []float32, c0, c int, inv, valueWeight float32, grads bool) {
+// loss by them (the mean over the batch: inv = 1/b). The policy's
+// softmax is over the legal actions: a masked logit (maskedLogit added)
+// has no probability in float32, and no gradient.
+func (s *graphStep) loss(in stepInputs, c0, c int, inv, valueWeight float32, grads bool) {
 	A, O := s.acts, s.outs
 	for j := range c {
 		r := c0 + j
 		lg := s.logits[j*A : (j+1)*A]
-		vek32.Add_Inplace(lg, mask[r*A:(r+1)*A])
-		s.policy -= crossEntropyRow(lg, pi[r*A:(r+1)*A], inv, grads)
+		s.policy -= crossEntropyOver(lg, in.pi[r*A:(r+1)*A], in.legal[in.legalAt[r]:in.legalAt[r+1]], s.ls, inv, grads)
 		o := s.vo[j*O : (j+1)*O]
-		s.outc -= crossEntropyRow(o, zt[r*O:(r+1)*O], inv*valueWeight, grads)
+		s.outc -= crossEntropyOver(o, in.z[r*O:(r+1)*O], s.outcomes, s.ls, inv*valueWeight, grads)
 	}
 }
 
-// crossEntropyRow is Σ_j t_j·log softmax(x)_j of one row of logits x and
-// targets t; with grads it replaces x by the gradient of
-// -scale·Σ_j t_j·log softmax(x)_j by x: scale·(softmax(x)·Σt - t),
-// skipping the exponential where it is 0 in float32 (a masked action's).
-func crossEntropyRow(x, t []float32, scale float32, grads bool) float64 {
-	logSoftMaxRows(x, x, 1, len(x))
-	t = t[:len(x)]
+// crossEntropyOver is Σ_i t_i·log softmax(x)_i over the entries i of x in
+// idx, the others taken as -∞ (no probability); with grads it replaces x
+// by the gradient of -scale·Σ_i t_i·log softmax(x)_i by x: scale·(softmax(x)·Σt
+// - t) at the entries of idx, 0 at the others. The log-softmax is
+// logSoftMaxRows's: (x_i - max) - log Σ exp(x_k - max). ls is scratch of
+// len(idx) or more.
+func crossEntropyOver(x, t []float32, idx []int32, ls []float32, scale float32, grads bool) float64 {
+	if len(idx) == 0 {
+		if grads {
+			clear(x)
+		}
+		return 0
+	}
+	mx := x[idx[0]]
+	for _, i := range idx[1:] {
+		if v := x[i]; v > mx {
+			mx = v
+		}
+	}
 	var sum float32
+	ls = ls[:len(idx)]
+	for k, i := range idx {
+		z := x[i] - mx
+		ls[k] = z
+		if !(z <= underflow) { // NaN included
+			sum += math32.Exp(z)
+		}
+	}
+	l := math32.Log(sum)
+	var tsum float32
 	dot := 0.0
-	for j, tj := range t {
-		if tj != 0 {
-			sum += tj
-			dot += float64(tj) * float64(x[j])
+	for k, i := range idx {
+		ls[k] -= l
+		if tk := t[i]; tk != 0 {
+			tsum += tk
+			dot += float64(tk) * float64(ls[k])
 		}
 	}
 	if !grads {
 		return dot
 	}
-	if sum == 0 {
-		clear(x)
+	clear(x)
+	if tsum == 0 {
 		return dot
 	}
-	for j, y := range x {
-		if y <= underflow {
-			x[j] = -scale * t[j]
+	for k, i := range idx {
+		if y := ls[k]; y <= underflow {
+			x[i] = -scale * t[i]
 		} else {
-			x[j] = scale * (math32.Exp(y)*sum - t[j])
+			x[i] = scale * (math32.Exp(y)*tsum - t[i])
 		}
 	}
 	return dot

@@ -99,9 +99,11 @@ type worker struct {
 	mLoss  *machine    // the losses only: the forward pass
 	gdata  [][]float32 // the gradient tensors after a run
 
-	step    *graphStep // a graph network's step, in place of gr and its machines
-	l2Terms []bool     // the weights whose L2 term this worker's loss has
-	l2Scale float64    // that term's scale (batch / rows)
+	step     *graphStep // a graph network's step, in place of gr and its machines
+	l2Terms  []bool     // the weights whose L2 term this worker's loss has
+	l2Scale  float64    // that term's scale (batch / rows)
+	legalIdx []int32    // for step: the legal actions' indices, row after row
+	legalAt  []int      // row r's are legalIdx[legalAt[r]:legalAt[r+1]]
 
 	x, mask, pi, z []float32      // the graph's inputs, refilled per batch (a graph network's x is split into xp and xg)
 	xp, xg         []float32      // a graph network's inputs (netGraph.XP, XG)
@@ -236,6 +238,7 @@ func newWorker(v *engine.Variant, net *model.Network, c Config, lo, hi int, l2 [
 			return nil, err
 		}
 		return &worker{lo: lo, hi: hi, step: st, l2Terms: l2, l2Scale: float64(c.BatchSize) / float64(b), gdata: make([][]float32, len(net.Params)),
+			legalIdx: make([]int32, 0, 64*b), legalAt: make([]int, 0, b+1),
 			x: make([]float32, b*a.Inputs), mask: make([]float32, b*a.Actions),
 			pi: make([]float32, b*a.Actions), piw: make([]float32, b), z: make([]float32, b*a.Outcomes),
 			legal: make([]engine.Action, 0, engine.MaxActions)}, nil
@@ -359,6 +362,7 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 	a, v := t.net.Arch, t.v
 	clear(wk.pi)
 	clear(wk.z)
+	wk.legalIdx, wk.legalAt = wk.legalIdx[:0], wk.legalAt[:0]
 	for i := range batch {
 		s := &batch[i]
 		if s.Variant != v.Name {
@@ -390,6 +394,12 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 		}
 		for _, act := range wk.legal {
 			mask[v.ActionIndex(act)] = 0
+		}
+		if wk.step != nil {
+			wk.legalAt = append(wk.legalAt, len(wk.legalIdx))
+			for _, act := range wk.legal {
+				wk.legalIdx = append(wk.legalIdx, int32(v.ActionIndex(act)))
+			}
 		}
 		pi := wk.pi[i*a.Actions : (i+1)*a.Actions]
 		var sum float32
@@ -430,6 +440,9 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 	if wk.points != nil {
 		wk.points.split(wk.x, len(batch), wk.xp, wk.xg)
 	}
+	if wk.step != nil {
+		wk.legalAt = append(wk.legalAt, len(wk.legalIdx))
+	}
 	return nil
 }
 
@@ -451,7 +464,8 @@ func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample, grads bool) e
 	}
 	if st := wk.step; st != nil {
 		c := t.cfg
-		wk.policy, wk.outcome, wk.l2 = st.run(wk.x, wk.mask, wk.pi, wk.z, len(rows), grads, c.ValueWeight, c.WeightDecay, wk.l2Scale, wk.l2Terms)
+		in := stepInputs{b: len(rows), x: wk.x, pi: wk.pi, z: wk.z, legal: wk.legalIdx, legalAt: wk.legalAt}
+		wk.policy, wk.outcome, wk.l2 = st.run(in, grads, c.ValueWeight, c.WeightDecay, wk.l2Scale, wk.l2Terms)
 		wk.total = wk.policy + c.ValueWeight*wk.outcome + wk.l2
 		if grads {
 			copy(wk.gdata, st.grads)
