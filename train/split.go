@@ -82,6 +82,7 @@ func (s *splitter) gemm(j gemmJob) {
 		s.wg.Add(1)
 		s.jobs <- part
 	}
+	handedOff()
 	j.m = min(per, j.m)
 	j.run()
 	s.wg.Wait()

@@ -290,6 +290,18 @@ func newWorker(v *engine.Variant, net *model.Network, c Config, lo, hi int, l2 [
 	return wk, nil
 }
 
+// handedOff is what a goroutine does after it sent work to goroutines
+// waiting for it and goes on with work of its own: it yields its core.
+// Go's scheduler puts a goroutine woken by a channel send in the sender's
+// own run slot, which the idle core takes only after several tries, and
+// often not before the busy sender next yields: the woken goroutine
+// started hundreds of microseconds late, a tenth of the time as late as
+// the sender's whole share of the work (BenchmarkHandOff,
+// docs/benchmarks.md). Yielding runs it on this core at once and puts the
+// sender in the global run queue, which the idle core's thread, woken for
+// it, takes within microseconds. No core spins.
+func handedOff() { runtime.Gosched() }
+
 // help runs the phases sent on jobs as worker w until phaseStop.
 func (t *Trainer) help(w int, jobs <-chan phase) {
 	for p := range jobs {
@@ -308,6 +320,7 @@ func (t *Trainer) parallel(p phase) {
 	for _, ch := range t.jobs {
 		ch <- p
 	}
+	handedOff()
 	t.runPhase(p, 0)
 	for range t.jobs {
 		<-t.done
@@ -646,6 +659,7 @@ func (t *Trainer) step(batch []dataset.Sample, behind bool) (Stats, error) {
 		for _, ch := range t.jobs {
 			ch <- phaseUpdateBehind
 		}
+		handedOff()
 		t.behind = true
 	} else {
 		t.parallel(phaseUpdate)
