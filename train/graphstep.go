@@ -269,9 +269,9 @@ func (s *graphStep) prepare() {
 }
 
 // stepInputs is a batch as a graphStep reads it: b positions' features x
-// (b × nIn), policy targets pi (b × acts) over the legal actions, row r's
-// the indices legal[legalAt[r]:legalAt[r+1]], and outcome targets z (b ×
-// outs).
+// (b × nIn); their legal actions, row r's the indices
+// legal[legalAt[r]:legalAt[r+1]], and those actions' policy targets pi,
+// alike; and outcome targets z (b × outs).
 type stepInputs struct {
 	b       int
 	x, pi   []float32
@@ -471,18 +471,19 @@ func (s *graphStep) loss(in stepInputs, c0, c int, inv, valueWeight float32, gra
 	for j := range c {
 		r := c0 + j
 		lg := s.logits[j*A : (j+1)*A]
-		s.policy -= crossEntropyOver(lg, in.pi[r*A:(r+1)*A], in.legal[in.legalAt[r]:in.legalAt[r+1]], s.ls, inv, grads)
+		lo, hi := in.legalAt[r], in.legalAt[r+1]
+		s.policy -= crossEntropyOver(lg, in.pi[lo:hi], in.legal[lo:hi], s.ls, inv, grads)
 		o := s.vo[j*O : (j+1)*O]
 		s.outc -= crossEntropyOver(o, in.z[r*O:(r+1)*O], s.outcomes, s.ls, inv*valueWeight, grads)
 	}
 }
 
-// crossEntropyOver is Σ_i t_i·log softmax(x)_i over the entries i of x in
-// idx, the others taken as -∞ (no probability); with grads it replaces x
-// by the gradient of -scale·Σ_i t_i·log softmax(x)_i by x: scale·(softmax(x)·Σt
-// - t) at the entries of idx, 0 at the others. The log-softmax is
-// logSoftMaxRows's: (x_i - max) - log Σ exp(x_k - max). ls is scratch of
-// len(idx) or more.
+// crossEntropyOver is Σ_k t[k]·log softmax(x)[idx[k]] over the entries
+// idx of x, the others taken as -∞ (no probability), t the targets of
+// those entries; with grads it replaces x by the gradient of -scale·that
+// by x: scale·(softmax(x)·Σt - t) at the entries of idx, 0 at the others.
+// The log-softmax is logSoftMaxRows's: (x_i - max) - log Σ exp(x_k - max).
+// ls is scratch of len(idx) or more.
 func crossEntropyOver(x, t []float32, idx []int32, ls []float32, scale float32, grads bool) float64 {
 	if len(idx) == 0 {
 		if grads {
@@ -508,9 +509,10 @@ func crossEntropyOver(x, t []float32, idx []int32, ls []float32, scale float32, 
 	l := math32.Log(sum)
 	var tsum float32
 	dot := 0.0
-	for k, i := range idx {
+	t = t[:len(idx)]
+	for k := range idx {
 		ls[k] -= l
-		if tk := t[i]; tk != 0 {
+		if tk := t[k]; tk != 0 {
 			tsum += tk
 			dot += float64(tk) * float64(ls[k])
 		}
@@ -524,9 +526,9 @@ func crossEntropyOver(x, t []float32, idx []int32, ls []float32, scale float32, 
 	}
 	for k, i := range idx {
 		if y := ls[k]; y <= underflow {
-			x[i] = -scale * t[i]
+			x[i] = -scale * t[k]
 		} else {
-			x[i] = scale * (math32.Exp(y)*tsum - t[i])
+			x[i] = scale * (math32.Exp(y)*tsum - t[k])
 		}
 	}
 	return dot

@@ -104,6 +104,8 @@ type worker struct {
 	l2Scale  float64    // that term's scale (batch / rows)
 	legalIdx []int32    // for step: the legal actions' indices, row after row
 	legalAt  []int      // row r's are legalIdx[legalAt[r]:legalAt[r+1]]
+	piLegal  []float32  // and their policy targets, alike
+	slot     []int32    // per action, its place in the row's legal actions while fill reads a row's policy; -1 otherwise
 
 	x, mask, pi, z []float32      // the graph's inputs, refilled per batch (a graph network's x is split into xp and xg)
 	xp, xg         []float32      // a graph network's inputs (netGraph.XP, XG)
@@ -237,11 +239,14 @@ func newWorker(v *engine.Variant, net *model.Network, c Config, lo, hi int, l2 [
 		if err != nil {
 			return nil, err
 		}
-		return &worker{lo: lo, hi: hi, step: st, l2Terms: l2, l2Scale: float64(c.BatchSize) / float64(b), gdata: make([][]float32, len(net.Params)),
-			legalIdx: make([]int32, 0, 64*b), legalAt: make([]int, 0, b+1),
-			x: make([]float32, b*a.Inputs), mask: make([]float32, b*a.Actions),
-			pi: make([]float32, b*a.Actions), piw: make([]float32, b), z: make([]float32, b*a.Outcomes),
-			legal: make([]engine.Action, 0, engine.MaxActions)}, nil
+		wk := &worker{lo: lo, hi: hi, step: st, l2Terms: l2, l2Scale: float64(c.BatchSize) / float64(b), gdata: make([][]float32, len(net.Params)),
+			legalIdx: make([]int32, 0, 64*b), legalAt: make([]int, 0, b+1), piLegal: make([]float32, 0, 64*b), slot: make([]int32, a.Actions),
+			x: make([]float32, b*a.Inputs), piw: make([]float32, b), z: make([]float32, b*a.Outcomes),
+			legal: make([]engine.Action, 0, engine.MaxActions)}
+		for k := range wk.slot {
+			wk.slot[k] = -1
+		}
+		return wk, nil
 	}
 	gr, err := newNetGraph(net, b)
 	if err != nil {
@@ -373,9 +378,17 @@ func (t *Trainer) Workers() int { return len(t.workers) }
 // fill encodes the samples of batch into wk's inputs.
 func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 	a, v := t.net.Arch, t.v
-	clear(wk.pi)
+	// An MLP's graph takes the legal actions as a mask row of every
+	// action, and the policy targets as rows of every action; a graph
+	// network's step (sparse) takes the legal actions' indices and their
+	// targets alone.
+	sparse := wk.step != nil
+	if sparse {
+		wk.legalIdx, wk.legalAt, wk.piLegal = wk.legalIdx[:0], wk.legalAt[:0], wk.piLegal[:0]
+	} else {
+		clear(wk.pi)
+	}
 	clear(wk.z)
-	wk.legalIdx, wk.legalAt = wk.legalIdx[:0], wk.legalAt[:0]
 	for i := range batch {
 		s := &batch[i]
 		if s.Variant != v.Name {
@@ -397,38 +410,49 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 			}
 		}
 		model.Encode(v, a.Encoder, pos, s.Repetitions, wk.x[i*a.Inputs:(i+1)*a.Inputs])
-		mask := wk.mask[i*a.Actions : (i+1)*a.Actions]
-		for j := range mask {
-			mask[j] = maskedLogit
-		}
 		wk.legal = v.Legal(pos, wk.legal)
 		if len(wk.legal) == 0 {
 			return fmt.Errorf("sample %d of game %s: no legal action", s.Ply, s.GameID)
 		}
-		for _, act := range wk.legal {
-			mask[v.ActionIndex(act)] = 0
-		}
-		if wk.step != nil {
-			wk.legalAt = append(wk.legalAt, len(wk.legalIdx))
+		// pi is the row's policy targets, legal its legal actions': at
+		// pi[at(k)] the target of action k, at(k) < 0 if k is not legal.
+		var pi []float32
+		var at func(k int) int
+		if sparse {
+			first := len(wk.legalIdx)
+			wk.legalAt = append(wk.legalAt, first)
+			for j, act := range wk.legal {
+				k := v.ActionIndex(act)
+				wk.legalIdx = append(wk.legalIdx, int32(k))
+				wk.piLegal = append(wk.piLegal, 0)
+				wk.slot[k] = int32(j)
+			}
+			pi = wk.piLegal[first:]
+			at = func(k int) int { return int(wk.slot[k]) }
+		} else {
+			mask := wk.mask[i*a.Actions : (i+1)*a.Actions]
+			for j := range mask {
+				mask[j] = maskedLogit
+			}
 			for _, act := range wk.legal {
-				wk.legalIdx = append(wk.legalIdx, int32(v.ActionIndex(act)))
+				mask[v.ActionIndex(act)] = 0
+			}
+			pi = wk.pi[i*a.Actions : (i+1)*a.Actions]
+			at = func(k int) int {
+				if mask[k] != 0 {
+					return -1
+				}
+				return k
 			}
 		}
-		pi := wk.pi[i*a.Actions : (i+1)*a.Actions]
-		var sum float32
-		for _, e := range s.Policy {
-			k := int(e.Action)
-			if sym != 0 && k < a.Actions {
-				k = v.ActionIndex(v.MapAction(sym, v.ActionAt(k)))
+		sum, err := t.policyTargets(s, sym, pi, at)
+		if sparse {
+			for _, k := range wk.legalIdx[wk.legalAt[i]:] {
+				wk.slot[k] = -1
 			}
-			if k >= a.Actions || mask[k] != 0 {
-				return fmt.Errorf("sample %d of game %s: policy on action %d, not legal in its position", s.Ply, s.GameID, e.Action)
-			}
-			if !(e.Prob >= 0) || e.Prob > 1 {
-				return fmt.Errorf("sample %d of game %s: policy probability %v", s.Ply, s.GameID, e.Prob)
-			}
-			pi[k] += e.Prob
-			sum += e.Prob
+		}
+		if err != nil {
+			return err
 		}
 		wk.piw[i] = 0
 		if sum > 0 {
@@ -453,10 +477,37 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 	if wk.points != nil {
 		wk.points.split(wk.x, len(batch), wk.xp, wk.xg)
 	}
-	if wk.step != nil {
+	if sparse {
 		wk.legalAt = append(wk.legalAt, len(wk.legalIdx))
 	}
 	return nil
+}
+
+// policyTargets adds sample s's searched policy, its actions turned by
+// symmetry sym, to pi at at(action) and returns its sum; an action not
+// legal (at < 0) or a probability outside 0..1 is an error.
+func (t *Trainer) policyTargets(s *dataset.Sample, sym int, pi []float32, at func(k int) int) (float32, error) {
+	a, v := t.net.Arch, t.v
+	var sum float32
+	for _, e := range s.Policy {
+		k := int(e.Action)
+		if sym != 0 && k < a.Actions {
+			k = v.ActionIndex(v.MapAction(sym, v.ActionAt(k)))
+		}
+		j := -1
+		if k < a.Actions {
+			j = at(k)
+		}
+		if j < 0 {
+			return 0, fmt.Errorf("sample %d of game %s: policy on action %d, not legal in its position", s.Ply, s.GameID, e.Action)
+		}
+		if !(e.Prob >= 0) || e.Prob > 1 {
+			return 0, fmt.Errorf("sample %d of game %s: policy probability %v", s.Ply, s.GameID, e.Prob)
+		}
+		pi[j] += e.Prob
+		sum += e.Prob
+	}
+	return sum, nil
 }
 
 // scoreOutcome is the outcome distribution of expected score s (0..1) for
@@ -477,7 +528,7 @@ func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample, grads bool) e
 	}
 	if st := wk.step; st != nil {
 		c := t.cfg
-		in := stepInputs{b: len(rows), x: wk.x, pi: wk.pi, z: wk.z, legal: wk.legalIdx, legalAt: wk.legalAt}
+		in := stepInputs{b: len(rows), x: wk.x, pi: wk.piLegal, z: wk.z, legal: wk.legalIdx, legalAt: wk.legalAt}
 		wk.policy, wk.outcome, wk.l2 = st.run(in, grads, c.ValueWeight, c.WeightDecay, wk.l2Scale, wk.l2Terms)
 		wk.total = wk.policy + c.ValueWeight*wk.outcome + wk.l2
 		if grads {
