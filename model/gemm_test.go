@@ -45,6 +45,31 @@ func BenchmarkGemmAcc(b *testing.B) {
 	}
 }
 
+// BenchmarkFMAPeak is the core's fp32 peak measured: a loop of twelve
+// independent fused multiply-adds, 16-wide (AVX-512F) and 8-wide (AVX2
+// FMA), where the CPU has them. PeakGFLOPSPerCore states the peak the
+// benchmarks divide by; a core that splits a 512-bit multiply-add into
+// two 256-bit halves (AMD's Zen 4) runs both loops at one rate.
+func BenchmarkFMAPeak(b *testing.B) {
+	for _, k := range []struct {
+		name  string
+		have  bool
+		width int
+		loop  func(n int)
+	}{{"avx512", haveKernels512(), 16, fmaLoop512}, {"avx2", haveKernels(), 8, fmaLoop256}} {
+		b.Run(k.name, func(b *testing.B) {
+			if !k.have {
+				b.Skip("not on this CPU")
+			}
+			const n = 1 << 20
+			for b.Loop() {
+				k.loop(n)
+			}
+			b.ReportMetric(float64(n)*12*2*float64(k.width)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
 func TestGemmAccStridedReadsATransposed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, c := range []struct{ m, n, k, pad int }{{1, 16, 3, 0}, {7, 33, 5, 2}, {94, 256, 64, 1}, {13, 80, 256, 0}, {26, 24, 16, 1}, {32, 24, 768, 0}} {

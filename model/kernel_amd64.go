@@ -45,3 +45,9 @@ func reluBackKernel(d, y *float32, n int)
 
 //go:noescape
 func transpose8x8(src *float32, lds int, dst *float32, ldd int)
+
+//go:noescape
+func fmaLoop512(n int)
+
+//go:noescape
+func fmaLoop256(n int)

@@ -55,3 +55,11 @@ func reluBackKernel(d, y *float32, n int) {
 func transpose8x8(src *float32, lds int, dst *float32, ldd int) {
 	panic("model: no SIMD kernels on this architecture")
 }
+
+func fmaLoop512(n int) {
+	panic("model: no SIMD kernels on this architecture")
+}
+
+func fmaLoop256(n int) {
+	panic("model: no SIMD kernels on this architecture")
+}
