@@ -105,5 +105,9 @@ func Selfplay(out io.Writer, v *engine.Variant, mc model.Config, sims int, dur t
 	ref := rs[0].PositionsSec * float64(workers)
 	fmt.Fprintf(out, "selfplay: the bare forward pass with all %d policy logits at batch %d: %.0f positions/s on one core, %.0f on %d; self-play's evaluations (features, the trunk, the legal actions' logits) reach %.0f%% of it\n",
 		a.Actions, batch, rs[0].PositionsSec, ref, workers, 100*st.EvaluationsPerSecond()/ref)
+	peak, kernel := model.PeakGFLOPSPerCore()
+	gflops := st.EvaluationsPerSecond() * 2 * float64(a.MACs()) / 1e9
+	fmt.Fprintf(out, "selfplay: the evaluations at %d multiply-adds a position (the forward pass's, as bench model counts them) are %.1f GFLOP/s, %.0f%% of the %d cores' peak (%.0f GFLOP/s each, fp32, %s); the bare forward pass %.0f%%\n",
+		a.MACs(), gflops, 100*gflops/(peak*float64(workers)), workers, peak, kernel, 100*rs[0].GFLOPS/peak)
 	return nil
 }

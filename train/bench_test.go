@@ -57,15 +57,17 @@ func BenchmarkTrainStepWeightEMA(b *testing.B) {
 	}
 }
 
-// BenchmarkTrainStepGraphNetwork is BenchmarkTrainStep at batch 256 of the
-// run config's MLP (128x2, feature set 3) and of a graph network of 32
+// BenchmarkTrainStepGraphNetwork is BenchmarkTrainStep of the run
+// config's MLP (128x2, feature set 3) and of graph networks of 32 and 64
 // channels a point and two blocks on the same features
-// (model.KindGraph).
+// (model.KindGraph), at batch 256 and 1024.
 func BenchmarkTrainStepGraphNetwork(b *testing.B) {
 	for _, net := range []model.Config{{Width: 128, Blocks: 2, Features: 3}, {Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 3}, {Kind: model.KindGraph, Width: 64, Blocks: 2, Features: 3}} {
-		b.Run(fmt.Sprintf("net=%s", model.NewArch(mustVariant(b, "nine"), net)), func(b *testing.B) {
-			benchStep(b, net, 256, 0, 0)
-		})
+		for _, batch := range []int{256, 1024} {
+			b.Run(fmt.Sprintf("net=%s/batch=%d", model.NewArch(mustVariant(b, "nine"), net), batch), func(b *testing.B) {
+				benchStep(b, net, batch, 0, 0)
+			})
+		}
 	}
 }
 
