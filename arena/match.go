@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"sort"
 	"strings"
@@ -41,37 +40,6 @@ type Match struct {
 // ErrStop, returned by a Run callback, stops the match early without an
 // error: the games in flight are abandoned, the finished ones kept.
 var ErrStop = errors.New("arena: stop the match")
-
-// maxOpeningTries bounds the draws spent looking for one new opening.
-const maxOpeningTries = 1000
-
-// Openings draws n distinct openings of v, each plies random legal actions
-// from the start that do not end the game. Positions reached twice are
-// redrawn, so no two openings lead to the same game.
-func Openings(v *engine.Variant, n, plies int, seed uint64) ([][]engine.Action, error) {
-	rng := rand.New(rand.NewPCG(seed, seed^0xbb67ae8584caa73b))
-	seen := make(map[engine.Position]bool, n)
-	out := make([][]engine.Action, 0, n)
-	tries := 0
-	for len(out) < n {
-		if tries++; tries > maxOpeningTries*(len(out)+1) {
-			return nil, fmt.Errorf("openings of %s: found only %d distinct openings of %d plies, want %d: play fewer pairs or longer openings", v.Name, len(out), plies, n)
-		}
-		g := engine.NewGame(v)
-		ok, err := g.PlayRandom(plies, rng)
-		if err != nil {
-			return nil, fmt.Errorf("openings of %s: %w", v.Name, err)
-		}
-		key := g.Pos
-		key.Ply = 0 // the same position reached by another order is the same opening
-		if !ok || seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, append([]engine.Action(nil), g.Actions...))
-	}
-	return out, nil
-}
 
 // gameSeed derives the seed of one player in one game from the match seed.
 func gameSeed(seed uint64, pair, game, seat int) uint64 {
