@@ -15,9 +15,10 @@ import (
 )
 
 // Match is a series of paired games between two players: each opening (a
-// few random legal actions from the start, drawn from Seed) is played
-// twice with the seats swapped, so neither player gains from a lucky
-// opening or from moving first. Games run in parallel.
+// few random legal actions from the start, drawn from Seed, or a position
+// of an opening Book chosen by Seed) is played twice with the seats
+// swapped, so neither player gains from a lucky opening or from moving
+// first. Games run in parallel.
 //
 // A variant of N = 3 or 4 seats plays each opening N times, once per
 // seating rotation, so that every player sits in every seat equally often:
@@ -30,7 +31,8 @@ type Match struct {
 	A, B         Player          // A has seat 0 in the first game of a pair, B in the second
 	More         []Player        // 3-4 seats: the lineup's further players, after A and B; the seats left are filled with copies of B
 	Pairs        int             // distinct openings to play, each once per seating rotation (a pair of games with two seats, N games with N)
-	OpeningPlies int             // random legal actions played from the start before the players take over
+	OpeningPlies int             // random legal actions played from the start before the players take over; unused with a Book
+	Book         *Book           // when not nil, the pairs open from its positions (Book.Openings, chosen by Seed) instead of random ones
 	Seed         uint64          // seeds the openings and every player's randomness
 	Workers      int             // games played at once; 0 means runtime.NumCPU()
 	Dir          string          // directory of the Parquet game records (RUN/arena); "" writes none
@@ -62,6 +64,8 @@ func (m *Match) check() error {
 		return fmt.Errorf("match: opening plies %d: want 0 or more", m.OpeningPlies)
 	case m.Workers < 0:
 		return fmt.Errorf("match: workers %d: want 0 (all cores) or more", m.Workers)
+	case m.Book != nil && m.Book.Variant.Spec != m.Variant.Spec:
+		return fmt.Errorf("match: an opening book of %s for a match of %s", m.Book.Variant.Name, m.Variant.Name)
 	}
 	names := map[string]bool{}
 	for _, p := range append([]Player{m.A, m.B}, m.More...) {
@@ -74,6 +78,23 @@ func (m *Match) check() error {
 		names[p.Name()] = true
 	}
 	return nil
+}
+
+// openings is the opening of each pair: the book's (Book.Openings) or
+// random ones (Openings).
+func (m *Match) openings() ([][]engine.Action, error) {
+	if m.Book != nil {
+		return m.Book.Openings(m.Pairs, m.Seed)
+	}
+	return Openings(m.Variant, m.Pairs, m.OpeningPlies, m.Seed)
+}
+
+// bookID is the id of the match's book (Record.Book), "" without one.
+func (m *Match) bookID() string {
+	if m.Book == nil {
+		return ""
+	}
+	return m.Book.ID()
 }
 
 // lineup is the players of seats 0..N-1 in the first game of an opening:
@@ -108,14 +129,25 @@ type outcome struct {
 }
 
 // Found is the games of recs that this match would play: the variant,
-// opening length and pair count of the match, each seat's player of the
-// seating of its game by name and setup (SetupOf), the game's own seed;
-// one record for each game, the first found, sorted by pair and game. A
-// match stopped early and run again plays only the games Found does not
-// return.
+// opening length (with a book: the book, by its id, and the pair's
+// opening) and pair count of the match, each seat's player of the seating
+// of its game by name and setup (SetupOf), the game's own seed; one record
+// for each game, the first found, sorted by pair and game. A match stopped
+// early and run again plays only the games Found does not return.
 func (m *Match) Found(recs []Record) []Record {
 	if m.check() != nil {
 		return nil
+	}
+	book := m.bookID()
+	var openings []string // with a book, each pair's opening as a record's moves begin
+	if m.Book != nil {
+		ops, err := m.openings()
+		if err != nil {
+			return nil
+		}
+		for _, op := range ops {
+			openings = append(openings, formatActions(m.Variant, op))
+		}
 	}
 	seats := m.Variant.Players
 	names := make([][]string, seats)
@@ -131,7 +163,10 @@ func (m *Match) Found(recs []Record) []Record {
 	for _, r := range recs {
 		p, k := int(r.Pair), int(r.Game)
 		if r.Variant != m.Variant.Name || r.Seats() != seats || p < 0 || p >= m.Pairs || k < 0 || k >= seats ||
-			have[job{p, k}] || int(r.Opening) != m.OpeningPlies || r.Seed != gameSeed(m.Seed, p, k, 0) {
+			have[job{p, k}] || r.Book != book || r.Seed != gameSeed(m.Seed, p, k, 0) {
+			continue
+		}
+		if m.Book == nil && int(r.Opening) != m.OpeningPlies || m.Book != nil && !opensWith(&r, openings[p]) {
 			continue
 		}
 		same := true
@@ -145,6 +180,12 @@ func (m *Match) Found(recs []Record) []Record {
 	}
 	sortRecords(out)
 	return out
+}
+
+// opensWith tells whether r's opening is the moves of opening.
+func opensWith(r *Record, opening string) bool {
+	f := strings.Fields(r.Moves)
+	return r.Opening >= 0 && int(r.Opening) <= len(f) && strings.Join(f[:r.Opening], " ") == opening
 }
 
 // sortRecords sorts recs by pair and game.
@@ -171,7 +212,7 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	if err := m.check(); err != nil {
 		return nil, err
 	}
-	openings, err := Openings(m.Variant, m.Pairs, m.OpeningPlies, m.Seed)
+	openings, err := m.openings()
 	if err != nil {
 		return nil, fmt.Errorf("match %s vs %s: %w", m.A.Name(), m.B.Name(), err)
 	}
@@ -179,6 +220,7 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	if err != nil {
 		return nil, err
 	}
+	book := m.bookID()
 	found := m.Found(m.Played)
 	done := make(map[job]bool, len(found))
 	for i := range found {
@@ -206,7 +248,7 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 				if ctx.Err() != nil {
 					continue // the match is stopping: start no more games
 				}
-				rec, err := m.playOne(ctx, id, openings[j.pair], j)
+				rec, err := m.playOne(ctx, id, book, openings[j.pair], j)
 				if ctx.Err() != nil {
 					continue // abandoned: the match is stopping
 				}
@@ -272,17 +314,17 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	return recs, runErr
 }
 
-// playOne plays game j of the match from its opening. An error is a setup
-// failure (a player that cannot start); a player failing during the game
-// forfeits it instead.
-func (m *Match) playOne(ctx context.Context, id string, opening []engine.Action, j job) (Record, error) {
+// playOne plays game j of the match from its opening (from the book of id
+// book, "" for a random one). An error is a setup failure (a player that
+// cannot start); a player failing during the game forfeits it instead.
+func (m *Match) playOne(ctx context.Context, id, book string, opening []engine.Action, j job) (Record, error) {
 	v := m.Variant
 	seats := m.seating(j.game)
 	rec := Record{
 		Match: id, Variant: v.Name, Pair: int32(j.pair), Game: int32(j.game),
 		Player0: seats[0].Name(), Player1: seats[1].Name(),
 		Setup0: SetupOf(seats[0]), Setup1: SetupOf(seats[1]),
-		Opening: int32(len(opening)), Winner: -1, Forfeit: -1,
+		Opening: int32(len(opening)), Book: book, Winner: -1, Forfeit: -1,
 		Seed: gameSeed(m.Seed, j.pair, j.game, 0),
 	}
 	if len(seats) > 2 {

@@ -212,3 +212,70 @@ func TestOpenings_AreDistinctAndNotOver(t *testing.T) {
 		}
 	}
 }
+
+func TestMatch_FromABookEachPairOpensFromABookPositionInBothSeats(t *testing.T) {
+	v := loadVariant(t, "nine")
+	book := smallBook(t, 8, 1, 0)
+	m := Match{Variant: v, A: AlphaBeta{Depth: 1}, B: Random{}, Pairs: 5, OpeningPlies: 2, Book: book, Seed: 9, Workers: 2}
+	recs, err := m.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := book.Openings(5, 9)
+	if len(recs) != 10 {
+		t.Fatalf("%d games, want 10", len(recs))
+	}
+	for _, r := range recs {
+		moves := strings.Fields(r.Moves)
+		opening := formatActions(v, want[r.Pair])
+		if r.Book != book.ID() || int(r.Opening) != len(want[r.Pair]) || strings.Join(moves[:r.Opening], " ") != opening {
+			t.Errorf("pair %d game %d: book %q, opening %d plies %v: want book %s and the position of %s",
+				r.Pair, r.Game, r.Book, r.Opening, moves[:min(int(r.Opening), len(moves))], book.ID(), opening)
+		}
+		if a := r.SeatOf(m.A.Name()); a != int(r.Game) {
+			t.Errorf("pair %d game %d: A on seat %d, want A on seat 0 then seat 1", r.Pair, r.Game, a)
+		}
+	}
+}
+
+func TestMatch_FromABookTakesOnlyTheGamesOfThatBook(t *testing.T) {
+	v := loadVariant(t, "nine")
+	book := smallBook(t, 6, 1, 0)
+	random := Match{Variant: v, A: AlphaBeta{Depth: 1}, B: Random{}, Pairs: 3, OpeningPlies: 6, Seed: 9}
+	recs, err := random.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBook := random
+	fromBook.Book = book
+	if found := fromBook.Found(recs); len(found) != 0 {
+		t.Errorf("a match from a book took %d games of random openings", len(found))
+	}
+	bookRecs, err := fromBook.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found := random.Found(bookRecs); len(found) != 0 {
+		t.Errorf("a match of random openings took %d games from a book", len(found))
+	}
+	if found := fromBook.Found(bookRecs); len(found) != 6 {
+		t.Errorf("the same match from the same book found %d of its 6 games", len(found))
+	}
+	other := fromBook
+	other.Book = smallBook(t, 6, 2, 0)
+	if found := other.Found(bookRecs); len(found) != 0 {
+		t.Errorf("a match from another book took %d games", len(found))
+	}
+}
+
+func TestMatch_ABookOfTooFewPositionsIsAnError(t *testing.T) {
+	v := loadVariant(t, "nine")
+	m := Match{Variant: v, A: AlphaBeta{Depth: 1}, B: Random{}, Pairs: 5, Book: smallBook(t, 4, 1, 0), Seed: 1}
+	if _, err := m.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "book of 4 positions: want 5") {
+		t.Errorf("error %v, want one saying the book is too small", err)
+	}
+	m.Pairs, m.Variant = 2, loadVariant(t, "twelve")
+	if _, err := m.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "an opening book of nine for a match of twelve") {
+		t.Errorf("error %v, want one saying the book is of another variant", err)
+	}
+}

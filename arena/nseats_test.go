@@ -168,7 +168,7 @@ func TestReadRecords_TwoSeatFilesFromBeforeMoreSeatsStillRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1 || recs[0].Seats() != 2 || recs[0].Score(1) != 1 || recs[0].Player1 != "b" || recs[0].Places != "" {
+	if len(recs) != 1 || recs[0].Seats() != 2 || recs[0].Score(1) != 1 || recs[0].Player1 != "b" || recs[0].Places != "" || recs[0].Book != "" {
 		t.Errorf("old record read back as %+v", recs)
 	}
 }

@@ -48,7 +48,8 @@ type Record struct {
 	Setup2   string `parquet:"setup_2,dict"`  // seat 2's setup; "" with two seats
 	Setup3   string `parquet:"setup_3,dict"`  // seat 3's setup; "" with two or three seats
 	Places   string `parquet:"places"`        // 3-4 seats: each seat's finishing place from 1, space separated, tied seats sharing one (see Place); "" with two seats
-	Opening  int32  `parquet:"opening"`       // how many of Moves are the random opening
+	Opening  int32  `parquet:"opening"`       // how many of Moves are the opening: random actions, or a book position's (Book)
+	Book     string `parquet:"book,dict"`     // the opening book the opening is from (Book.ID), "" for a random opening (and in a file written before books)
 	Moves    string `parquet:"moves"`         // every action, space separated
 	Winner   int8   `parquet:"winner"`        // the winning seat, or -1 for a draw (3-4 seats: no seat alone in first place)
 	Reason   string `parquet:"reason"`        // why the game ended: the rule, or "forfeit: ..."

@@ -9,7 +9,7 @@ import (
 )
 
 // RoundRobin plays a Match between every two of its Players, all from the
-// same seeded openings, and rates them together. With Dir it keeps every
+// same seeded openings (random, or a Book's), and rates them together. With Dir it keeps every
 // match's games there, and a later round robin of the same seed, pairs and
 // opening length takes each game it finds between two of its players, of
 // the same names and setups (SetupOf), from the files instead of playing
@@ -20,6 +20,7 @@ type RoundRobin struct {
 	Players      []Player        // distinct names; a match's player A is the earlier in this list
 	Pairs        int             // pairs of games a match
 	OpeningPlies int             // random legal actions that open each pair
+	Book         *Book           // when not nil, each pair opens from a position of the book instead (Match.Book)
 	Seed         uint64          // the openings' seed, the same for every match
 	Workers      int             // games played at once; 0 means one per core
 	Dir          string          // where the games are kept and found again; "" plays every match
@@ -65,7 +66,7 @@ func (rr *RoundRobin) Run(ctx context.Context, onMatch func(RoundRobinMatch), on
 		for j := i + 1; j < n; j++ {
 			k++
 			a, b := rr.Players[i], rr.Players[j]
-			m := Match{Variant: rr.Variant, A: a, B: b, Pairs: rr.Pairs, OpeningPlies: rr.OpeningPlies,
+			m := Match{Variant: rr.Variant, A: a, B: b, Pairs: rr.Pairs, OpeningPlies: rr.OpeningPlies, Book: rr.Book,
 				Seed: rr.Seed, Workers: rr.Workers, Dir: rr.Dir}
 			m.Played = m.Found(kept) // Run takes these few, not every kept game, through Found again
 			found := len(m.Played)

@@ -14,8 +14,9 @@ import (
 )
 
 // Strength measures one player against fixed yardsticks: a paired match
-// against each opponent from the same seeded random openings, so every
-// player measured with the same settings meets the same positions. It is
+// against each opponent from the same seeded random openings (or positions
+// of an opening book), so every player measured with the same settings
+// meets the same positions. It is
 // the strength benchmark of a run: a number that does not move with the
 // loop's own arena, refits or gating.
 type Strength struct {
@@ -24,6 +25,7 @@ type Strength struct {
 	Opponents    []Player        // the yardsticks, met one after another
 	Pairs        int             // pairs of games against each opponent
 	OpeningPlies int             // random legal actions that open each pair
+	Book         *Book           // when not nil, each pair opens from a position of the book instead (Match.Book)
 	Seed         uint64          // the openings' seed: the same for every player measured
 	Workers      int             // games played at once; 0 means one per core
 	Dir          string          // where the games are recorded as Parquet; "" records none
@@ -33,6 +35,7 @@ type Strength struct {
 // StrengthRow is the player's result against one opponent.
 type StrengthRow struct {
 	Opponent       string  `json:"opponent"`
+	Book           string  `json:"book,omitempty"`       // the opening book the pairs opened from (Book.ID); "" random openings
 	Games          int     `json:"games"`                // finished games: the unfinished are counted apart
 	Unfinished     int     `json:"unfinished,omitempty"` // games left unfinished (an external engine's draw claim, no move or timeout), out of the score
 	Wins           int     `json:"wins"`
@@ -72,7 +75,7 @@ func (s *Strength) Run(ctx context.Context, onMatch func(opponent, found int), o
 	}
 	rows := make([]StrengthRow, 0, len(s.Opponents))
 	for i, opp := range s.Opponents {
-		m := Match{Variant: s.Variant, A: s.Player, B: opp, Pairs: s.Pairs, OpeningPlies: s.OpeningPlies,
+		m := Match{Variant: s.Variant, A: s.Player, B: opp, Pairs: s.Pairs, OpeningPlies: s.OpeningPlies, Book: s.Book,
 			Seed: s.Seed, Workers: s.Workers, Dir: s.Dir}
 		m.Played = m.Found(kept) // Run takes these few, not every kept game, through Found again
 		if onMatch != nil {
@@ -86,7 +89,7 @@ func (s *Strength) Run(ctx context.Context, onMatch func(opponent, found int), o
 			return nil
 		})
 		row := StrengthOf(s.Player.Name(), opp.Name(), recs)
-		row.Seconds = time.Since(start).Seconds()
+		row.Seconds, row.Book = time.Since(start).Seconds(), m.bookID()
 		if err == nil && s.Tables != nil {
 			row.ThrownEndgames, err = ThrownEndgames(s.Variant, s.Tables, s.Player.Name(), recs)
 		}

@@ -55,6 +55,7 @@ type Tournament struct {
 	Gauntlet     bool   // the first player meets each of the others; else every pair meets
 	Pairs        int    // openings a match, each played once per seating
 	OpeningPlies int    // random legal actions that open each pair
+	Book         *Book  // when not nil, each pair opens from a position of the book instead (Match.Book)
 	Seed         uint64 // seed of the openings and of the players' randomness
 	Workers      int    // games played at once; 0 means one per core
 	Dir          string // where every game is stored; "" keeps none
@@ -73,7 +74,7 @@ func (t *Tournament) Games() int { return len(t.Matches()) * t.Variant.Players *
 func (t *Tournament) Run(ctx context.Context, onMatch func(k int, p Pairing), onGame func(*Record)) ([]Record, error) {
 	var recs []Record
 	for k, mp := range t.Matches() {
-		m := Match{Variant: t.Variant, A: mp.A, B: mp.B, Pairs: t.Pairs, OpeningPlies: t.OpeningPlies,
+		m := Match{Variant: t.Variant, A: mp.A, B: mp.B, Pairs: t.Pairs, OpeningPlies: t.OpeningPlies, Book: t.Book,
 			Seed: MatchSeed(t.Seed, k), Workers: t.Workers, Dir: t.Dir}
 		if onMatch != nil {
 			onMatch(k, mp)
