@@ -234,30 +234,47 @@ func pentaElo(p Penta, score float64) (elo, low, high float64, clamped bool) {
 // logisticElo is the Elo difference whose expected score is s, 0 < s < 1.
 func logisticElo(s float64) float64 { return -400*math.Log10(1/s-1) + 0 } // + 0: no "-0" at an even score
 
-// WriteStrength prints rows as a table, player's name on top.
+// WriteStrength prints rows as a table, player's name on top: each row's
+// games won, drawn and lost, the share drawn beside the Elo (near an even
+// score an Elo says little without it), the games lost by blockade and
+// the median length of the lost games.
 func WriteStrength(w io.Writer, player string, rows []StrengthRow) {
 	tables := false
 	for _, r := range rows {
 		tables = tables || r.ThrownEndgames >= 0
 	}
-	fmt.Fprintf(w, "%s against the yardsticks (paired games, random openings, 95%% intervals from the pair scores):\n\n", player)
-	fmt.Fprintf(w, "%-12s %6s %7s %16s %20s %9s %10s", "opponent", "games", "score", "+ = -", "Elo [95%]", "blockade", "loss ply")
+	openings := "random openings"
+	if len(rows) > 0 && rows[0].Book != "" {
+		openings = "openings from the book " + rows[0].Book
+	}
+	fmt.Fprintf(w, "%s against the yardsticks (paired games, %s, 95%% intervals from the pair scores):\n\n", player, openings)
+	fmt.Fprintf(w, "%-12s %6s %7s %5s %5s %5s %6s %20s %9s %10s", "opponent", "games", "score", "won", "drawn", "lost", "draws", "Elo [95%]", "blockade", "loss ply")
 	if tables {
 		fmt.Fprintf(w, " %7s", "thrown")
 	}
 	fmt.Fprintf(w, " %7s\n", "time")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-12s %6d %6.1f%% %16s %20s %9d %10d", r.Opponent, r.Games, 100*r.Score,
-			r.WDL(), r.EloCell(), r.BlockadeLosses, r.MedianLossPly)
+		fmt.Fprintf(w, "%-12s %6d %6.1f%% %5d %5d %5d %5.0f%% %20s %9d %10d", r.Opponent, r.Games, 100*r.Score,
+			r.Wins, r.Draws, r.Losses, 100*r.DrawShare(), r.EloCell(), r.BlockadeLosses, r.MedianLossPly)
 		if tables {
 			fmt.Fprintf(w, " %7s", thrownCell(r.ThrownEndgames))
 		}
 		fmt.Fprintf(w, " %6.0fs\n", r.Seconds)
 	}
-	fmt.Fprintln(w, "\nblockade: games the player lost with no legal action; loss ply: the median length of its lost games.")
+	fmt.Fprintln(w, "\nwon, drawn, lost: the player's games; draws: the share drawn; blockade: games the player lost with no legal action;")
+	fmt.Fprintln(w, "loss ply: the median length of its lost games.")
 	if tables {
 		fmt.Fprintln(w, "thrown: lost games in which the player had reached a table position that it held (a draw or a win for it).")
 	}
+}
+
+// DrawShare is the share of the row's finished games drawn, 0 without
+// games.
+func (r StrengthRow) DrawShare() float64 {
+	if r.Games == 0 {
+		return 0
+	}
+	return float64(r.Draws) / float64(r.Games)
 }
 
 // WDL is the row's wins, draws and losses: "+12 =5 -3".
@@ -283,21 +300,24 @@ func thrownCell(n int) string {
 }
 
 // WritePairs prints each two-player match of recs (a and b of each
-// pairing) from a's side, with its Elo interval from the pair scores (the
-// two games of an opening are one sample, as in the strength benchmark),
-// which the ratings' interval, taking each game alone, understates.
+// pairing) from a's side: its games won, drawn and lost, the share drawn,
+// and its Elo interval from the pair scores (the two games of an opening
+// are one sample, as in the strength benchmark), which the ratings'
+// interval, taking each game alone, understates.
 func WritePairs(out io.Writer, recs []Record, matches []Pairing) {
 	width := len("match")
 	for _, m := range matches {
 		width = max(width, len(m.A.Name())+len(" against ")+len(m.B.Name()))
 	}
-	fmt.Fprintf(out, "\n%-*s %6s %7s %16s %20s\n", width, "match", "games", "score", "+ = -", "Elo [95%]")
+	fmt.Fprintf(out, "\n%-*s %6s %7s %5s %5s %5s %6s %20s\n", width, "match", "games", "score", "won", "drawn", "lost", "draws", "Elo [95%]")
 	for _, m := range matches {
 		r := StrengthOf(m.A.Name(), m.B.Name(), recs)
 		if r.Games == 0 {
 			continue
 		}
-		fmt.Fprintf(out, "%-*s %6d %6.1f%% %16s %20s\n", width, m.A.Name()+" against "+m.B.Name(), r.Games, 100*r.Score, r.WDL(), r.EloCell())
+		fmt.Fprintf(out, "%-*s %6d %6.1f%% %5d %5d %5d %5.0f%% %20s\n", width, m.A.Name()+" against "+m.B.Name(), r.Games, 100*r.Score,
+			r.Wins, r.Draws, r.Losses, 100*r.DrawShare(), r.EloCell())
 	}
-	fmt.Fprintln(out, "\nmatch: the first player's score; its Elo interval from the pair scores (an opening's two games are one sample).")
+	fmt.Fprintln(out, "\nmatch: the first player's games won, drawn and lost, the share drawn, and its Elo, the interval from the pair scores")
+	fmt.Fprintln(out, "(an opening's two games are one sample).")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/millzero/millzero/engine"
@@ -253,5 +254,35 @@ func TestPentaElo_EveryScoreHasAnIntervalOfSomeWidth(t *testing.T) {
 	_, l50, h50, _ := pentaElo(Penta{0, 0, 50, 0, 0}, 0.5)
 	if h50-l50 >= h3-l3 {
 		t.Errorf("50 split pairs: [%+.0f, %+.0f], not narrower than 3's [%+.0f, %+.0f]", l50, h50, l3, h3)
+	}
+}
+
+func TestWriteStrength_SaysTheGamesWonDrawnLostAndTheShareDrawn(t *testing.T) {
+	recs := []Record{
+		rec(0, 0, "m", "ab", 1, engine.TooFewPieces, 80),
+		rec(0, 1, "m", "ab", 0.5, engine.RepetitionDraw, 60),
+		rec(1, 0, "m", "ab", 0.5, engine.RepetitionDraw, 50),
+		rec(1, 1, "m", "ab", 0, engine.NoLegalAction, 40),
+	}
+	row := StrengthOf("m", "ab", recs)
+	row.Book = "sha256:0123456789abcdef"
+	var sb strings.Builder
+	WriteStrength(&sb, "m", []StrengthRow{row})
+	out := sb.String()
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "ab ") {
+			line = l
+		}
+	}
+	// opponent, games, score, won, drawn, lost, draws, Elo ...
+	f := strings.Fields(line)
+	if len(f) < 8 || f[1] != "4" || f[3] != "1" || f[4] != "2" || f[5] != "1" || f[6] != "50%" || f[7] != row.EloCell()[:len(f[7])] {
+		t.Errorf("row %q: want 4 games, won 1, drawn 2, lost 1, 50%% drawn, then the Elo", line)
+	}
+	for _, want := range []string{"won", "drawn", "lost", "draws", "openings from the book sha256:0123456789abcdef"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table does not say %q:\n%s", want, out)
+		}
 	}
 }

@@ -58,7 +58,7 @@ func TestArena_TwoPlayerMatchesListThePairedScore(t *testing.T) {
 		}
 	}
 	f := strings.Fields(row)
-	if games != 6 || len(f) < 6 || f[3] != "6" || f[5] != "+"+strconv.Itoa(wins) {
+	if games != 6 || len(f) < 8 || f[3] != "6" || f[5] != strconv.Itoa(wins) || f[7] != strconv.Itoa(6-wins) {
 		t.Errorf("want the match line of alphabeta:2's 6 games and its %d wins, got %q:\n%s", wins, row, out)
 	}
 	code, out, _ = runCmd("arena", "alphabeta:1", "random", "--variant", "moulin-rouge-3", "--pairs", "1", "--workers", "1")
