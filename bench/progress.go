@@ -207,6 +207,7 @@ type ProgressBench struct {
 	Simulations  int             // visits a move
 	Pairs        int             // pairs of games a match
 	OpeningPlies int             // random legal actions that open each pair
+	Book         *arena.Book     // when not nil, each pair opens from a position of the book instead (arena.Match.Book)
 	Seed         uint64          // the openings' seed
 	Workers      int             // games at once; 0 one per core
 	Tables       mcts.Prover     // nil: the models play every position with their network; else table positions perfectly
@@ -341,7 +342,7 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 		anchor = ref.Name()
 		players = append(players, ref)
 	}
-	rr := arena.RoundRobin{Variant: v, Players: players, Pairs: b.Pairs, OpeningPlies: b.OpeningPlies,
+	rr := arena.RoundRobin{Variant: v, Players: players, Pairs: b.Pairs, OpeningPlies: b.OpeningPlies, Book: b.Book,
 		Seed: b.Seed, Workers: b.Workers, Dir: b.Out}
 	recs, err := rr.Run(ctx, onMatch, onGame)
 	if err != nil {

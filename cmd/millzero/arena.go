@@ -24,6 +24,7 @@ func runArena(args []string, out io.Writer) (err error) {
 			"millzero arena model:runs/nine/models/gen-000007.safetensors@200 alphabeta:4 random --gauntlet --run runs/nine",
 			"millzero arena \"engine:/usr/local/bin/sanmill\" alphabeta:4 --movetime 500ms --games 10",
 			"millzero arena model:runs/nine/models/gen-000007.safetensors alphabeta:4 --tablebase tables/nine",
+			"millzero arena model:default@400 model:default@200 --pairs 100 --book book.txt   # pairs from an opening book (millzero openings build)",
 		}, out)
 	variant := fs.String("variant", "nine", "variant name (millzero variants lists them) or variant file")
 	games := fs.Int("games", 0, "games per match (rounded up to whole pairs, or rounds of one game per seat); overrides --pairs")
@@ -33,6 +34,7 @@ func runArena(args []string, out io.Writer) (err error) {
 	all := fs.Bool("all", false, "rate every game under RUN/arena, not only this invocation's")
 	seed := fs.Uint64("seed", 1, "seed of the openings and of the players' randomness")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
+	bookPath := fs.String("book", "", "an opening book (millzero openings build): each pair opens from one of its positions, chosen by --seed, instead of random actions")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per move of model: and rollout: players without @N")
 	moveTime := fs.Duration("movetime", time.Second, "time per move of engine: players (and of search players when --search-time)")
@@ -62,6 +64,10 @@ func runArena(args []string, out io.Writer) (err error) {
 		return fmt.Errorf("--all needs --run")
 	}
 	prover, err := play.Tables(v, *tables)
+	if err != nil {
+		return err
+	}
+	book, err := loadBook(*bookPath, v)
 	if err != nil {
 		return err
 	}
@@ -97,7 +103,7 @@ func runArena(args []string, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	t := arena.Tournament{Variant: v, Players: players, Gauntlet: *gauntlet, Pairs: *pairs, OpeningPlies: *openings,
+	t := arena.Tournament{Variant: v, Players: players, Gauntlet: *gauntlet, Pairs: *pairs, OpeningPlies: *openings, Book: book,
 		Seed: *seed, Workers: *workers, Dir: dir}
 	matches, total, done := t.Matches(), t.Games(), 0
 	start := time.Now()

@@ -30,6 +30,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 		"millzero bench progress --run runs/nine --reference default   # every model against the built-in model too, the Elo anchor",
 		"millzero bench progress --run runs/nine-s2 --reference default --with runs/nine/bench/progress   # both seeds in one figure",
 		"millzero bench progress --run ~/runs/night --every-generations 100 --reference default --axis generations   # a run that shared its machine, read by generation",
+		"millzero bench progress --run runs/nine --book book.txt --out runs/nine/bench/progress-book   # pairs from an opening book",
 	}, out)
 	runLoc := fs.String("run", "", "run directory or store URL")
 	cache := cacheFlag(fs)
@@ -42,6 +43,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits a move")
 	pairs := fs.Int("pairs", 100, "pairs of games a match (one random opening a pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
+	bookPath := fs.String("book", "", "an opening book (millzero openings build): each pair opens from one of its positions, chosen by --seed, instead of random actions")
 	seed := fs.Uint64("seed", 1, "seed of the openings")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
 	tables := fs.String("tablebase", "", "endgame tables of the variant (or auto): both models play table positions perfectly, so the games measure the rest")
@@ -97,6 +99,9 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if b.Tables, err = play.Tables(b.Variant, *tables); err != nil {
 		return err
 	}
+	if b.Book, err = loadBook(*bookPath, b.Variant); err != nil {
+		return err
+	}
 	if *reference != "" {
 		if b.Reference, b.ReferenceName, err = bench.LoadReference(*reference); err != nil {
 			return fmt.Errorf("--reference: %w", err)
@@ -107,8 +112,8 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if m == 1 {
 		matches = "one match"
 	}
-	fmt.Fprintf(os.Stderr, "progress: run %s, %d models (generations %s), %s of %d pairs at %d visits\n",
-		*runLoc, n, strings.Trim(fmt.Sprint(b.Generations), "[]"), matches, *pairs, *sims)
+	fmt.Fprintf(os.Stderr, "progress: run %s, %d models (generations %s), %s of %d pairs %s at %d visits\n",
+		*runLoc, n, strings.Trim(fmt.Sprint(b.Generations), "[]"), matches, *pairs, openingsOf(*openings, *bookPath), *sims)
 	prog, start := progress.New(os.Stderr), time.Now()
 	defer prog.Close()
 	var match arena.RoundRobinMatch

@@ -40,6 +40,7 @@ func TestBenchProgress_RatesTheChosenModelsAndRefusesBadChoices(t *testing.T) {
 		{[]string{"--models", "1"}, "two models"},
 		{[]string{"--pairs", "0"}, "--pairs 0"},
 		{[]string{"--run", filepath.Join(t.TempDir(), "none")}, "no generation finished"},
+		{[]string{"--at-generations", "1,2", "--book", filepath.Join(t.TempDir(), "none.txt")}, "--book: opening book: open "},
 	} {
 		args := append([]string{"bench", "progress", "--run", dir}, c.args...)
 		if code, _, errOut := runCmd(args...); code == 0 || !strings.Contains(errOut, c.want) {

@@ -29,6 +29,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --run runs/nine --classic classic@1s --pairs 100 --games runs/nine/bench/classic-1s   # run again after a stop to go on",
 		"millzero bench strength --run runs/nine --tablebase tables/nine   # also count the endgames it threw away",
 		"millzero bench strength --run runs/nine --search root=puct,c_puct=2   # another search at the same visits",
+		"millzero bench strength --run runs/nine --classic classic@1s --pairs 100 --book book.txt   # pairs from an opening book",
 	}, out)
 	pc := play.PlayerConfig{RunVariant: run.VariantOf}
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured, or default: the built-in model")
@@ -39,6 +40,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	depths := fs.String("depths", "", "alpha-beta depths met, comma separated (2,4,6,8: the yardsticks of older figures)")
 	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
 	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
+	bookPath := fs.String("book", "", "an opening book (millzero openings build): each pair opens from one of its positions, chosen by --seed, instead of random actions")
 	seed := fs.Uint64("seed", 1, "seed of the openings: keep it to compare models on the same positions")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
 	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): count the lost games in which the model had reached a table position it held (the model plays without them)")
@@ -88,6 +90,10 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	book, err := loadBook(*bookPath, v)
+	if err != nil {
+		return err
+	}
 	var opts []string
 	if *search != "" {
 		opts = strings.Split(*search, ",")
@@ -97,7 +103,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		return fmt.Errorf("--search: %w", err)
 	}
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
-		OpeningPlies: *openings, Seed: *seed, Workers: *workers, Dir: *gamesDir, Tables: prover}
+		OpeningPlies: *openings, Book: book, Seed: *seed, Workers: *workers, Dir: *gamesDir, Tables: prover}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -105,8 +111,8 @@ func runBenchStrength(args []string, out io.Writer) error {
 	for i, o := range opponents {
 		names[i] = o.Name()
 	}
-	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each, %s\n",
-		src.Desc, *sims, strings.Join(names, ", "), *pairs, v.Name)
+	fmt.Fprintf(os.Stderr, "strength: %s, %d visits a move, against %s, %d pairs each %s, %s\n",
+		src.Desc, *sims, strings.Join(names, ", "), *pairs, openingsOf(*openings, *bookPath), v.Name)
 	prog, start := progress.New(os.Stderr), time.Now()
 	defer prog.Close()
 	total := 2 * *pairs * len(opponents)

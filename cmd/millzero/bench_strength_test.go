@@ -80,3 +80,44 @@ func TestBenchStrength_BadInputIsAClearError(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchStrength_FromABookEveryPairOpensFromIt(t *testing.T) {
+	dir := store.Dir(t.TempDir())
+	saveGen(t, dir, "nine", 3)
+	book := filepath.Join(t.TempDir(), "book.txt")
+	if code, out, errOut := runCmd("openings", "build", "--judge", "classic:2", "--count", "4", "--out", book); code != 0 {
+		t.Fatalf("openings build: exit %d %s\n%s", code, errOut, out)
+	}
+	games := filepath.Join(t.TempDir(), "games")
+	args := []string{"bench", "strength", "--model", dir.Model(3), "--sims", "4", "--classic", "classic:1", "--pairs", "2", "--book", book, "--games", games, "--json"}
+	code, out, errOut := runCmd(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []arena.StrengthRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0].Games != 4 || !strings.HasPrefix(rows[0].Book, "sha256:") {
+		t.Fatalf("rows %+v (%v): want one row of 4 games from the book", rows, err)
+	}
+	recs, err := arena.ReadRecordDir(games)
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("%d games kept (%v), want 4", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.Book != rows[0].Book || r.Opening != 6 {
+			t.Errorf("pair %d game %d: book %q, %d opening plies: want %s and the book's 6", r.Pair, r.Game, r.Book, r.Opening, rows[0].Book)
+		}
+	}
+	// Run again, every game is found (no new file of records); with random
+	// openings none is.
+	files := func() int {
+		f, _ := filepath.Glob(filepath.Join(games, "*"+arena.RecordExt))
+		return len(f)
+	}
+	if code, _, errOut := runCmd(args...); code != 0 || files() != 1 {
+		t.Errorf("again: exit %d, %q, %d files of records: want the games found, none played", code, errOut, files())
+	}
+	random := append(append([]string(nil), args[:len(args)-5]...), "--games", games, "--json")
+	if code, _, errOut := runCmd(random...); code != 0 || files() != 2 {
+		t.Errorf("random openings: exit %d, %q, %d files of records: want every game played", code, errOut, files())
+	}
+}

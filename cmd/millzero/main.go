@@ -42,6 +42,7 @@ func commands() map[string]command {
 		"train":     {"the whole loop: self-play, training, the gate (if on), the strength benchmark; resumable", runTrain},
 		"oracle":    {"a model against the exact solver (3x3 variants, every opening) or the endgame tables (--tablebase)", runOracle},
 		"arena":     {"play matches between players and print scores and Elo", runArena},
+		"openings":  {"build an opening book of unbalanced positions for matches (--book)", runOpenings},
 		"classic":   {"the classical engine's tools: tune fits its evaluation to games", runClassic},
 		"selfplay":  {"add self-play games to a run with its best model (more machines, more games)", runSelfplay},
 		"fork":      {"a new run that is a run as its first N generations left it, to train on differently from there", runFork},
