@@ -242,6 +242,7 @@ func (c *Checkpoint) CheckVariant(v *engine.Variant) error {
 	}
 	want := NewArch(v, Config{Width: n.Arch.Width, Blocks: n.Arch.Blocks, Features: n.Arch.Encoder, Kind: n.Arch.Kind})
 	want.Canonical, want.Symmetric = n.Arch.Canonical, n.Arch.Symmetric // either fits any variant
+	want.Aux = n.Arch.Aux                                               // and the auxiliary heads, sized by the variant
 	if n.Arch != want {
 		return fmt.Errorf("%w: architecture %v does not fit variant %s (want %v)", ErrCheckpoint, n.Arch, v.Name, want)
 	}

@@ -48,12 +48,14 @@ const graphPointHeads = 4
 const maxLines = 64
 
 // Topology is a board's structure as a graph network reads it: each
-// point's neighbours and the board's lines, as point sets. It is
-// comparable, so an Arch that holds it is.
+// point's neighbours and the board's lines, as point sets; and the pieces
+// a seat has (which size the score head, heads.go). It is comparable, so
+// an Arch that holds it is.
 type Topology struct {
 	Adjacent [engine.MaxPoints]uint32
 	Lines    [maxLines]uint32
 	NLines   int
+	Pieces   int
 }
 
 // TopologyOf is the topology of v's board.
@@ -61,6 +63,7 @@ func TopologyOf(v *engine.Variant) Topology {
 	var t Topology
 	t.Adjacent = v.Board.Adjacent
 	t.NLines = copy(t.Lines[:], v.Board.Lines)
+	t.Pieces = v.Pieces
 	return t
 }
 
@@ -179,7 +182,8 @@ func GraphBlock(b int) int { return graphBlockStart + 4*b }
 // 4+2·GraphRank), followed by its bias; then, on a rotating board, the
 // rotation weight (Width × Rotations) and bias; then the outcome head's
 // hidden weight (Width × GraphValueHidden) and bias, and its output
-// weight (GraphValueHidden × Outcomes) and bias.
+// weight (GraphValueHidden × Outcomes) and bias. The auxiliary heads'
+// follow (AuxHeads).
 func (a Arch) GraphHeads() (policy, rotation, value int) {
 	policy = GraphBlock(a.Blocks)
 	value = policy + 2
@@ -220,6 +224,7 @@ func (a Arch) graphParams() []Param {
 	add("value.hidden.bias", GraphValueHidden)
 	add("value.weight", GraphValueHidden, a.Outcomes)
 	add("value.bias", a.Outcomes)
+	a.auxParams(add)
 	return ps
 }
 
@@ -249,10 +254,12 @@ func (n *Network) initGraph(rng *rand.Rand) {
 	}
 	fill(val, math.Sqrt(2/float64(a.Width)))
 	fill(val+2, math.Sqrt(1/float64(GraphValueHidden)))
+	n.drawHeads(a.Aux, rng) // last: the other weights are a network's without them
 }
 
 // graphMACs is the multiply-adds of a graph network's forward pass for one
-// position: the products by the weights and the mixing of the points.
+// position: the products by the weights and the mixing of the points. The
+// auxiliary heads are not in it: the forward pass computes none.
 func (a Arch) graphMACs() int {
 	p, w := a.Points, a.Width
 	n := p*a.Planes*w + a.Globals()*w

@@ -42,10 +42,13 @@ type Arch struct {
 	// planes (features at every point: FeaturePlanes); 0 for an MLP.
 	Points int `json:"points,omitempty"`
 	Planes int `json:"planes,omitempty"`
-	// Topology is a graph network's board (its neighbours and lines),
-	// from the variant: NewArch sets it, and a checkpoint's loader from
-	// the variant the checkpoint carries.
+	// Topology is a graph network's board (its neighbours and lines,
+	// and a seat's pieces), from the variant: NewArch sets it, and a
+	// checkpoint's loader from the variant the checkpoint carries.
 	Topology Topology `json:"-"`
+	// Heads is a graph network's auxiliary heads (heads.go), which
+	// training fits and play does not read; none by default.
+	Aux Aux `json:"heads,omitempty"`
 }
 
 // NewArch is the architecture of a network for variant v with trunk c.
@@ -62,6 +65,9 @@ func NewArch(v *engine.Variant, c Config) Arch {
 // Validate reports what is wrong with the architecture.
 func (a Arch) Validate() error {
 	if err := (Config{Width: a.Width, Blocks: a.Blocks, Kind: a.Kind}).Validate(); err != nil {
+		return err
+	}
+	if err := a.validateHeads(); err != nil {
 		return err
 	}
 	if a.Kind == KindGraph {
@@ -82,7 +88,8 @@ func (a Arch) Validate() error {
 
 // String is the architecture in one line, e.g. "mlp 97-256x3-624/3" (and
 // " canonical" for a network of canonical orientation, " symmetric" for one
-// whose weights are tied over the board's symmetries).
+// whose weights are tied over the board's symmetries, " +ownership+reply"
+// for a graph network's auxiliary heads).
 func (a Arch) String() string {
 	kind := "mlp"
 	if a.Kind == KindGraph {
@@ -94,6 +101,9 @@ func (a Arch) String() string {
 	}
 	if a.Symmetric {
 		s += " symmetric"
+	}
+	if a.Aux != 0 {
+		s += " +" + a.Aux.String()
 	}
 	return s
 }

@@ -101,10 +101,17 @@ func check(v *engine.Variant, n *model.Network) error {
 // the points' layers, mixed along the board by MatMuls, and the move
 // logits as products of origin and destination rows (graph.go). Weights
 // are initializers named as in the checkpoints ("input.weight",
-// "block0.fc1.bias", ...).
+// "block0.fc1.bias", ...). A graph network's auxiliary heads
+// (model.Aux), which play does not read, are left out.
 func Encode(v *engine.Variant, n *model.Network, info Info) ([]byte, error) {
 	if err := check(v, n); err != nil {
 		return nil, fmt.Errorf("export onnx: %w", err)
+	}
+	if n.Arch.Aux != 0 {
+		var err error
+		if n, err = n.WithAux(0, nil); err != nil {
+			return nil, fmt.Errorf("export onnx: %w", err)
+		}
 	}
 	a := n.Arch
 	var g message

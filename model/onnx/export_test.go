@@ -1,11 +1,13 @@
 package onnx
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -418,4 +420,28 @@ func BenchmarkEncode(b *testing.B) {
 		size = len(data)
 	}
 	b.ReportMetric(float64(size), "bytes/file")
+}
+
+// A graph network's auxiliary heads are not exported: the model of a
+// network with heads is the model of the same network without them, byte
+// for byte.
+func TestEncode_LeavesOutTheAuxiliaryHeads(t *testing.T) {
+	for _, name := range []string{"nine", "moulin-rouge-3"} {
+		v, n := randomNetOf(t, name, smallGraph, 5)
+		with, err := n.WithAux(model.AuxOwnership|model.AuxScore|model.AuxReply, rand.New(rand.NewPCG(5, 5)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Encode(v, n, Info{Generation: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Encode(v, with, Info{Generation: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: the model of a network with heads differs from the one without", name)
+		}
+	}
 }
