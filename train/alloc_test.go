@@ -28,14 +28,16 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 		threads, procs, batch, width int
 		optimizer, kind              string
 		gorgonia                     bool // a graph network through its Gorgonia graph
+		aux                          bool // with every auxiliary head
 	}{
-		{1, 1, 24, 16, "adam", model.KindMLP, false}, {2, 2, 24, 16, "adam", model.KindMLP, false}, {1, 1, 24, 16, "sgd", model.KindMLP, false}, {2, 2, 24, 16, "sgd", model.KindMLP, false},
-		{1, 2, 48, 64, "adam", model.KindMLP, false}, // split products
-		{1, 1, 24, 16, "adam", model.KindGraph, false}, {2, 2, 24, 16, "adam", model.KindGraph, false}, {1, 2, 48, 16, "adam", model.KindGraph, false},
-		{1, 1, 24, 16, "adam", model.KindGraph, true}, {2, 2, 24, 16, "adam", model.KindGraph, true}, {1, 2, 48, 16, "adam", model.KindGraph, true},
-		{1, 2, 256, 16, "adam", model.KindGraph, true}, // a weight gradient's transpose packed (kernelBLAS.packed)
+		{1, 1, 24, 16, "adam", model.KindMLP, false, false}, {2, 2, 24, 16, "adam", model.KindMLP, false, false}, {1, 1, 24, 16, "sgd", model.KindMLP, false, false}, {2, 2, 24, 16, "sgd", model.KindMLP, false, false},
+		{1, 2, 48, 64, "adam", model.KindMLP, false, false}, // split products
+		{1, 1, 24, 16, "adam", model.KindGraph, false, false}, {2, 2, 24, 16, "adam", model.KindGraph, false, false}, {1, 2, 48, 16, "adam", model.KindGraph, false, false},
+		{1, 1, 24, 16, "adam", model.KindGraph, true, false}, {2, 2, 24, 16, "adam", model.KindGraph, true, false}, {1, 2, 48, 16, "adam", model.KindGraph, true, false},
+		{1, 2, 256, 16, "adam", model.KindGraph, true, false}, // a weight gradient's transpose packed (kernelBLAS.packed)
+		{1, 1, 24, 16, "adam", model.KindGraph, false, true}, {2, 2, 24, 16, "adam", model.KindGraph, false, true}, {1, 1, 24, 16, "adam", model.KindGraph, true, true},
 	} {
-		t.Run(fmt.Sprintf("threads=%d/cores=%d/batch=%d/net=%s-%dx2/%s/gorgonia=%v", tc.threads, tc.procs, tc.batch, tc.kind, tc.width, tc.optimizer, tc.gorgonia), func(t *testing.T) {
+		t.Run(fmt.Sprintf("threads=%d/cores=%d/batch=%d/net=%s-%dx2/%s/gorgonia=%v/heads=%v", tc.threads, tc.procs, tc.batch, tc.kind, tc.width, tc.optimizer, tc.gorgonia, tc.aux), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tc.procs))
 			c := plainConfig()
 			c.BatchSize = tc.batch
@@ -46,7 +48,11 @@ func TestStepAfterTheFirstAllocatesNothing(t *testing.T) {
 			if tc.gorgonia {
 				be = gorgoniaBackend()
 			}
-			tr := newTrainerWith(t, v, newNet(t, v, model.Config{Kind: tc.kind, Width: tc.width, Blocks: 2, Features: 3}, 3), c, be)
+			var aux model.Aux
+			if tc.aux {
+				c, aux = auxConfig(c), allAux
+			}
+			tr := newTrainerWith(t, v, newAuxNet(t, v, model.Config{Kind: tc.kind, Width: tc.width, Blocks: 2, Features: 3}, aux, 3), c, be)
 			if split := tr.split != nil; split != (tc.procs > tc.threads && (tc.kind == model.KindMLP || tc.gorgonia)) {
 				t.Fatalf("splitter %v with %d threads on %d cores", split, tc.threads, tc.procs)
 			}

@@ -15,6 +15,7 @@ import (
 	"runtime"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/model"
 )
 
 // Config is how the trainer optimises.
@@ -51,6 +52,20 @@ type Config struct {
 	WeightDecay float64 `yaml:"weight_decay"`
 	// ValueWeight scales the outcome head's cross-entropy in the loss.
 	ValueWeight float64 `yaml:"value_weight"`
+	// OwnershipWeight scales the ownership head's loss (model.AuxOwnership):
+	// the cross-entropy of each point's owner at the game's end (the side
+	// to move, another seat, no one), the mean over the points. 0 is off:
+	// the network has no such head.
+	OwnershipWeight float64 `yaml:"ownership_weight"`
+	// ScoreWeight scales the score head's loss (model.AuxScore): the
+	// cross-entropy of the material difference at the game's end (the side
+	// to move's pieces on the board and in hand minus the most any other
+	// seat has), over the differences -pieces..pieces. 0 is off.
+	ScoreWeight float64 `yaml:"score_weight"`
+	// ReplyWeight scales the reply head's loss (model.AuxReply): the
+	// cross-entropy of the action played after the position's, over the
+	// whole action space. 0 is off.
+	ReplyWeight float64 `yaml:"reply_weight"`
 	// ValueMix is the share of the outcome target taken from the search's
 	// root value instead of the game's result (two players only): the
 	// target is (1-ValueMix)·result + ValueMix·root, the root's expected
@@ -121,12 +136,39 @@ func (c Config) Validate() error {
 		return fmt.Errorf("train config: weight_decay %v: want 0 or more", c.WeightDecay)
 	case c.ValueWeight < 0:
 		return fmt.Errorf("train config: value_weight %v: want 0 or more", c.ValueWeight)
+	case !(c.OwnershipWeight >= 0 && c.ScoreWeight >= 0 && c.ReplyWeight >= 0):
+		return fmt.Errorf("train config: ownership_weight %v, score_weight %v, reply_weight %v: want 0 (off) or more", c.OwnershipWeight, c.ScoreWeight, c.ReplyWeight)
 	case !(c.ValueMix >= 0 && c.ValueMix <= 1):
 		return fmt.Errorf("train config: value_mix %v: want 0..1", c.ValueMix)
 	case !(c.WeightEMA >= 0 && c.WeightEMA < 1):
 		return fmt.Errorf("train config: weight_ema %v: want 0 (off) or a decay below 1", c.WeightEMA)
 	case c.Threads < 0:
 		return fmt.Errorf("train config: threads %d: want 0 (one per core) or more", c.Threads)
+	}
+	return nil
+}
+
+// Aux is the auxiliary heads c trains: those of a weight above 0.
+func (c Config) Aux() model.Aux {
+	var h model.Aux
+	if c.OwnershipWeight > 0 {
+		h |= model.AuxOwnership
+	}
+	if c.ScoreWeight > 0 {
+		h |= model.AuxScore
+	}
+	if c.ReplyWeight > 0 {
+		h |= model.AuxReply
+	}
+	return h
+}
+
+// CheckKind reports whether a network of kind (model.Config.Kind) can
+// train as c says: the auxiliary heads are a graph network's.
+func (c Config) CheckKind(kind string) error {
+	if h := c.Aux(); h != 0 && kind != model.KindGraph {
+		return fmt.Errorf("train config: auxiliary heads (%v: ownership_weight %v, score_weight %v, reply_weight %v) are a graph network's; set model.kind: %s or the weights to 0",
+			h, c.OwnershipWeight, c.ScoreWeight, c.ReplyWeight, model.KindGraph)
 	}
 	return nil
 }

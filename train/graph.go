@@ -32,6 +32,12 @@ type netGraph struct {
 	Policy  *G.Node   // Batch × Actions masked policy logits: Logits + Mask
 	Outcome *G.Node   // Batch × Outcomes outcome logits
 	Params  []*G.Node // the weights, in Network.Params order
+
+	// A graph network's auxiliary heads (model.Aux), nil for a head it
+	// lacks: ownership logits (Points·Batch) × OwnershipClasses,
+	// point-major as the channels are; score logits Batch ×
+	// ScoreClasses; reply logits Batch × Actions, unmasked.
+	Ownership, Score, Reply *G.Node
 }
 
 // newNetGraph builds the graph of n for batches of batch positions, layer

@@ -125,29 +125,45 @@ func (gr *netGraph) buildGraphNet(n *model.Network) error {
 	}
 	mean := c.reshape(c.mul(meanP, c.reshape(h, pts, b*w), "mean"), b, w)
 
-	// The policy head: origin and destination rows, their products.
+	// The policy head, and the reply head of the same function: origin
+	// and destination rows, their products.
 	so, co, sd, cd := pairSelection(qcols)
 	const k = pairColumns
-	side := func(name string, s, cs []float32) *G.Node {
-		sel := fixed(g, name+".select", qcols, k, s)
-		ws := c.mul(par[pol], sel, n.Params[pol].Name)
-		bs := c.add(c.mul(par[pol+1], sel, n.Params[pol+1].Name), fixed(g, name+".ones", 1, k, cs), name)
-		return c.add(c.mul(h, ws, name), c.mul(onesPB, bs, name), name)
-	}
-	origins, dests := side("origins", so, co), side("destinations", sd, cd)
 	place, remove := make([]float32, b*k), make([]float32, b*k)
 	for i := range b {
 		place[i*k+model.GraphRank+2] = 1
 		remove[i*k+model.GraphRank+3] = 1
 	}
-	rows := c.concat(0, fixed(g, "place", 1, b*k, place), c.reshape(origins, pts, b*k), fixed(g, "remove", 1, b*k, remove))
-	lb := c.transpose(c.reshape(rows, pts+2, b, k), 1, 0, 2)
-	rb := c.transpose(c.reshape(dests, pts, b, k), 1, 0, 2)
-	gr.Logits = c.reshape(c.batchedMul(lb, rb, false, true), b, (pts+2)*pts)
-	if rot >= 0 {
-		gr.Logits = c.concat(1, gr.Logits, affine(mean, rot, onesB))
+	pair := func(head string, pol, rot int) *G.Node {
+		side := func(name string, s, cs []float32) *G.Node {
+			sel := fixed(g, name+".select", qcols, k, s)
+			ws := c.mul(par[pol], sel, n.Params[pol].Name)
+			bs := c.add(c.mul(par[pol+1], sel, n.Params[pol+1].Name), fixed(g, name+".ones", 1, k, cs), name)
+			return c.add(c.mul(h, ws, name), c.mul(onesPB, bs, name), name)
+		}
+		origins, dests := side(head+".origins", so, co), side(head+".destinations", sd, cd)
+		rows := c.concat(0, fixed(g, head+".place", 1, b*k, place), c.reshape(origins, pts, b*k), fixed(g, head+".remove", 1, b*k, remove))
+		lb := c.transpose(c.reshape(rows, pts+2, b, k), 1, 0, 2)
+		rb := c.transpose(c.reshape(dests, pts, b, k), 1, 0, 2)
+		logits := c.reshape(c.batchedMul(lb, rb, false, true), b, (pts+2)*pts)
+		if rot >= 0 {
+			logits = c.concat(1, logits, affine(mean, rot, onesB))
+		}
+		return logits
 	}
-	gr.Outcome = affine(c.relu(affine(mean, val, onesB)), val+2, onesB)
+	gr.Logits = pair("policy", pol, rot)
+	hidden := c.relu(affine(mean, val, onesB))
+	gr.Outcome = affine(hidden, val+2, onesB)
+	own, score, reply, replyRot := a.AuxHeads()
+	if own >= 0 {
+		gr.Ownership = affine(h, own, onesPB)
+	}
+	if score >= 0 {
+		gr.Score = affine(hidden, score, onesB)
+	}
+	if reply >= 0 {
+		gr.Reply = pair("reply", reply, replyRot)
+	}
 	return c.err
 }
 

@@ -50,7 +50,9 @@ type graphStep struct {
 	layers         int // 2·Blocks
 	chunk          int // the most positions a chunk holds
 	params         []model.Param
-	pol, rotp, val int   // the heads' parameter indices (model.Arch.GraphHeads)
+	val            int   // the outcome head's parameter index (model.Arch.GraphHeads)
+	own, score     int   // the ownership and score heads' (model.Arch.AuxHeads), -1 without
+	scores         int   // the score head's classes
 	planes         []int // the point planes' offsets among the features
 	globals        []int // the features of the whole position
 
@@ -65,15 +67,17 @@ type graphStep struct {
 	rowsIdx  []int            // 0, 1, …: every row of a chunk, for column sums as weighted rows
 	rowsOnes []float32        // and their weights, 1
 
+	// The policy head, and the reply head (model.AuxReply) if the network
+	// has it: the same function of weights of their own.
+	policy *pairHead
+	reply  *pairHead
+
 	// The weights as the step reads them, made from the network's at the
 	// start of every run: each layer's four blocks transposed (for dX);
-	// the policy head's origin and destination weight (w × 2·pairColumns)
-	// with its bias, and its transpose; the heads' transposes.
-	wT         [][]float32 // per layer, 4 · w×w: W₀ᵀ, W₁ᵀ, W₂ᵀ, W₃ᵀ
-	od, odBias []float32
-	odT        []float32 // 2·pairColumns × w
-	v1T, v2T   []float32 // GraphValueHidden × w, outs × GraphValueHidden
-	rotT       []float32 // rot × w
+	// the heads' transposes.
+	wT       [][]float32 // per layer, 4 · w×w: W₀ᵀ, W₁ᵀ, W₂ᵀ, W₃ᵀ
+	v1T, v2T []float32   // GraphValueHidden × w, outs × GraphValueHidden
+	ownT, sT []float32   // OwnershipClasses × w, scores × GraphValueHidden
 
 	// One chunk's activations.
 	xp, xg   []float32   // rows × nf point planes, C × ng position features
@@ -81,26 +85,55 @@ type graphStep struct {
 	mix      [][]float32 // layers, 2·rows × w each: [N·X; L·X] of each layer's input X
 	mean     [][]float32 // layers+1, C × w: the mean over the points of act[l]
 	z        []float32   // C × w
-	qod      []float32   // rows × 2·pairColumns: every point's origin and destination rows
 	dt       []float32   // (GraphRank+2) × P: a position's destination rows, transposed
-	logits   []float32   // C × acts: the logits, then their log-softmax, then their gradient
 	vh       []float32   // C × GraphValueHidden
 	vo       []float32   // C × outs: the outcome logits, then their gradient
-	rl       []float32   // C × rot: the rotation logits, then their gradient
+	ol       []float32   // rows × OwnershipClasses: the ownership logits, then their gradient
+	sl       []float32   // C × scores: the score logits, then their gradient
 	ls       []float32   // a row's log-softmax over its legal actions (acts)
 	outcomes []int32     // 0, 1, …, outs-1: the outcome logits' indices
 	// Its gradients.
-	dqod       []float32 // rows × 2·pairColumns
 	d1, d2     []float32 // rows × w: the gradient by a layer's output, by its input
 	dx         []float32 // (3P+1) × C·w: D·W₀ᵀ, D·W₁ᵀ, D·W₂ᵀ, S·W₃ᵀ
 	s          []float32 // C × w: a layer's gradient summed over the points
 	dvh, dmean []float32 // C × GraphValueHidden, C × w
 
 	// The gradients by the weights, summed over the chunks: grads[i] of
-	// params[i], but the policy head's, which is god's until the run's end.
-	grads        [][]float32
-	god, godBias []float32
-	policy, outc float64 // the losses' sums over the rows
+	// params[i], but the policy and reply heads' point weights, which are
+	// their pairHead's god until the run's end.
+	grads [][]float32
+	sums  stepLosses // the losses' sums over the rows
+}
+
+// pairHead is a head of the policy's function (graphnet.go): the logits
+// of every action as products of origin and destination rows, taken from
+// every point's channels by the point weight and bias (pol, pol+1), and on
+// a rotating board rotation logits from the board's mean (rot, rot+1).
+type pairHead struct {
+	pol, rot   int       // parameter indices; rot -1 without rotations
+	od, odBias []float32 // the origin and destination weight (w × 2·pairColumns), with its bias
+	odT        []float32 // 2·pairColumns × w
+	rotT       []float32 // rot × w
+	qod        []float32 // rows × 2·pairColumns: every point's origin and destination rows
+	dqod       []float32 // rows × 2·pairColumns: their gradient
+	logits     []float32 // C × acts: the logits, then their gradient
+	rl         []float32 // C × rot: the rotation logits, then their gradient
+	god        []float32 // the gradient by od, summed over the chunks
+	godBias    []float32
+}
+
+// stepLosses is a step's losses: each cross-entropy summed over the rows
+// with its target, and how many rows had one; the weights' L2 term.
+type stepLosses struct {
+	policy, outcome, ownership, score, reply float64
+	owned, replied                           int // rows whose game's end is known, rows with a reply
+	l2                                       float64
+}
+
+// lossWeights is what each loss counts in the step's: the outcome's and
+// the auxiliary heads' weights (Config).
+type lossWeights struct {
+	value, ownership, score, reply float32
 }
 
 // graphChunkBytes is the cache a chunk's activations may take: it sets
@@ -117,13 +150,19 @@ func newGraphStep(v *engine.Variant, net *model.Network, batch, chunk int) (*gra
 		return nil, err
 	}
 	pol, rot, val := a.GraphHeads()
-	if q := net.Params[pol].Shape[1]; q != 4+2*model.GraphRank {
-		return nil, fmt.Errorf("%s: %d columns, want %d", net.Params[pol].Name, q, 4+2*model.GraphRank)
+	own, score, reply, replyRot := a.AuxHeads()
+	for _, i := range []int{pol, reply} {
+		if i < 0 {
+			continue
+		}
+		if q := net.Params[i].Shape[1]; q != 4+2*model.GraphRank {
+			return nil, fmt.Errorf("%s: %d columns, want %d", net.Params[i].Name, q, 4+2*model.GraphRank)
+		}
 	}
 	P, w := a.Points, a.Width
 	s := &graphStep{pts: P, w: w, nf: a.Planes, ng: a.Globals(), nIn: a.Inputs, acts: a.Actions,
 		outs: a.Outcomes, rot: a.Rotations(), layers: 2 * a.Blocks, params: net.Params,
-		pol: pol, rotp: rot, val: val, planes: pf.planes, globals: pf.globals}
+		val: val, own: own, score: score, scores: a.ScoreClasses(), planes: pf.planes, globals: pf.globals}
 	L := s.layers
 	if chunk <= 0 {
 		perPosition := 4 * P * w * (3*L + 4) // act, mix and the backward's buffers
@@ -187,9 +226,17 @@ func newGraphStep(v *engine.Variant, net *model.Network, batch, chunk int) (*gra
 	for l := range s.wT {
 		s.wT[l] = make([]float32, 4*w*w)
 	}
-	s.od, s.odBias, s.odT = make([]float32, w*2*k), make([]float32, 2*k), make([]float32, 2*k*w)
+	s.policy = s.newPairHead(pol, rot, C)
+	if reply >= 0 {
+		s.reply = s.newPairHead(reply, replyRot, C)
+	}
 	s.v1T, s.v2T = make([]float32, model.GraphValueHidden*w), make([]float32, s.outs*model.GraphValueHidden)
-	s.rotT = make([]float32, s.rot*w)
+	if own >= 0 {
+		s.ownT, s.ol = make([]float32, model.OwnershipClasses*w), make([]float32, rows*model.OwnershipClasses)
+	}
+	if score >= 0 {
+		s.sT, s.sl = make([]float32, s.scores*model.GraphValueHidden), make([]float32, C*s.scores)
+	}
 
 	s.xp, s.xg = make([]float32, rows*s.nf), make([]float32, C*s.ng)
 	s.act, s.mean = make([][]float32, L+1), make([][]float32, L+1)
@@ -201,11 +248,9 @@ func newGraphStep(v *engine.Variant, net *model.Network, batch, chunk int) (*gra
 		s.mix[l] = make([]float32, 2*rows*w)
 	}
 	s.z = make([]float32, C*w)
-	s.qod, s.dqod = make([]float32, rows*2*k), make([]float32, rows*2*k)
 	s.dt = make([]float32, (model.GraphRank+2)*P)
-	s.logits = make([]float32, C*s.acts)
 	s.vh, s.dvh = make([]float32, C*model.GraphValueHidden), make([]float32, C*model.GraphValueHidden)
-	s.vo, s.rl = make([]float32, C*s.outs), make([]float32, C*s.rot)
+	s.vo = make([]float32, C*s.outs)
 	s.ls, s.outcomes = make([]float32, max(s.acts, s.outs)), make([]int32, s.outs)
 	for i := range s.outcomes {
 		s.outcomes[i] = int32(i)
@@ -217,8 +262,19 @@ func newGraphStep(v *engine.Variant, net *model.Network, batch, chunk int) (*gra
 	for i, p := range net.Params {
 		s.grads[i] = make([]float32, len(p.Data))
 	}
-	s.god, s.godBias = make([]float32, w*2*k), make([]float32, 2*k)
 	return s, nil
+}
+
+// newPairHead makes the buffers of the head of parameters pol and rot
+// for chunks of C positions.
+func (s *graphStep) newPairHead(pol, rot, C int) *pairHead {
+	const k2 = 2 * pairColumns
+	rows, w := s.pts*C, s.w
+	return &pairHead{pol: pol, rot: rot,
+		od: make([]float32, w*k2), odBias: make([]float32, k2), odT: make([]float32, k2*w), rotT: make([]float32, s.rot*w),
+		qod: make([]float32, rows*k2), dqod: make([]float32, rows*k2),
+		logits: make([]float32, C*s.acts), rl: make([]float32, C*s.rot),
+		god: make([]float32, w*k2), godBias: make([]float32, k2)}
 }
 
 // mm is C = op(A)·B (set) or C += op(A)·B, op(A) m×k at a[i·rs + p·ks],
@@ -240,72 +296,103 @@ func (s *graphStep) prepare() {
 			transpose(s.wT[l][k*w*w:(k+1)*w*w], wt[k*w*w:(k+1)*w*w], w, w)
 		}
 	}
+	s.preparePair(s.policy)
+	if s.reply != nil {
+		s.preparePair(s.reply)
+	}
+	transpose(s.v1T, P[s.val].Data, w, model.GraphValueHidden)
+	transpose(s.v2T, P[s.val+2].Data, model.GraphValueHidden, s.outs)
+	if s.own >= 0 {
+		transpose(s.ownT, P[s.own].Data, w, model.OwnershipClasses)
+	}
+	if s.score >= 0 {
+		transpose(s.sT, P[s.score].Data, model.GraphValueHidden, s.scores)
+	}
+}
+
+// preparePair lays out head ph's weights: its point weight's columns
+// picked into origin and destination columns, the pair selection's
+// constants in their bias.
+func (s *graphStep) preparePair(ph *pairHead) {
 	const k = pairColumns
-	q, qb := P[s.pol].Data, P[s.pol+1].Data
+	w, P := s.w, s.params
+	q, qb := P[ph.pol].Data, P[ph.pol+1].Data
 	qc := len(qb)
 	for c := range 2 * k {
 		src := s.selOrig[c%k]
 		if c >= k {
 			src = s.selDest[c-k]
 		}
-		s.odBias[c] = s.constOD[c]
+		ph.odBias[c] = s.constOD[c]
 		for i := range w {
-			s.od[i*2*k+c] = 0
+			ph.od[i*2*k+c] = 0
 		}
 		if src < 0 {
 			continue
 		}
-		s.odBias[c] += qb[src]
+		ph.odBias[c] += qb[src]
 		for i := range w {
-			s.od[i*2*k+c] = q[i*qc+src]
+			ph.od[i*2*k+c] = q[i*qc+src]
 		}
 	}
-	transpose(s.odT, s.od, w, 2*k)
-	transpose(s.v1T, P[s.val].Data, w, model.GraphValueHidden)
-	transpose(s.v2T, P[s.val+2].Data, model.GraphValueHidden, s.outs)
-	if s.rot > 0 {
-		transpose(s.rotT, P[s.rotp].Data, w, s.rot)
+	transpose(ph.odT, ph.od, w, 2*k)
+	if ph.rot >= 0 {
+		transpose(ph.rotT, P[ph.rot].Data, w, s.rot)
 	}
 }
 
 // stepInputs is a batch as a graphStep reads it: b positions' features x
 // (b × nIn); their legal actions, row r's the indices
 // legal[legalAt[r]:legalAt[r+1]], and those actions' policy targets pi,
-// alike; and outcome targets z (b × outs).
+// alike; and outcome targets z (b × outs). The auxiliary heads' targets
+// (auxTargets), for a network with any: own (b × P) each point's owner
+// at the game's end, a model.Owned* class, -1 where the end is unknown;
+// score (b) the material difference's class, -1 unknown; reply (b) the
+// next action, -1 none.
 type stepInputs struct {
 	b       int
 	x, pi   []float32
 	z       []float32
 	legal   []int32
 	legalAt []int
+	own     []int8
+	score   []int32
+	reply   []int32
 }
 
 // run computes the losses of batch in and, if grads, their gradients by
 // the weights (s.grads): the loss as lossGraph defines it, the means over
 // the b rows of the policy's cross-entropy (over the legal actions, the
-// others masked) and the outcome's, the outcome's times valueWeight, and
+// others masked) and the outcome's, the outcome's times wt.value; the
+// auxiliary heads' cross-entropies times their weights (the ownership's
+// a mean over the points too; a row without a target adds 0); and
 // l2Scale·weightDecay·Σw² over the weights l2 marks.
-func (s *graphStep) run(in stepInputs, grads bool, valueWeight, weightDecay, l2Scale float64, l2 []bool) (policy, outcome, l2Loss float64) {
+func (s *graphStep) run(in stepInputs, grads bool, wt lossWeights, weightDecay, l2Scale float64, l2 []bool) stepLosses {
 	s.prepare()
 	if grads {
 		for _, g := range s.grads {
 			clear(g)
 		}
-		clear(s.god)
-		clear(s.godBias)
+		for _, ph := range []*pairHead{s.policy, s.reply} {
+			if ph != nil {
+				clear(ph.god)
+				clear(ph.godBias)
+			}
+		}
 	}
-	s.policy, s.outc = 0, 0
+	s.sums = stepLosses{}
 	b := in.b
 	inv := 1 / float32(b)
 	for c0 := 0; c0 < b; c0 += s.chunk {
 		c := min(s.chunk, b-c0)
 		s.forward(in.x, c0, c)
-		s.loss(in, c0, c, inv, float32(valueWeight), grads)
+		s.loss(in, c0, c, inv, wt, grads)
 		if grads {
 			s.backward(c)
 		}
 	}
 	scale := float32(weightDecay * l2Scale)
+	l2Loss := 0.0
 	for i, p := range s.params {
 		if !p.IsWeight() || !l2[i] {
 			continue
@@ -319,16 +406,22 @@ func (s *graphStep) run(in stepInputs, grads bool, valueWeight, weightDecay, l2S
 		}
 	}
 	if grads {
-		s.foldPolicyGradient()
+		s.foldPairGradient(s.policy)
+		if s.reply != nil {
+			s.foldPairGradient(s.reply)
+		}
 	}
-	return s.policy / float64(b), s.outc / float64(b), l2Loss * float64(scale)
+	out := s.sums
+	out.l2 = l2Loss * float64(scale)
+	return out
 }
 
-// foldPolicyGradient adds the gradient by the origin and destination
-// weight and bias to the policy head's, through the pair selection.
-func (s *graphStep) foldPolicyGradient() {
+// foldPairGradient adds the gradient by head ph's origin and destination
+// weight and bias to its point weight's and bias's, through the pair
+// selection.
+func (s *graphStep) foldPairGradient(ph *pairHead) {
 	const k = pairColumns
-	g, gb := s.grads[s.pol], s.grads[s.pol+1]
+	g, gb := s.grads[ph.pol], s.grads[ph.pol+1]
 	qc := len(gb)
 	for c := range 2 * k {
 		src := s.selOrig[c%k]
@@ -338,16 +431,16 @@ func (s *graphStep) foldPolicyGradient() {
 		if src < 0 {
 			continue
 		}
-		gb[src] += s.godBias[c]
+		gb[src] += ph.godBias[c]
 		for i := range s.w {
-			g[i*qc+src] += s.god[i*2*k+c]
+			g[i*qc+src] += ph.god[i*2*k+c]
 		}
 	}
 }
 
 // forward runs positions c0..c0+c-1 of x through the network: the chunk's
-// activations, origin and destination rows, outcome logits and policy
-// logits (unmasked).
+// activations, the heads' origin and destination rows, outcome logits and
+// policy logits (unmasked), and the auxiliary heads' logits.
 func (s *graphStep) forward(x []float32, c0, c int) {
 	P, w, nf, ng := s.pts, s.w, s.nf, s.ng
 	rows, span := P*c, c*w
@@ -412,13 +505,6 @@ func (s *graphStep) forward(x []float32, c0, c int) {
 	h = s.act[s.layers][:rows*w]
 	m := s.mean[s.layers][:span]
 	model.MeanRows(m, h, s.points, span)
-	const k2 = 2 * pairColumns
-	q := s.qod[:rows*k2]
-	copy(q, s.odBias)
-	for n := k2; n < len(q); n *= 2 { // the bias in every row, in doubling copies
-		copy(q[n:], q[:n])
-	}
-	mm(rows, k2, w, h, w, 1, s.od, k2, q, k2, false)
 	const hid = model.GraphValueHidden
 	vh := s.vh[:c*hid]
 	for j := range c {
@@ -431,21 +517,54 @@ func (s *graphStep) forward(x []float32, c0, c int) {
 		copy(vo[j*s.outs:(j+1)*s.outs], par[s.val+3].Data)
 	}
 	mm(c, s.outs, hid, vh, hid, 1, par[s.val+2].Data, s.outs, vo, s.outs, false)
-	if s.rot > 0 {
-		rl := s.rl[:c*s.rot]
-		for j := range c {
-			copy(rl[j*s.rot:(j+1)*s.rot], par[s.rotp+1].Data)
-		}
-		mm(c, s.rot, w, m, w, 1, par[s.rotp].Data, s.rot, rl, s.rot, false)
+	s.forwardPair(s.policy, h, m, c)
+	if s.reply != nil {
+		s.forwardPair(s.reply, h, m, c)
 	}
-	// Each position's logits: placing at q, every move p→q and removing
-	// at q, the origin rows by the destination rows (graphnet.go), then
-	// the rotations.
+	if s.own >= 0 {
+		const o = model.OwnershipClasses
+		ol := s.ol[:rows*o]
+		copy(ol, par[s.own+1].Data)
+		for n := o; n < len(ol); n *= 2 {
+			copy(ol[n:], ol[:n])
+		}
+		mm(rows, o, w, h, w, 1, par[s.own].Data, o, ol, o, false)
+	}
+	if s.score >= 0 {
+		sl := s.sl[:c*s.scores]
+		for j := range c {
+			copy(sl[j*s.scores:(j+1)*s.scores], par[s.score+1].Data)
+		}
+		mm(c, s.scores, hid, vh, hid, 1, par[s.score].Data, s.scores, sl, s.scores, false)
+	}
+}
+
+// forwardPair computes head ph's logits of c positions from the last
+// layer h and its board mean m: each position's logits of placing at q,
+// of every move p→q and of removing at q, the origin rows by the
+// destination rows (graphnet.go), then the rotations.
+func (s *graphStep) forwardPair(ph *pairHead, h, m []float32, c int) {
+	P, w := s.pts, s.w
+	rows := P * c
+	const k2 = 2 * pairColumns
+	q := ph.qod[:rows*k2]
+	copy(q, ph.odBias)
+	for n := k2; n < len(q); n *= 2 { // the bias in every row, in doubling copies
+		copy(q[n:], q[:n])
+	}
+	mm(rows, k2, w, h, w, 1, ph.od, k2, q, k2, false)
+	if ph.rot >= 0 {
+		rl := ph.rl[:c*s.rot]
+		for j := range c {
+			copy(rl[j*s.rot:(j+1)*s.rot], s.params[ph.rot+1].Data)
+		}
+		mm(c, s.rot, w, m, w, 1, s.params[ph.rot].Data, s.rot, rl, s.rot, false)
+	}
 	const r, k = model.GraphRank, pairColumns
 	dk := r + 2 // the columns an origin row has past the product term's: its move term and 1
 	dt := s.dt[:dk*P]
 	for j := range c {
-		lg := s.logits[j*s.acts : (j+1)*s.acts]
+		lg := ph.logits[j*s.acts : (j+1)*s.acts]
 		for p := range P {
 			dest := q[(p*c+j)*k2+k : (p*c+j)*k2+k2]
 			for i := range dk {
@@ -455,27 +574,88 @@ func (s *graphStep) forward(x []float32, c0, c int) {
 			lg[P+P*P+p] = dest[r+3]
 		}
 		mm(P, P, dk, q[j*k2:], c*k2, 1, dt, P, lg[P:P+P*P], P, true)
-		if s.rot > 0 {
-			copy(lg[2*P+P*P:], s.rl[j*s.rot:(j+1)*s.rot])
+		if ph.rot >= 0 {
+			copy(lg[2*P+P*P:], ph.rl[j*s.rot:(j+1)*s.rot])
 		}
 	}
 }
 
-// loss adds the chunk's cross-entropies to s.policy and s.outc and, if
-// grads, replaces its logits and outcome logits by the gradients of the
-// loss by them (the mean over the batch: inv = 1/b). The policy's
-// softmax is over the legal actions: a masked logit (maskedLogit added)
-// has no probability in float32, and no gradient.
-func (s *graphStep) loss(in stepInputs, c0, c int, inv, valueWeight float32, grads bool) {
-	A, O := s.acts, s.outs
+// loss adds the chunk's cross-entropies to s.sums and, if grads, replaces
+// its logits by the gradients of the loss by them (the mean over the
+// batch: inv = 1/b). The policy's softmax is over the legal actions: a
+// masked logit (maskedLogit added) has no probability in float32, and no
+// gradient. The auxiliary heads' softmaxes are over all their classes; a
+// row without a target has no gradient.
+func (s *graphStep) loss(in stepInputs, c0, c int, inv float32, wt lossWeights, grads bool) {
+	A, O, P := s.acts, s.outs, s.pts
 	for j := range c {
 		r := c0 + j
-		lg := s.logits[j*A : (j+1)*A]
+		lg := s.policy.logits[j*A : (j+1)*A]
 		lo, hi := in.legalAt[r], in.legalAt[r+1]
-		s.policy -= crossEntropyOver(lg, in.pi[lo:hi], in.legal[lo:hi], s.ls, inv, grads)
+		s.sums.policy -= crossEntropyOver(lg, in.pi[lo:hi], in.legal[lo:hi], s.ls, inv, grads)
 		o := s.vo[j*O : (j+1)*O]
-		s.outc -= crossEntropyOver(o, in.z[r*O:(r+1)*O], s.outcomes, s.ls, inv*valueWeight, grads)
+		s.sums.outcome -= crossEntropyOver(o, in.z[r*O:(r+1)*O], s.outcomes, s.ls, inv*wt.value, grads)
+		if s.reply != nil {
+			k := int(in.reply[r])
+			s.sums.reply += crossEntropyOne(s.reply.logits[j*A:(j+1)*A], k, inv*wt.reply, grads)
+			if k >= 0 {
+				s.sums.replied++
+			}
+		}
+		if s.score >= 0 {
+			s.sums.score += crossEntropyOne(s.sl[j*s.scores:(j+1)*s.scores], int(in.score[r]), inv*wt.score, grads)
+		}
+		if s.own >= 0 {
+			const oc = model.OwnershipClasses
+			own := in.own[r*P : (r+1)*P]
+			scale := inv * wt.ownership / float32(P)
+			for p, k := range own {
+				s.sums.ownership += crossEntropyOne(s.ol[(p*c+j)*oc:(p*c+j+1)*oc], int(k), scale, grads)
+			}
+		}
+		if in.own != nil && in.own[r*P] >= 0 {
+			s.sums.owned++
+		}
 	}
+}
+
+// crossEntropyOne is -log softmax(x)[k], the cross-entropy of x's logits
+// and the one-hot target k (0 if k < 0: no target); with grads it
+// replaces x by the gradient of scale·that by x: scale·(softmax(x) - e_k),
+// or 0 without a target. The log-softmax is logSoftMaxRows's.
+func crossEntropyOne(x []float32, k int, scale float32, grads bool) float64 {
+	if k < 0 {
+		if grads {
+			clear(x)
+		}
+		return 0
+	}
+	mx := x[0]
+	for _, v := range x[1:] {
+		if v > mx {
+			mx = v
+		}
+	}
+	var sum float32
+	for _, v := range x {
+		if z := v - mx; !(z <= underflow) { // NaN included
+			sum += math32.Exp(z)
+		}
+	}
+	l := math32.Log(sum)
+	ce := -float64(x[k] - mx - l)
+	if !grads {
+		return ce
+	}
+	for i, v := range x {
+		if y := v - mx - l; y <= underflow {
+			x[i] = 0
+		} else {
+			x[i] = scale * math32.Exp(y)
+		}
+	}
+	x[k] -= scale
+	return ce
 }
 
 // crossEntropyOver is Σ_k t[k]·log softmax(x)[idx[k]] over the entries
@@ -540,49 +720,40 @@ func (s *graphStep) backward(c int) {
 	P, w := s.pts, s.w
 	rows, span := P*c, c*w
 	g := s.grads
-	const r, k, k2 = model.GraphRank, pairColumns, 2 * pairColumns
-	q, dq := s.qod[:rows*k2], s.dqod[:rows*k2]
-	// The origin and destination rows' gradients, position by position:
-	// those of the move logits G (P×P), G·D for the origins and Gᵀ·O for
-	// the destinations, whose placing and removing columns take the
-	// placing and removing logits' gradients.
-	for j := range c {
-		gl := s.logits[j*s.acts : (j+1)*s.acts]
-		gm := gl[P : P+P*P]
-		mm(P, k, P, gm, P, 1, q[j*k2+k:], c*k2, dq[j*k2:], c*k2, true)
-		mm(P, k, P, gm, 1, P, q[j*k2:], c*k2, dq[j*k2+k:], c*k2, true)
-		for p := range P {
-			row := dq[(p*c+j)*k2+k : (p*c+j)*k2+k2]
-			row[r+2] = gl[p]
-			row[r+3] = gl[P+P*P+p]
-		}
-	}
 	h := s.act[s.layers][:rows*w]
-	mm(w, k2, rows, h, 1, w, dq, k2, s.god, k2, false)
-	model.AddWeightedRows(s.godBias, dq, s.rowsIdx[:rows], s.rowsOnes, k2)
-	d := s.d1[:rows*w]
-	mm(rows, w, k2, dq, k2, 1, s.odT, w, d, w, true)
-
-	// The outcome head and the rotations, from the mean over the points.
-	const hid = model.GraphValueHidden
 	m := s.mean[s.layers][:span]
+	d := s.d1[:rows*w]
+	dm := s.dmean[:span]
+
+	// The outcome head (and the score head, which reads its hidden
+	// layer), from the mean over the points.
+	const hid = model.GraphValueHidden
 	dvo, vh, dvh := s.vo[:c*s.outs], s.vh[:c*hid], s.dvh[:c*hid]
 	mm(hid, s.outs, c, vh, 1, hid, dvo, s.outs, g[s.val+2], s.outs, false)
 	sumRows(g[s.val+3], dvo, c)
 	mm(c, hid, s.outs, dvo, s.outs, 1, s.v2T, hid, dvh, hid, true)
+	if s.score >= 0 {
+		dsl := s.sl[:c*s.scores]
+		mm(hid, s.scores, c, vh, 1, hid, dsl, s.scores, g[s.score], s.scores, false)
+		sumRows(g[s.score+1], dsl, c)
+		mm(c, hid, s.scores, dsl, s.scores, 1, s.sT, hid, dvh, hid, false)
+	}
 	model.ReLUBack(dvh, vh)
 	mm(w, hid, c, m, 1, w, dvh, hid, g[s.val], hid, false)
 	sumRows(g[s.val+1], dvh, c)
-	dm := s.dmean[:span]
 	mm(c, w, hid, dvh, hid, 1, s.v1T, w, dm, w, true)
-	if s.rot > 0 {
-		drot := s.rl[:c*s.rot]
-		for j := range c {
-			copy(drot[j*s.rot:(j+1)*s.rot], s.logits[j*s.acts+2*P+P*P:(j+1)*s.acts])
-		}
-		mm(w, s.rot, c, m, 1, w, drot, s.rot, g[s.rotp], s.rot, false)
-		sumRows(g[s.rotp+1], drot, c)
-		mm(c, w, s.rot, drot, s.rot, 1, s.rotT, w, dm, w, false)
+
+	// The policy-shaped heads, from every point and (rotations) the mean.
+	s.backwardPair(s.policy, h, m, d, dm, c, true)
+	if s.reply != nil {
+		s.backwardPair(s.reply, h, m, d, dm, c, false)
+	}
+	if s.own >= 0 {
+		const o = model.OwnershipClasses
+		dol := s.ol[:rows*o]
+		mm(w, o, rows, h, 1, w, dol, o, g[s.own], o, false)
+		model.AddWeightedRows(g[s.own+1], dol, s.rowsIdx[:rows], s.rowsOnes, o)
+		mm(rows, w, o, dol, o, 1, s.ownT, w, d, w, false)
 	}
 	vek32.MulNumber_Inplace(dm, 1/float32(P))
 	for p := range P {
@@ -629,6 +800,44 @@ func (s *graphStep) backward(c int) {
 	model.SetWeightedRows(sums, d, s.points, s.ones, span)
 	mm(s.ng, w, c, s.xg[:c*s.ng], 1, s.ng, sums, w, g[model.GraphInputGlobal], w, false)
 	sumRows(g[model.GraphInputBias], sums, c)
+}
+
+// backwardPair adds the gradients of head ph (loss left the gradients by
+// its logits) by its weights, and sets (set) or adds its gradient by the
+// last layer h into d and adds that by the board mean m into dm.
+func (s *graphStep) backwardPair(ph *pairHead, h, m, d, dm []float32, c int, set bool) {
+	P, w := s.pts, s.w
+	rows := P * c
+	g := s.grads
+	const r, k, k2 = model.GraphRank, pairColumns, 2 * pairColumns
+	q, dq := ph.qod[:rows*k2], ph.dqod[:rows*k2]
+	// The origin and destination rows' gradients, position by position:
+	// those of the move logits G (P×P), G·D for the origins and Gᵀ·O for
+	// the destinations, whose placing and removing columns take the
+	// placing and removing logits' gradients.
+	for j := range c {
+		gl := ph.logits[j*s.acts : (j+1)*s.acts]
+		gm := gl[P : P+P*P]
+		mm(P, k, P, gm, P, 1, q[j*k2+k:], c*k2, dq[j*k2:], c*k2, true)
+		mm(P, k, P, gm, 1, P, q[j*k2:], c*k2, dq[j*k2+k:], c*k2, true)
+		for p := range P {
+			row := dq[(p*c+j)*k2+k : (p*c+j)*k2+k2]
+			row[r+2] = gl[p]
+			row[r+3] = gl[P+P*P+p]
+		}
+	}
+	mm(w, k2, rows, h, 1, w, dq, k2, ph.god, k2, false)
+	model.AddWeightedRows(ph.godBias, dq, s.rowsIdx[:rows], s.rowsOnes, k2)
+	mm(rows, w, k2, dq, k2, 1, ph.odT, w, d, w, set)
+	if ph.rot >= 0 {
+		drot := ph.rl[:c*s.rot]
+		for j := range c {
+			copy(drot[j*s.rot:(j+1)*s.rot], ph.logits[j*s.acts+2*P+P*P:(j+1)*s.acts])
+		}
+		mm(w, s.rot, c, m, 1, w, drot, s.rot, g[ph.rot], s.rot, false)
+		sumRows(g[ph.rot+1], drot, c)
+		mm(c, w, s.rot, drot, s.rot, 1, ph.rotT, w, dm, w, false)
+	}
 }
 
 // sumRows adds the rows of the rows × len(dst) matrix x to dst.

@@ -57,8 +57,12 @@ func randomSamples(t testing.TB, v *engine.Variant, n int, seed uint64) []datase
 		if class < 0 {
 			class = v.Players // unfinished within 200 plies: call it a draw
 		}
+		end := dataset.EndOf(&g.Pos)
 		for i := range recs {
-			recs[i].Outcome = class
+			recs[i].Outcome, recs[i].End, recs[i].Reply = class, end, -1
+			if k := recs[i].Ply + 1; k < len(g.Actions) {
+				recs[i].Reply = v.ActionIndex(g.Actions[k])
+			}
 		}
 		out = append(out, recs...)
 	}
@@ -83,11 +87,29 @@ func (s *sliceSource) Next(d *dataset.Sample) error {
 
 func newNet(t testing.TB, v *engine.Variant, c model.Config, seed uint64) *model.Network {
 	t.Helper()
-	n, err := model.New(v.Name, model.NewArch(v, c), rand.New(rand.NewPCG(seed, 1)))
+	return newAuxNet(t, v, c, 0, seed)
+}
+
+// newAuxNet is newNet with the auxiliary heads aux.
+func newAuxNet(t testing.TB, v *engine.Variant, c model.Config, aux model.Aux, seed uint64) *model.Network {
+	t.Helper()
+	a := model.NewArch(v, c)
+	a.Aux = aux
+	n, err := model.New(v.Name, a, rand.New(rand.NewPCG(seed, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// allAux is every auxiliary head.
+const allAux = model.AuxOwnership | model.AuxScore | model.AuxReply
+
+// auxConfig is c training every auxiliary head, each at a weight of its
+// own.
+func auxConfig(c Config) Config {
+	c.OwnershipWeight, c.ScoreWeight, c.ReplyWeight = 1.3, 0.6, 0.2
+	return c
 }
 
 func newTrainer(t testing.TB, v *engine.Variant, n *model.Network, c Config) *Trainer {

@@ -17,7 +17,15 @@ type lossGraph struct {
 	Policy  *G.Node // policy cross-entropy summed over the rows, divided by Batch
 	Outcome *G.Node // mean outcome cross-entropy
 	L2      *G.Node // l2Scale · WeightDecay · Σ w² over the weight matrices of l2Tensors
-	Total   *G.Node // Policy + ValueWeight·Outcome + L2
+	Total   *G.Node // Policy + ValueWeight·Outcome + the auxiliary heads' weighted by theirs + L2
+
+	// The auxiliary heads' targets and losses, nil for a head the network
+	// lacks: inputs of one-hot rows (a zero row: no target) of the shapes
+	// of netGraph's Ownership, Score and Reply, and the mean
+	// cross-entropies over those rows (the ownership's over every point
+	// of every position).
+	OwnT, ScoreT, ReplyT    *G.Node
+	Ownership, Score, Reply *G.Node
 }
 
 // crossEntropy is the mean over rows of -Σ_j t_ij log softmax(x_i)_j,
@@ -100,10 +108,30 @@ func newLoss(gr *netGraph, net *model.Network, c Config, l2 []bool, l2Scale floa
 		}
 	}
 	v, err := G.Mul(l.Outcome, G.NewConstant(float32(c.ValueWeight)))
-	if err == nil {
-		l.Total, err = G.ReduceAdd(G.Nodes{l.Policy, v, l.L2})
-	}
 	if err != nil {
+		return nil, fmt.Errorf("total loss: %w", err)
+	}
+	terms := G.Nodes{l.Policy, v, l.L2}
+	for _, h := range []struct {
+		name   string
+		logits *G.Node
+		t, ce  **G.Node
+		weight float64
+	}{{"ownership", gr.Ownership, &l.OwnT, &l.Ownership, c.OwnershipWeight}, {"score", gr.Score, &l.ScoreT, &l.Score, c.ScoreWeight}, {"reply", gr.Reply, &l.ReplyT, &l.Reply, c.ReplyWeight}} {
+		if h.logits == nil {
+			continue
+		}
+		*h.t = G.NewMatrix(g, tensor.Float32, G.WithShape(h.logits.Shape()...), G.WithName(h.name+".target"))
+		if *h.ce, err = crossEntropy(h.logits, *h.t); err != nil {
+			return nil, fmt.Errorf("%s loss: %w", h.name, err)
+		}
+		wl, err := G.Mul(*h.ce, G.NewConstant(float32(h.weight)))
+		if err != nil {
+			return nil, fmt.Errorf("%s loss: %w", h.name, err)
+		}
+		terms = append(terms, wl)
+	}
+	if l.Total, err = G.ReduceAdd(terms); err != nil {
 		return nil, fmt.Errorf("total loss: %w", err)
 	}
 	return l, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"runtime"
 	"sort"
 	"strings"
@@ -33,14 +34,29 @@ type Stats struct {
 	Policy  float64 // policy cross-entropy, over the samples with a policy target
 	Outcome float64 // outcome cross-entropy
 	L2      float64 // WeightDecay · Σ w²
-	Total   float64 // the loss optimised: policy cross-entropy summed over the rows with a target / batch size + ValueWeight·Outcome + L2
+	Total   float64 // the loss optimised: policy cross-entropy summed over the rows with a target / batch size + ValueWeight·Outcome + the auxiliary heads' weighted likewise + L2
 	LR      float64 // learning rate of the (last) step; 0 for validation
+	// The auxiliary heads' cross-entropies (0 without the head): the
+	// ownership's a mean over the points, over the samples whose game's
+	// end is known; the score's over those too; the reply's over the
+	// samples with a next action. Over several batches, the mean of the
+	// batches' weighted by samples.
+	Ownership, Score, Reply float64
 }
 
 // String is the statistics in one line, for progress reports.
 func (s Stats) String() string {
-	return fmt.Sprintf("loss %.4f (policy %.4f, outcome %.4f, l2 %.4f) over %d samples, lr %.3g",
-		s.Total, s.Policy, s.Outcome, s.L2, s.Samples, s.LR)
+	aux := ""
+	for _, a := range []struct {
+		name string
+		v    float64
+	}{{"ownership", s.Ownership}, {"score", s.Score}, {"reply", s.Reply}} {
+		if a.v != 0 {
+			aux += fmt.Sprintf(", %s %.4f", a.name, a.v)
+		}
+	}
+	return fmt.Sprintf("loss %.4f (policy %.4f, outcome %.4f%s, l2 %.4f) over %d samples, lr %.3g",
+		s.Total, s.Policy, s.Outcome, aux, s.L2, s.Samples, s.LR)
 }
 
 // Trainer fits a network with Gorgonia graphs of Config.BatchSize samples
@@ -113,8 +129,17 @@ type worker struct {
 	piw            []float32      // 1 where a row has a policy target, else 0
 	legal          []engine.Action
 
-	policy, outcome, l2, total float64 // the graph's losses after a run
-	err                        error
+	// The auxiliary heads' targets (stepInputs' own, score and reply),
+	// for a network with any; for the Gorgonia graph also one-hot, ownT
+	// (Points·rows × OwnershipClasses, point-major), scoreT and replyT.
+	own                  []int8
+	score, reply         []int32
+	ownT, scoreT, replyT []float32
+
+	policy, outcome, l2, total    float64 // the graph's losses after a run
+	ownLoss, scoreLoss, replyLoss float64 // the auxiliary heads' (loss terms: means over the rows, a row without a target 0)
+	owned, replied                int     // rows whose game's end is known, rows with a next action
+	err                           error
 }
 
 // New prepares to train net, a network for variant v, on c.Workers()
@@ -146,6 +171,12 @@ func newWith(v *engine.Variant, net *model.Network, c Config, b backend) (*Train
 	}
 	if err := model.CheckEncoder(net.Arch.Encoder); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
+	}
+	if err := c.CheckKind(net.Arch.Kind); err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
+	}
+	if lack := c.Aux() &^ net.Arch.Aux; lack != 0 {
+		return nil, fmt.Errorf("trainer: %s above 0 and the network %v has no %v head to train", auxKeys(lack), net.Arch, lack)
 	}
 	n := c.Workers()
 	t := &Trainer{cfg: c, v: v, net: net, opt: newOptimizer(c, net.Params, b.simd),
@@ -246,6 +277,7 @@ func newWorker(v *engine.Variant, net *model.Network, c Config, lo, hi int, l2 [
 		for k := range wk.slot {
 			wk.slot[k] = -1
 		}
+		wk.auxBuffers(a, b, false)
 		return wk, nil
 	}
 	gr, err := newNetGraph(net, b)
@@ -270,6 +302,16 @@ func newWorker(v *engine.Variant, net *model.Network, c Config, lo, hi int, l2 [
 		shape []int
 	}
 	inputs := []input{{gr.Mask, wk.mask, []int{b, a.Actions}}, {l.Pi, wk.pi, []int{b, a.Actions}}, {l.Z, wk.z, []int{b, a.Outcomes}}}
+	wk.auxBuffers(a, b, true)
+	if l.OwnT != nil {
+		inputs = append(inputs, input{l.OwnT, wk.ownT, []int{a.Points * b, model.OwnershipClasses}})
+	}
+	if l.ScoreT != nil {
+		inputs = append(inputs, input{l.ScoreT, wk.scoreT, []int{b, a.ScoreClasses()}})
+	}
+	if l.ReplyT != nil {
+		inputs = append(inputs, input{l.ReplyT, wk.replyT, []int{b, a.Actions}})
+	}
 	if a.Kind == model.KindGraph {
 		if wk.points, err = newPointFeatures(v, a); err != nil {
 			return nil, err
@@ -284,15 +326,43 @@ func newWorker(v *engine.Variant, net *model.Network, c Config, lo, hi int, l2 [
 			return nil, fmt.Errorf("input %s: %w", in.n.Name(), err)
 		}
 	}
-	outputs := append(G.Nodes{l.Policy, l.Outcome, l.L2, l.Total}, grads...)
+	losses := G.Nodes{l.Policy, l.Outcome, l.L2, l.Total}
+	for _, n := range []*G.Node{l.Ownership, l.Score, l.Reply} {
+		if n != nil {
+			losses = append(losses, n)
+		}
+	}
+	outputs := append(append(G.Nodes(nil), losses...), grads...)
 	ops := opIndex{}
 	if wk.m, err = newMachine(gr.G, be, ops, outputs...); err != nil {
 		return nil, err
 	}
-	if wk.mLoss, err = newMachine(gr.G, be, ops, outputs[:4]...); err != nil {
+	if wk.mLoss, err = newMachine(gr.G, be, ops, losses...); err != nil {
 		return nil, err
 	}
 	return wk, nil
+}
+
+// auxBuffers makes wk's buffers of the auxiliary heads' targets for rows
+// b of a network of architecture a (none without heads), the one-hot
+// ones too if dense (the Gorgonia graph's).
+func (wk *worker) auxBuffers(a model.Arch, b int, dense bool) {
+	if a.Aux == 0 {
+		return
+	}
+	wk.own, wk.score, wk.reply = make([]int8, b*a.Points), make([]int32, b), make([]int32, b)
+	if !dense {
+		return
+	}
+	if a.Aux&model.AuxOwnership != 0 {
+		wk.ownT = make([]float32, a.Points*b*model.OwnershipClasses)
+	}
+	if a.Aux&model.AuxScore != 0 {
+		wk.scoreT = make([]float32, b*a.ScoreClasses())
+	}
+	if a.Aux&model.AuxReply != 0 {
+		wk.replyT = make([]float32, b*a.Actions)
+	}
 }
 
 // handedOff is what a goroutine does after it sent work to goroutines
@@ -473,14 +543,116 @@ func (t *Trainer) fill(wk *worker, batch []dataset.Sample) error {
 			z[1] += mix * loss
 			z[2] += mix * draw
 		}
+		if wk.own != nil {
+			if err := t.auxTargets(wk, i, s, sym); err != nil {
+				return err
+			}
+		}
 	}
 	if wk.points != nil {
 		wk.points.split(wk.x, len(batch), wk.xp, wk.xg)
+	}
+	if wk.ownT != nil || wk.scoreT != nil || wk.replyT != nil {
+		wk.oneHot(a, len(batch))
 	}
 	if sparse {
 		wk.legalAt = append(wk.legalAt, len(wk.legalIdx))
 	}
 	return nil
+}
+
+// auxTargets sets row i's targets of the auxiliary heads from sample s,
+// seen turned by symmetry sym: each point's owner at the game's end
+// relative to the side to move, the material difference at the end (the
+// side to move's pieces on the board and in hand minus the most any other
+// seat has, as a class of -Pieces..Pieces), and the next action; -1 where
+// the game's end is unknown (a shard of format 1) or there was no next
+// action. A difference or an action out of range is an error naming the
+// sample.
+func (t *Trainer) auxTargets(wk *worker, i int, s *dataset.Sample, sym int) error {
+	a, v := t.net.Arch, t.v
+	P := a.Points
+	own := wk.own[i*P : (i+1)*P]
+	wk.score[i], wk.reply[i] = -1, -1
+	if !s.End.Known() {
+		for p := range own {
+			own[p] = -1
+		}
+		return nil
+	}
+	side := int(s.Position.Side)
+	var mine, theirs uint32
+	most := 0
+	for seat := 0; seat < v.Players; seat++ {
+		pieces := s.End.Pieces[seat]
+		if sym != 0 {
+			pieces = v.MapPoints(sym, pieces)
+		}
+		left := bits.OnesCount32(s.End.Pieces[seat]) + int(s.End.Hand[seat])
+		if seat == side {
+			mine = pieces
+			continue
+		}
+		theirs |= pieces
+		most = max(most, left)
+	}
+	for p := range own {
+		switch {
+		case mine&(1<<p) != 0:
+			own[p] = model.OwnedBySide
+		case theirs&(1<<p) != 0:
+			own[p] = model.OwnedByOther
+		default:
+			own[p] = model.OwnedByNone
+		}
+	}
+	d := bits.OnesCount32(s.End.Pieces[side]) + int(s.End.Hand[side]) - most
+	if d < -a.Topology.Pieces || d > a.Topology.Pieces {
+		return fmt.Errorf("sample %d of game %s: the game's end has a material difference of %d for the side to move, beyond the %d pieces a seat has",
+			s.Ply, s.GameID, d, a.Topology.Pieces)
+	}
+	wk.score[i] = int32(d + a.Topology.Pieces)
+	if k := s.Reply; k >= 0 {
+		if k >= a.Actions {
+			return fmt.Errorf("sample %d of game %s: next action %d, beyond the %d actions of %s", s.Ply, s.GameID, k, a.Actions, v.Name)
+		}
+		if sym != 0 {
+			k = v.ActionIndex(v.MapAction(sym, v.ActionAt(k)))
+		}
+		wk.reply[i] = int32(k)
+	}
+	return nil
+}
+
+// oneHot writes the auxiliary targets of rows rows as the Gorgonia
+// graph's one-hot rows: a row without a target all zero.
+func (wk *worker) oneHot(a model.Arch, rows int) {
+	P := a.Points
+	if wk.ownT != nil {
+		clear(wk.ownT)
+		for i := range rows {
+			for p, k := range wk.own[i*P : (i+1)*P] {
+				if k >= 0 {
+					wk.ownT[(p*rows+i)*model.OwnershipClasses+int(k)] = 1
+				}
+			}
+		}
+	}
+	for _, t := range []struct {
+		dst  []float32
+		cls  []int32
+		cols int
+	}{{wk.scoreT, wk.score, a.ScoreClasses()}, {wk.replyT, wk.reply, a.Actions}} {
+		if t.dst == nil {
+			continue
+		}
+		clear(t.dst)
+		for i, k := range t.cls[:rows] {
+			if k >= 0 {
+				t.dst[i*t.cols+int(k)] = 1
+			}
+		}
+	}
 }
 
 // policyTargets adds sample s's searched policy, its actions turned by
@@ -528,9 +700,15 @@ func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample, grads bool) e
 	}
 	if st := wk.step; st != nil {
 		c := t.cfg
-		in := stepInputs{b: len(rows), x: wk.x, pi: wk.piLegal, z: wk.z, legal: wk.legalIdx, legalAt: wk.legalAt}
-		wk.policy, wk.outcome, wk.l2 = st.run(in, grads, c.ValueWeight, c.WeightDecay, wk.l2Scale, wk.l2Terms)
-		wk.total = wk.policy + c.ValueWeight*wk.outcome + wk.l2
+		in := stepInputs{b: len(rows), x: wk.x, pi: wk.piLegal, z: wk.z, legal: wk.legalIdx, legalAt: wk.legalAt,
+			own: wk.own, score: wk.score, reply: wk.reply}
+		wt := lossWeights{value: float32(c.ValueWeight), ownership: float32(c.OwnershipWeight), score: float32(c.ScoreWeight), reply: float32(c.ReplyWeight)}
+		ls := st.run(in, grads, wt, c.WeightDecay, wk.l2Scale, wk.l2Terms)
+		b := float64(len(rows))
+		wk.policy, wk.outcome, wk.l2 = ls.policy/b, ls.outcome/b, ls.l2
+		wk.ownLoss, wk.scoreLoss, wk.replyLoss = ls.ownership/(b*float64(t.net.Arch.Points)), ls.score/b, ls.reply/b
+		wk.owned, wk.replied = ls.owned, ls.replied
+		wk.total = wk.policy + c.ValueWeight*wk.outcome + c.OwnershipWeight*wk.ownLoss + c.ScoreWeight*wk.scoreLoss + c.ReplyWeight*wk.replyLoss + wk.l2
 		if grads {
 			copy(wk.gdata, st.grads)
 		}
@@ -556,6 +734,29 @@ func (t *Trainer) forwardWorker(wk *worker, rows []dataset.Sample, grads bool) e
 	}
 	if wk.total, err = m.scalar(l.Total); err != nil {
 		return err
+	}
+	for _, a := range []struct {
+		n   *G.Node
+		dst *float64
+	}{{l.Ownership, &wk.ownLoss}, {l.Score, &wk.scoreLoss}, {l.Reply, &wk.replyLoss}} {
+		if a.n == nil {
+			continue
+		}
+		if *a.dst, err = m.scalar(a.n); err != nil {
+			return err
+		}
+	}
+	wk.owned, wk.replied = 0, 0
+	if wk.own != nil {
+		P := t.net.Arch.Points
+		for i := range len(rows) {
+			if wk.own[i*P] >= 0 {
+				wk.owned++
+			}
+			if wk.reply[i] >= 0 {
+				wk.replied++
+			}
+		}
 	}
 	if !grads {
 		return nil
@@ -599,6 +800,7 @@ func (t *Trainer) forward(batch []dataset.Sample, grads bool) (Stats, error) {
 	b := float64(t.cfg.BatchSize)
 	s := Stats{Samples: t.cfg.BatchSize}
 	withPolicy, policy := 0, 0.0
+	owned, replied := 0, 0
 	for _, wk := range t.workers {
 		rows := float64(wk.hi - wk.lo)
 		s.Outcome += wk.outcome * rows / b
@@ -610,11 +812,27 @@ func (t *Trainer) forward(batch []dataset.Sample, grads bool) (Stats, error) {
 				withPolicy++
 			}
 		}
+		s.Ownership += wk.ownLoss * rows
+		s.Score += wk.scoreLoss * rows
+		s.Reply += wk.replyLoss * rows
+		owned += wk.owned
+		replied += wk.replied
 	}
 	if withPolicy > 0 {
 		s.Policy = policy / float64(withPolicy)
 	}
+	// The auxiliary losses are means over the rows; as statistics, over
+	// the rows with a target.
+	s.Ownership, s.Score, s.Reply = perTarget(s.Ownership, owned), perTarget(s.Score, owned), perTarget(s.Reply, replied)
 	return s, nil
+}
+
+// perTarget is sum / n, 0 when n is 0.
+func perTarget(sum float64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // update takes the optimizer step on share k of n of every tensor, with
@@ -831,13 +1049,17 @@ func (s *Stats) add(o Stats) {
 	s.Outcome += o.Outcome * w
 	s.L2 += o.L2 * w
 	s.Total += o.Total * w
+	s.Ownership += o.Ownership * w
+	s.Score += o.Score * w
+	s.Reply += o.Reply * w
 	s.LR = o.LR
 	s.Samples += o.Samples
 }
 
 func (s Stats) mean() Stats {
 	w := float64(s.Samples)
-	return Stats{Samples: s.Samples, Policy: s.Policy / w, Outcome: s.Outcome / w, L2: s.L2 / w, Total: s.Total / w, LR: s.LR}
+	return Stats{Samples: s.Samples, Policy: s.Policy / w, Outcome: s.Outcome / w, L2: s.L2 / w, Total: s.Total / w, LR: s.LR,
+		Ownership: s.Ownership / w, Score: s.Score / w, Reply: s.Reply / w}
 }
 
 // Checkpoint is a snapshot of the training state at generation: a copy of
