@@ -388,6 +388,9 @@ func (c *Config) validate() error {
 	if err := c.Train.Validate(); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
+	if err := c.Train.CheckKind(c.Model.Kind); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
 	if err := c.SelfPlay.Validate(); err != nil {
 		return err
 	}

@@ -816,7 +816,9 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 	trunk := l.cfg.trunkAt(g)
 	if net == nil {
 		var err error
-		net, err = model.New(l.v.Name, model.NewArch(l.v, trunk), rand.New(rand.NewPCG(l.cfg.Loop.Seed, 0x6e6574)))
+		a := model.NewArch(l.v, trunk)
+		a.Aux = l.cfg.Train.Aux()
+		net, err = model.New(l.v.Name, a, rand.New(rand.NewPCG(l.cfg.Loop.Seed, 0x6e6574)))
 		if err != nil {
 			return 0, 0, err
 		}
@@ -844,6 +846,16 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 		from, net = &ck, ck.Net.Clone()
 		l.prog.Done("generation %d: the network sees %s from now on (model.orientation %s)", g,
 			map[bool]string{true: "every board in its canonical turn", false: "the boards turned any way"}[want], trunk.Orientation)
+	}
+	if want := l.cfg.Train.Aux(); from != nil && net.Arch.Aux != want {
+		// train.*_weight changed in a run under way: the heads follow,
+		// every other weight and the optimizer's state kept.
+		ck, err := train.WithAux(from, want, seedpkg.Derive(l.cfg.Loop.Seed, "heads", uint64(g)))
+		if err != nil {
+			return 0, 0, fmt.Errorf("generation %d: %w", g, err)
+		}
+		from, net = ck, ck.Net.Clone()
+		l.prog.Done("generation %d: the network's auxiliary heads are %v from now on (train.*_weight)", g, want)
 	}
 	tr, err := train.New(l.v, net, l.cfg.Train)
 	if err != nil {

@@ -71,6 +71,34 @@ func BenchmarkTrainStepGraphNetwork(b *testing.B) {
 	}
 }
 
+// BenchmarkTrainStepAuxHeads is BenchmarkTrainStep of the default graph
+// network (32x2, feature set 3) at batch 256 and 1024 with the auxiliary
+// heads (model.Aux) off, each alone and all three, at the weights
+// configs/experiments/aux.yaml trains them with.
+func BenchmarkTrainStepAuxHeads(b *testing.B) {
+	v := mustVariant(b, "nine")
+	net := model.Config{Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 3}
+	for _, h := range []model.Aux{0, model.AuxOwnership, model.AuxScore, model.AuxReply, model.AuxOwnership | model.AuxScore | model.AuxReply} {
+		for _, batch := range []int{256, 1024} {
+			b.Run(fmt.Sprintf("heads=%v/batch=%d", h, batch), func(b *testing.B) {
+				c := plainConfig()
+				c.BatchSize = batch
+				if h&model.AuxOwnership != 0 {
+					c.OwnershipWeight = 1.5
+				}
+				if h&model.AuxScore != 0 {
+					c.ScoreWeight = 0.5
+				}
+				if h&model.AuxReply != 0 {
+					c.ReplyWeight = 0.15
+				}
+				tr := newTrainer(b, v, newAuxNet(b, v, net, h, 1), c)
+				benchSteps(b, tr, randomSamples(b, v, c.BatchSize, 1))
+			})
+		}
+	}
+}
+
 // benchNets are the networks of the benchmarks: the run config's and the
 // default.
 var benchNets = []model.Config{{Width: 128, Blocks: 2}, {Width: 256, Blocks: 3}}
