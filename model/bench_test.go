@@ -120,3 +120,33 @@ func TestBenchReportsEveryBatch(t *testing.T) {
 		t.Error("batch 0: no error")
 	}
 }
+
+// BenchmarkEvaluateAuxHeads is BenchmarkEvaluate of the default graph
+// network (32x2, the tactics features) without auxiliary heads and with
+// all three: self-play's evaluator reads none of them, so the two are
+// the same work.
+func BenchmarkEvaluateAuxHeads(b *testing.B) {
+	v := mustVariant(b, "nine")
+	batch := positionsBatch(b, v, 64, 1)
+	for _, h := range []Aux{0, AuxOwnership | AuxScore | AuxReply} {
+		b.Run(fmt.Sprintf("heads=%v", h), func(b *testing.B) {
+			a := NewArch(v, DefaultConfig())
+			a.Aux = h
+			n, err := New(v.Name, a, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := NewEvaluator(v, n, 64, true, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := e.Evaluate(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "positions/s")
+		})
+	}
+}
