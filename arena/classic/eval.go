@@ -127,6 +127,11 @@ type evaluator struct {
 	needAdj, needWeak, needForks, needRunning, needCramped, needDegree bool
 	// hand: the set is the hand-written one, evaluated by handEvaluate.
 	hand bool
+	// cache holds the scores of positions evaluated, by hash: the high
+	// half of the hash, then the score's 32 bits; a position met again
+	// (a transposition, the same leaf in the next iteration) is not
+	// evaluated again. The score is a function of what the hash covers.
+	cache []uint64
 }
 
 // newEvaluator prepares w's evaluation of v's positions.
@@ -187,6 +192,7 @@ func newEvaluator(v *engine.Variant, w *Weights) *evaluator {
 	e.needDegree = uses(FJunctions, FCorners)
 	h := handWeights()
 	e.hand = w.Grain == h.Grain && w.W == h.W
+	e.cache = make([]uint64, evalCacheSize)
 	return e
 }
 
@@ -224,6 +230,10 @@ func (e *evaluator) evaluate(p *engine.Position, ply int) int32 {
 	if e.hand {
 		return e.handEvaluate(p, ply)
 	}
+	slot := &e.cache[p.Hash&(evalCacheSize-1)]
+	if *slot&^0xffffffff == p.Hash&^0xffffffff && *slot != 0 {
+		return int32(uint32(*slot))
+	}
 	var x [NumFeatures]int32
 	var lost bool
 	flying := e.features(p, &x, &lost)
@@ -231,18 +241,28 @@ func (e *evaluator) evaluate(p *engine.Position, ply int) int32 {
 		return -(scoreWin - int32(ply))
 	}
 	w := e.weightsOf(p, flying)
-	var pos int32
-	for f := FTempo; f < NumFeatures; f++ {
-		pos += w[f] * x[f]
-	}
+	// The positional features' sum, written out: a loop costs twice the
+	// instructions.
+	pos := w[FTempo]*x[FTempo] + w[FMills]*x[FMills] + w[FMillsShut]*x[FMillsShut] + w[FTwos]*x[FTwos] +
+		w[FThreatNow]*x[FThreatNow] + w[FOppThreat]*x[FOppThreat] + w[FOppThreats]*x[FOppThreats] +
+		w[FMobility]*x[FMobility] + w[FOppMobility]*x[FOppMobility] + w[FBlocked]*x[FBlocked] +
+		w[FOppBlocked]*x[FOppBlocked] + w[FOppStuck]*x[FOppStuck] + w[FFly]*x[FFly] + w[FWeak]*x[FWeak] +
+		w[FOppWeak]*x[FOppWeak] + w[FLiberties]*x[FLiberties] + w[FJunctions]*x[FJunctions] +
+		w[FCorners]*x[FCorners] + w[FForks]*x[FForks] + w[FRunning]*x[FRunning] + w[FCramped]*x[FCramped] +
+		w[FOppCramped]*x[FOppCramped]
 	score := e.round(w[FMaterial]*x[FMaterial]) + e.round(pos) + w[FPending]*x[FPending]
 	if score >= scoreDecisive {
 		score = scoreDecisive - 1
 	} else if score <= -scoreDecisive {
 		score = -scoreDecisive + 1
 	}
+	*slot = p.Hash&^0xffffffff | uint64(uint32(score))
 	return score
 }
+
+// evalCacheSize is the number of scores the evaluation keeps (a power of
+// two): 512 KB.
+const evalCacheSize = 1 << 16
 
 // round rounds x to the nearest multiple of the grain, halves away from
 // 0.
@@ -267,7 +287,9 @@ func (e *evaluator) features(p *engine.Position, x *[NumFeatures]int32, lost *bo
 	own, opp := p.Pieces[me], p.Pieces[op]
 	empty := b.All &^ (own | opp)
 	placing := p.Hand[0]|p.Hand[1] != 0
-	myFly, opFly := v.CanFly(p, me), v.CanFly(p, op)
+	// v.CanFly, written out (the call is not inlined).
+	myFly := v.FlyAt > 0 && p.Hand[me] == 0 && bits.OnesCount32(own) <= v.FlyAt
+	opFly := v.FlyAt > 0 && p.Hand[op] == 0 && bits.OnesCount32(opp) <= v.FlyAt
 	*x = [NumFeatures]int32{}
 	*lost = false
 
@@ -319,7 +341,7 @@ func (e *evaluator) features(p *engine.Position, x *[NumFeatures]int32, lost *bo
 		}
 	}
 	if e.needAdj {
-		myAdj, opAdj := e.adjacent(own)&empty, e.adjacent(opp)&empty
+		myAdj, opAdj := my.adj&empty, them.adj&empty
 		x[FLiberties] = int32(bits.OnesCount32(myAdj)) - int32(bits.OnesCount32(opAdj))
 	}
 	if e.needDegree {
@@ -395,17 +417,20 @@ func (e *evaluator) features(p *engine.Position, x *[NumFeatures]int32, lost *bo
 
 // room is what a side's pieces have around them.
 type room struct {
-	moves   int32 // sliding moves: empty neighbours, over the pieces
-	blocked int32 // pieces with no empty neighbour
-	weak    int32 // pieces with exactly one
+	moves   int32  // sliding moves: empty neighbours, over the pieces
+	blocked int32  // pieces with no empty neighbour
+	weak    int32  // pieces with exactly one
+	adj     uint32 // the points next to a piece
 }
 
-// room counts the sliding moves of pieces m, and the pieces with none or
-// one.
+// room counts the sliding moves of pieces m, the pieces with none or
+// one, and the points next to them.
 func (e *evaluator) room(m, empty uint32) room {
 	var r room
 	for ; m != 0; m &= m - 1 {
-		n := int32(bits.OnesCount32(e.b.Adjacent[bits.TrailingZeros32(m)] & empty))
+		a := e.b.Adjacent[bits.TrailingZeros32(m)]
+		r.adj |= a
+		n := int32(bits.OnesCount32(a & empty))
 		r.moves += n
 		switch n {
 		case 0:
@@ -415,15 +440,6 @@ func (e *evaluator) room(m, empty uint32) room {
 		}
 	}
 	return r
-}
-
-// adjacent is the points next to a piece of m.
-func (e *evaluator) adjacent(m uint32) uint32 {
-	var a uint32
-	for ; m != 0; m &= m - 1 {
-		a |= e.b.Adjacent[bits.TrailingZeros32(m)]
-	}
-	return a
 }
 
 // running reports whether a piece of the closed line l (of the pieces

@@ -127,3 +127,31 @@ func TestEvaluate_SameForEitherColour(t *testing.T) {
 		}
 	}
 }
+
+// The evaluation's written-out sum must name every positional feature
+// once: weighing each alone gives that feature's value.
+func TestEvaluate_SumsEveryPositionalFeature(t *testing.T) {
+	v := load(t, "nine")
+	ps := gamePositions(t, v, 20, 5)
+	for f := FTempo; f < NumFeatures; f++ {
+		w := &Weights{Name: f.String(), Grain: 1}
+		for ph := range NumPhases {
+			w.W[ph][f] = 1
+		}
+		e := newEvaluator(v, w)
+		feat, err := NewFeaturizer(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ps {
+			var pt Point
+			feat.Point(&ps[i], &pt)
+			if pt.Lost {
+				continue
+			}
+			if got := e.evaluate(&ps[i], 0); got != pt.X[f] {
+				t.Fatalf("%s alone: %d, want the feature's value %d", f, got, pt.X[f])
+			}
+		}
+	}
+}
