@@ -58,8 +58,9 @@ type Options struct {
 	Weights *Weights
 	// Aspiration is the half-width of the window around the last
 	// iteration's score that each iteration past the fourth first
-	// searches, in hundredths of a piece; 0 searches every iteration
-	// with a full window.
+	// searches, in hundredths of a piece. 0 is twice the weights' grain,
+	// except with the hand-written set, which searches every iteration
+	// with a full window as it always did; below 0, no window.
 	Aspiration int
 	// NoContempt scores a draw 0 for both sides, wherever the root: the
 	// scores of searches from different roots (a position and its
@@ -168,7 +169,13 @@ func New(v *engine.Variant, opt Options) (*Searcher, error) {
 	if err := w.check(v); err != nil {
 		return nil, fmt.Errorf("classic: %w", err)
 	}
-	s := &Searcher{v: v, tables: opt.Tables, tt: newTable(mb), horizon: maxPly + 8, contempt: contempt, ev: newEvaluator(v, w), w: w, aspiration: opt.Aspiration}
+	s := &Searcher{v: v, tables: opt.Tables, tt: newTable(mb), horizon: maxPly + 8, contempt: contempt, ev: newEvaluator(v, w), w: w}
+	switch {
+	case opt.Aspiration > 0:
+		s.aspiration = opt.Aspiration
+	case opt.Aspiration == 0 && !s.ev.hand:
+		s.aspiration = 2 * max(w.Grain, 1)
+	}
 	if opt.NoContempt {
 		s.contempt = 0
 	}

@@ -33,7 +33,8 @@ type FitSummary struct {
 	Sources      []string `json:"sources"`         // what the positions came from: directories of games, tables
 	Games        int      `json:"games"`           // games the positions were drawn from
 	Positions    int      `json:"positions"`       // positions fitted
-	TablePos     int      `json:"table_positions"` // of them, endgame table positions with their exact values
+	TablePos     int      `json:"table_positions"` // of them, random endgame table positions with their exact values
+	Rescored     int      `json:"rescored"`        // of them, game positions whose target is the tables' exact value, not the game's result
 	HeldOut      int      `json:"held_out"`        // positions held out (whole games), on which the losses are measured
 	Loss         float64  `json:"loss"`            // mean log loss of the expected score on the held-out positions, in nats
 	StartLoss    float64  `json:"start_loss"`      // the same of the starting weights, their scale fitted

@@ -42,7 +42,7 @@ func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 func runClassicTune(args []string, out io.Writer) error {
 	fs := newFlags("classic tune", "--games DIR [--games DIR]... --out FILE [flags]", []string{
 		"millzero classic tune --games runs/nine/games --out nine.json",
-		"millzero classic tune --games runs/nine/arena --games runs/nine/games --tables auto --out nine.json",
+		"millzero classic tune --games runs/nine/arena --games runs/nine/games --tables auto --out nine.json   (table positions valued exactly)",
 		"millzero classic tune --variant twelve --games runs/twelve/games --grain 10 --out twelve.json",
 		"millzero arena classic@1s,weights=nine.json classic@1s --pairs 100   (play the weights against the default)",
 	}, out)
@@ -50,8 +50,8 @@ func runClassicTune(args []string, out io.Writer) error {
 	fs.Var(&games, "games", "games to fit: self-play shards (RUN/games), arena records (RUN/arena), a Parquet file or a directory holding them; repeatable")
 	variant := fs.String("variant", "nine", "variant name (millzero variants lists them) or variant file")
 	outPath := fs.String("out", "", "write the weights to FILE (play them as classic@1s,weights=FILE)")
-	tables := fs.String("tables", "", "endgame tables of the variant (millzero tablebase build, or auto: those in the user cache): random positions of each material, valued exactly, join the fit")
-	tablePos := fs.Int("table-positions", 20000, "positions drawn from each material of --tables")
+	tables := fs.String("tables", "", "endgame tables of the variant (millzero tablebase build, or auto: those in the user cache): a game position they hold is fitted to their exact value, not the game's result")
+	tablePos := fs.Int("table-positions", 0, "with --tables: also this many random positions of each material, valued exactly")
 	start := fs.String("start", "", "weights the fit is measured against, and whose grain it keeps: a named set ("+strings.Join(classic.NamedWeights(), ", ")+") or a file (default: the variant's default)")
 	grain := fs.Int("grain", 0, "round the evaluation's positional part to this many hundredths of a piece in play (0: the --start weights' grain)")
 	heldOut := fs.Float64("held-out", 0.1, "the fraction of games (and table positions) held out to measure the fit")
@@ -112,8 +112,11 @@ func runClassicTune(args []string, out io.Writer) error {
 // writeTune prints what a fit read, its held-out losses and its weights.
 func writeTune(out io.Writer, d *tune.Data, res *tune.Result, path string) {
 	w := res.Weights
-	fmt.Fprintf(out, "%s: %d files, %d games, %d positions (%d owing a removal and %d with no move left out); fitted %d, of them %d from the tables, %d held out\n",
-		d.Variant.Name, d.Files, d.Games, d.Positions, d.Skipped.Removing, d.Skipped.NoMove, w.Fit.Positions, w.Fit.TablePos, w.Fit.HeldOut)
+	fmt.Fprintf(out, "%s: %d files, %d games, %d positions (%d owing a removal and %d with no move left out); fitted %d, %d held out\n",
+		d.Variant.Name, d.Files, d.Games, d.Positions, d.Skipped.Removing, d.Skipped.NoMove, w.Fit.Positions, w.Fit.HeldOut)
+	if w.Fit.Rescored+w.Fit.TablePos > 0 {
+		fmt.Fprintf(out, "the tables: %d game positions valued exactly, %d random table positions\n", w.Fit.Rescored, w.Fit.TablePos)
+	}
 	if s := d.Skipped; s.OtherVariant+s.Unfinished > 0 {
 		fmt.Fprintf(out, "games left out: %d of another variant, %d unfinished or forfeited\n", s.OtherVariant, s.Unfinished)
 	}

@@ -28,12 +28,13 @@ const (
 
 // row is one position of the fit: its features and what became of it.
 type row struct {
-	x     [classic.NumFeatures]int16
-	hand  uint8 // pieces in hand, both sides
-	phase uint8 // classic.PlacingStart while placing, else classic.Moving or classic.Flying
-	y     uint8 // loss, draw or win for the side to move
-	held  bool  // in the held-out games
-	table bool  // from the endgame tables
+	x        [classic.NumFeatures]int16
+	hand     uint8 // pieces in hand, both sides
+	phase    uint8 // classic.PlacingStart while placing, else classic.Moving or classic.Flying
+	y        uint8 // loss, draw or win for the side to move
+	held     bool  // in the held-out games
+	table    bool  // drawn from the endgame tables
+	rescored bool  // a game position whose target is the tables' value
 }
 
 // target is the row's expected score for its side to move: 0, 1/2 or 1.
@@ -43,8 +44,8 @@ func (r *row) target() float64 { return float64(r.y) / 2 }
 type Collect struct {
 	Variant        *engine.Variant
 	Games          []string       // arena record files, self-play shards, or directories holding them (searched through)
-	Tables         *tablebase.Set // endgame tables of the variant, or nil
-	TablePositions int            // positions drawn at random from each material of the tables, valued exactly
+	Tables         *tablebase.Set // endgame tables of the variant, or nil: a game position they hold takes their exact value for its target
+	TablePositions int            // positions drawn at random from each material of the tables, valued exactly, beside the games' own
 	HeldOut        float64        // the fraction of games (and of table positions) held out
 	MaxPositions   int            // a uniform sample of at most this many game positions; 0: all
 	Seed           uint64         // of the samples
@@ -59,6 +60,7 @@ type Data struct {
 	Files     int // files read
 	Games     int // games whose positions were taken
 	Positions int // game positions met (before any sample)
+	Rescored  int // game positions taken whose target is the tables' value, not the game's result
 	Skipped   Skipped
 }
 
@@ -119,6 +121,11 @@ func (c Collect) Run() (*Data, error) {
 	}
 	if len(d.rows) == 0 {
 		return nil, errors.New("collect: no positions")
+	}
+	for i := range d.rows {
+		if d.rows[i].rescored {
+			d.Rescored++
+		}
 	}
 	return d, nil
 }
@@ -244,7 +251,14 @@ func (col *collector) position(p *engine.Position, y uint8, held bool) {
 		col.d.Skipped.NoMove++
 		return
 	}
+	rescored := false
+	if set := col.c.Tables; set != nil && p.Hand[0]|p.Hand[1] == 0 {
+		if val, err := set.Probe(p); err == nil {
+			y, rescored = tableResult(val), true
+		}
+	}
 	r := col.row(p, y, held)
+	r.rescored = rescored
 	col.seen++
 	max := col.c.MaxPositions
 	switch {
@@ -255,6 +269,17 @@ func (col *collector) position(p *engine.Position, y uint8, held bool) {
 			col.d.rows[j] = r
 		}
 	}
+}
+
+// tableResult is a table value as a row's result.
+func tableResult(val tablebase.Value) uint8 {
+	switch val.Outcome {
+	case tablebase.Win:
+		return win
+	case tablebase.Loss:
+		return loss
+	}
+	return draw
 }
 
 // row is the row of p, whose features are in col.pt.
@@ -311,14 +336,7 @@ func (col *collector) tables() error {
 			if col.pt.Lost {
 				continue
 			}
-			y := draw
-			switch val.Outcome {
-			case tablebase.Win:
-				y = win
-			case tablebase.Loss:
-				y = loss
-			}
-			r := col.row(&p, y, col.rng.Float64() < col.c.HeldOut)
+			r := col.row(&p, tableResult(val), col.rng.Float64() < col.c.HeldOut)
 			r.table = true
 			col.d.rows = append(col.d.rows, r)
 			found++

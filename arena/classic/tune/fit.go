@@ -257,7 +257,7 @@ func (f Fit) Run(d *Data) (*Result, error) {
 		}
 	}
 	w.Fit = &classic.FitSummary{
-		Sources: d.Sources, Games: d.Games, Positions: len(d.rows), TablePos: tablePos, HeldOut: len(held),
+		Sources: d.Sources, Games: d.Games, Positions: len(d.rows), TablePos: tablePos, Rescored: d.Rescored, HeldOut: len(held),
 		Loss: all.Loss / float64(all.Positions), StartLoss: all.Start / float64(all.Positions),
 		ConstantLoss: all.Constant / float64(all.Positions), Scale: scale, Start: f.Start.Name,
 	}

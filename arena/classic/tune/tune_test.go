@@ -241,6 +241,62 @@ func TestCollect_TablePositionsCarryTheirExactValues(t *testing.T) {
 	}
 }
 
+// A game position the tables hold is fitted to its exact value, not to
+// the game's result.
+func TestCollect_TablesRescoreTheGamesPositions(t *testing.T) {
+	v := nine(t)
+	set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A shard of 3 v 3 positions, each recorded as won by white.
+	rng := rand.New(rand.NewPCG(4, 4))
+	var samples []dataset.Sample
+	var want []uint8
+	for i := 0; len(samples) < 40; i++ {
+		perm := rng.Perm(v.Board.Points)
+		var pieces [2]uint32
+		for j := range 6 {
+			pieces[j/3] |= 1 << perm[j]
+		}
+		p, err := v.Placed(pieces, i%2, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		val, err := set.Probe(&p)
+		if err != nil || p.Result != engine.Ongoing || !v.HasLegal(&p) {
+			continue
+		}
+		var buf [engine.MaxActions]engine.Action
+		legal := v.Legal(&p, buf[:0])
+		samples = append(samples, dataset.Sample{Variant: v.Name, GameID: fmt.Sprintf("g%d", i), Ply: 30, Position: p, Outcome: 0,
+			Policy: []dataset.PolicyEntry{{Action: uint16(v.ActionIndex(legal[0])), Prob: 1}}})
+		want = append(want, tableResult(val))
+	}
+	w, err := dataset.NewShardWriter(t.TempDir(), nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(samples...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Collect{Variant: v, Games: []string{w.Path()}, Tables: set}.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows() != len(want) || d.Rescored != len(want) {
+		t.Fatalf("%d positions, %d rescored: want %d, all", d.Rows(), d.Rescored, len(want))
+	}
+	for i, r := range d.rows {
+		if r.y != want[i] {
+			t.Errorf("position %d: result %d, want the tables' %d", i, r.y, want[i])
+		}
+	}
+}
+
 func TestCollect_RefusesWhatHoldsNoGames(t *testing.T) {
 	v := nine(t)
 	empty := t.TempDir()
