@@ -56,7 +56,7 @@ func runClassicTune(args []string, out io.Writer) error {
 	grain := fs.Int("grain", 0, "round the evaluation's positional part to this many hundredths of a piece in play (0: the --start weights' grain)")
 	heldOut := fs.Float64("held-out", 0.1, "the fraction of games (and table positions) held out to measure the fit")
 	maxPos := fs.Int("max-positions", 3_000_000, "fit a uniform sample of at most this many game positions (0: all)")
-	ridge := fs.Float64("ridge", tune.DefaultRidge, "L2 penalty on the weights, in logistic units per position")
+	prior := fs.Float64("prior", tune.DefaultPrior, "how many positions the --start weights count for: the fit's pull towards them")
 	seed := fs.Uint64("seed", 1, "seed of the samples")
 	workers := fs.Int("workers", 0, "goroutines of the fit (0: one per core)")
 	rest, err := parseFlags(fs, args)
@@ -67,9 +67,9 @@ func runClassicTune(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("give --games and --out, and no other arguments (got %q)", rest)
 	}
-	if *grain < 0 || *grain > classic.MaxGrain || *tablePos < 0 || *maxPos < 0 || *ridge < 0 {
-		return fmt.Errorf("--grain %d, --table-positions %d, --max-positions %d, --ridge %v: want a grain of 0..%d and no negative value",
-			*grain, *tablePos, *maxPos, *ridge, classic.MaxGrain)
+	if *grain < 0 || *grain > classic.MaxGrain || *tablePos < 0 || *maxPos < 0 || *prior < 0 {
+		return fmt.Errorf("--grain %d, --table-positions %d, --max-positions %d, --prior %v: want a grain of 0..%d and no negative value",
+			*grain, *tablePos, *maxPos, *prior, classic.MaxGrain)
 	}
 	v, err := engine.LoadNameOrFile(*variant)
 	if err != nil {
@@ -97,7 +97,7 @@ func runClassicTune(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := tune.Fit{Start: startW, Grain: *grain, Ridge: *ridge, Workers: *workers, Log: logf}.Run(data)
+	res, err := tune.Fit{Start: startW, Grain: *grain, Prior: *prior, Workers: *workers, Log: logf}.Run(data)
 	if err != nil {
 		return err
 	}

@@ -17,16 +17,17 @@ const dims = int(classic.NumPhases) * int(classic.NumFeatures)
 type Fit struct {
 	Start      *classic.Weights // the weights the fit is measured against; its grain is kept unless Grain is set
 	Grain      int              // the fitted set's grain (0: Start's)
-	Ridge      float64          // L2 penalty on the weights' distance from Start's, in logistic units, per position (0: DefaultRidge)
+	Prior      float64          // how many positions the starting weights count for: an L2 penalty on the weights' distance from Start's, in logistic units, of Prior/positions (0: DefaultPrior)
 	Iterations int              // Newton steps at most (0: 30)
 	Workers    int              // goroutines (0: one per core)
 	Log        func(format string, args ...any)
 }
 
-// DefaultRidge is the default L2 penalty: enough to keep the weights of
-// features a phase never sees at the starting set's, too little to hold
-// back the others.
-const DefaultRidge = 1e-5
+// DefaultPrior is the default weight of the starting set: enough to keep
+// the weights of features the positions hardly show near the starting
+// set's, and a fit of a few games from running off with what separates
+// them; nothing beside a few thousand positions.
+const DefaultPrior = 100
 
 // Result is a fit's weights and its held-out losses.
 type Result struct {
@@ -130,9 +131,9 @@ func (f Fit) Run(d *Data) (*Result, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	ridge := f.Ridge
-	if ridge == 0 {
-		ridge = DefaultRidge
+	prior := f.Prior
+	if prior == 0 {
+		prior = DefaultPrior
 	}
 	iters := f.Iterations
 	if iters == 0 {
@@ -154,21 +155,22 @@ func (f Fit) Run(d *Data) (*Result, error) {
 	if len(train) < 100 || len(held) == 0 {
 		return nil, fmt.Errorf("fit: %d positions to fit and %d held out: want at least 100 and 1", len(train), len(held))
 	}
+	ridge := prior / float64(len(train))
 
 	// Newton's method on the mean log loss plus the ridge, which pulls
 	// towards the starting weights at their fitted scale.
 	startScale := fitScale(train, f.Start, hands)
-	prior := make([]float64, dims)
-	for i := range prior {
-		prior[i] = float64(f.Start.W[i/int(classic.NumFeatures)][i%int(classic.NumFeatures)]) * startScale
+	start := make([]float64, dims)
+	for i := range start {
+		start[i] = float64(f.Start.W[i/int(classic.NumFeatures)][i%int(classic.NumFeatures)]) * startScale
 	}
-	theta := append([]float64(nil), prior...)
-	loss := f.objective(train, theta, prior, ridge, hands, workers, nil, nil)
+	theta := append([]float64(nil), start...)
+	loss := f.objective(train, theta, start, ridge, hands, workers, nil, nil)
 	logf("fit: %d positions, start loss %.5f", len(train), loss)
 	grad := make([]float64, dims)
 	hess := make([]float64, dims*dims)
 	for it := 1; it <= iters; it++ {
-		f.objective(train, theta, prior, ridge, hands, workers, grad, hess)
+		f.objective(train, theta, start, ridge, hands, workers, grad, hess)
 		step, err := solve(hess, grad)
 		if err != nil {
 			return nil, fmt.Errorf("fit: step %d: %w", it, err)
@@ -179,7 +181,7 @@ func (f Fit) Run(d *Data) (*Result, error) {
 			for i := range next {
 				next[i] = theta[i] - t*step[i]
 			}
-			newLoss = f.objective(train, next, prior, ridge, hands, workers, nil, nil)
+			newLoss = f.objective(train, next, start, ridge, hands, workers, nil, nil)
 			if newLoss <= loss {
 				break
 			}
@@ -218,11 +220,8 @@ func (f Fit) Run(d *Data) (*Result, error) {
 	}
 	mean /= float64(len(train))
 	fitted := make([]float64, dims)
-	start := make([]float64, dims)
 	for i := range fitted {
-		ph, ft := i/int(classic.NumFeatures), i%int(classic.NumFeatures)
-		fitted[i] = float64(w.W[ph][ft]) / scale
-		start[i] = float64(f.Start.W[ph][ft]) * startScale
+		fitted[i] = float64(w.W[i/int(classic.NumFeatures)][i%int(classic.NumFeatures)]) / scale
 	}
 	groups := make([]GroupLoss, numGroups)
 	for g := range groups {
