@@ -16,14 +16,25 @@ import (
 const DefaultClassic = "classic@100ms,classic@300ms,classic@1s"
 
 // ClassicYardsticks are the classical-engine players of specs
-// (classic@TIME or classic:N each), comma separated; none or "" is none.
+// (classic@TIME or classic:N each, with any ,weights=W), comma separated;
+// none or "" is none.
 func ClassicYardsticks(specs string) ([]arena.Player, error) {
 	if specs == "none" || specs == "" {
 		return nil, nil
 	}
-	var out []arena.Player
+	// A spec's own options (classic@1s,weights=hand) follow it after a
+	// comma too: they join the spec before them.
+	var fields []string
 	for _, f := range strings.Split(specs, ",") {
-		p, err := arena.ParsePlayer(strings.TrimSpace(f), nil, arena.SpecSettings{})
+		if f = strings.TrimSpace(f); strings.HasPrefix(f, "weights=") && len(fields) > 0 {
+			fields[len(fields)-1] += "," + f
+			continue
+		}
+		fields = append(fields, f)
+	}
+	var out []arena.Player
+	for _, f := range fields {
+		p, err := arena.ParsePlayer(f, nil, arena.SpecSettings{})
 		if err == nil {
 			if _, ok := p.(arena.Classic); !ok {
 				err = fmt.Errorf("player %q: want classic@TIME or classic:N", f)
