@@ -77,7 +77,11 @@ type graphStep struct {
 	// the heads' transposes.
 	wT       [][]float32 // per layer, 4 · w×w: W₀ᵀ, W₁ᵀ, W₂ᵀ, W₃ᵀ
 	v1T, v2T []float32   // GraphValueHidden × w, outs × GraphValueHidden
-	ownT, sT []float32   // OwnershipClasses × w, scores × GraphValueHidden
+	sT       []float32   // scores × GraphValueHidden
+	// The ownership head's weight and bias padded to ownCols columns (the
+	// kernels' narrowest), zero past its classes, and the weight's
+	// transpose.
+	ownW, ownB, ownT []float32 // w × ownCols, ownCols, ownCols × w
 
 	// One chunk's activations.
 	xp, xg   []float32   // rows × nf point planes, C × ng position features
@@ -88,9 +92,11 @@ type graphStep struct {
 	dt       []float32   // (GraphRank+2) × P: a position's destination rows, transposed
 	vh       []float32   // C × GraphValueHidden
 	vo       []float32   // C × outs: the outcome logits, then their gradient
-	ol       []float32   // rows × OwnershipClasses: the ownership logits, then their gradient
+	ol       []float32   // rows × ownCols: the ownership logits (padded), then their gradient
 	sl       []float32   // C × scores: the score logits, then their gradient
 	ls       []float32   // a row's log-softmax over its legal actions (acts)
+	tk       []int32     // rows: each row's target class of the ownership head (-1 none)
+	zkf      []float32   // rows: a row's target logit less the row's maximum (crossEntropyRows)
 	outcomes []int32     // 0, 1, …, outs-1: the outcome logits' indices
 	// Its gradients.
 	d1, d2     []float32 // rows × w: the gradient by a layer's output, by its input
@@ -101,9 +107,15 @@ type graphStep struct {
 	// The gradients by the weights, summed over the chunks: grads[i] of
 	// params[i], but the policy and reply heads' point weights, which are
 	// their pairHead's god until the run's end.
-	grads [][]float32
-	sums  stepLosses // the losses' sums over the rows
+	grads      [][]float32
+	gOwn, gOwB []float32  // the gradient by ownW and ownB, folded into grads at the run's end
+	sums       stepLosses // the losses' sums over the rows
 }
+
+// ownCols is the ownership logits' columns as the step computes them:
+// model.OwnershipClasses padded to the 6×8 kernel's width (a product of
+// 3 columns runs in plain Go, a fifth of a step).
+const ownCols = 8
 
 // pairHead is a head of the policy's function (graphnet.go): the logits
 // of every action as products of origin and destination rows, taken from
@@ -232,8 +244,11 @@ func newGraphStep(v *engine.Variant, net *model.Network, batch, chunk int) (*gra
 	}
 	s.v1T, s.v2T = make([]float32, model.GraphValueHidden*w), make([]float32, s.outs*model.GraphValueHidden)
 	if own >= 0 {
-		s.ownT, s.ol = make([]float32, model.OwnershipClasses*w), make([]float32, rows*model.OwnershipClasses)
+		s.ownW, s.ownB, s.ownT = make([]float32, w*ownCols), make([]float32, ownCols), make([]float32, ownCols*w)
+		s.gOwn, s.gOwB = make([]float32, w*ownCols), make([]float32, ownCols)
+		s.ol = make([]float32, rows*ownCols)
 	}
+	s.tk, s.zkf = make([]int32, rows), make([]float32, rows)
 	if score >= 0 {
 		s.sT, s.sl = make([]float32, s.scores*model.GraphValueHidden), make([]float32, C*s.scores)
 	}
@@ -303,7 +318,12 @@ func (s *graphStep) prepare() {
 	transpose(s.v1T, P[s.val].Data, w, model.GraphValueHidden)
 	transpose(s.v2T, P[s.val+2].Data, model.GraphValueHidden, s.outs)
 	if s.own >= 0 {
-		transpose(s.ownT, P[s.own].Data, w, model.OwnershipClasses)
+		const o = model.OwnershipClasses
+		for i := range w {
+			copy(s.ownW[i*ownCols:i*ownCols+o], P[s.own].Data[i*o:(i+1)*o])
+		}
+		copy(s.ownB, P[s.own+1].Data)
+		transpose(s.ownT, s.ownW, w, ownCols)
 	}
 	if s.score >= 0 {
 		transpose(s.sT, P[s.score].Data, model.GraphValueHidden, s.scores)
@@ -379,6 +399,8 @@ func (s *graphStep) run(in stepInputs, grads bool, wt lossWeights, weightDecay, 
 				clear(ph.godBias)
 			}
 		}
+		clear(s.gOwn)
+		clear(s.gOwB)
 	}
 	s.sums = stepLosses{}
 	b := in.b
@@ -409,6 +431,14 @@ func (s *graphStep) run(in stepInputs, grads bool, wt lossWeights, weightDecay, 
 		s.foldPairGradient(s.policy)
 		if s.reply != nil {
 			s.foldPairGradient(s.reply)
+		}
+		if s.own >= 0 {
+			const o = model.OwnershipClasses
+			g := s.grads[s.own]
+			for i := range s.w {
+				vek32.Add_Inplace(g[i*o:(i+1)*o], s.gOwn[i*ownCols:i*ownCols+o])
+			}
+			vek32.Add_Inplace(s.grads[s.own+1], s.gOwB[:o])
 		}
 	}
 	out := s.sums
@@ -522,13 +552,12 @@ func (s *graphStep) forward(x []float32, c0, c int) {
 		s.forwardPair(s.reply, h, m, c)
 	}
 	if s.own >= 0 {
-		const o = model.OwnershipClasses
-		ol := s.ol[:rows*o]
-		copy(ol, par[s.own+1].Data)
-		for n := o; n < len(ol); n *= 2 {
+		ol := s.ol[:rows*ownCols]
+		copy(ol, s.ownB)
+		for n := ownCols; n < len(ol); n *= 2 {
 			copy(ol[n:], ol[:n])
 		}
-		mm(rows, o, w, h, w, 1, par[s.own].Data, o, ol, o, false)
+		mm(rows, ownCols, w, h, w, 1, s.ownW, ownCols, ol, ownCols, false)
 	}
 	if s.score >= 0 {
 		sl := s.sl[:c*s.scores]
@@ -595,66 +624,97 @@ func (s *graphStep) loss(in stepInputs, c0, c int, inv float32, wt lossWeights, 
 		s.sums.policy -= crossEntropyOver(lg, in.pi[lo:hi], in.legal[lo:hi], s.ls, inv, grads)
 		o := s.vo[j*O : (j+1)*O]
 		s.sums.outcome -= crossEntropyOver(o, in.z[r*O:(r+1)*O], s.outcomes, s.ls, inv*wt.value, grads)
-		if s.reply != nil {
-			k := int(in.reply[r])
-			s.sums.reply += crossEntropyOne(s.reply.logits[j*A:(j+1)*A], k, inv*wt.reply, grads)
-			if k >= 0 {
-				s.sums.replied++
-			}
-		}
-		if s.score >= 0 {
-			s.sums.score += crossEntropyOne(s.sl[j*s.scores:(j+1)*s.scores], int(in.score[r]), inv*wt.score, grads)
-		}
-		if s.own >= 0 {
-			const oc = model.OwnershipClasses
-			own := in.own[r*P : (r+1)*P]
-			scale := inv * wt.ownership / float32(P)
-			for p, k := range own {
-				s.sums.ownership += crossEntropyOne(s.ol[(p*c+j)*oc:(p*c+j+1)*oc], int(k), scale, grads)
-			}
-		}
 		if in.own != nil && in.own[r*P] >= 0 {
 			s.sums.owned++
 		}
+		if s.reply != nil && in.reply[r] >= 0 {
+			s.sums.replied++
+		}
+	}
+	// The auxiliary heads, each over the chunk's rows at once.
+	tk, zk := s.tk, s.zkf
+	if s.reply != nil {
+		s.sums.reply += crossEntropyRows(s.reply.logits, c, A, A, in.reply[c0:c0+c], zk, inv*wt.reply, grads)
+	}
+	if s.score >= 0 {
+		s.sums.score += crossEntropyRows(s.sl, c, s.scores, s.scores, in.score[c0:c0+c], zk, inv*wt.score, grads)
+	}
+	if s.own >= 0 {
+		for j := range c {
+			for p, k := range in.own[(c0+j)*P : (c0+j+1)*P] {
+				tk[p*c+j] = int32(k)
+			}
+		}
+		s.sums.ownership += crossEntropyRows(s.ol, P*c, ownCols, model.OwnershipClasses, tk[:P*c], zk, inv*wt.ownership/float32(P), grads)
 	}
 }
 
-// crossEntropyOne is -log softmax(x)[k], the cross-entropy of x's logits
-// and the one-hot target k (0 if k < 0: no target); with grads it
-// replaces x by the gradient of scale·that by x: scale·(softmax(x) - e_k),
-// or 0 without a target. The log-softmax is logSoftMaxRows's.
-func crossEntropyOne(x []float32, k int, scale float32, grads bool) float64 {
-	if k < 0 {
-		if grads {
-			clear(x)
+// expFloor is the least exponent crossEntropyRows takes: vek32's exp
+// answers -Inf below float32's range (about -88.4), and exp(-87) is a
+// normal float32 still (1.6e-38).
+const expFloor = -87
+
+// tinyProb is the softmax probability below which crossEntropyRows's
+// gradient is 0 rather than a number that would go subnormal (slow in
+// the products it enters) once scaled.
+const tinyProb = 1e-20
+
+// crossEntropyRows is Σ_r -log softmax(x_r)[k[r]] over the rows r of x
+// (rows × ld, a row's first cols entries its logits) whose target k[r]
+// is 0 or more, the cross-entropy of each with its one-hot target; with
+// grads it replaces each row's logits by the gradient of scale·that:
+// scale·(softmax(x_r) - e_k), 0 in a row without a target. Every entry of
+// x is overwritten (the padding past cols with 0). The exponentials are
+// one pass of vek32's over the matrix; the log-softmax is otherwise
+// logSoftMaxRows's. zk is scratch of rows.
+func crossEntropyRows(x []float32, rows, ld, cols int, k []int32, zk []float32, scale float32, grads bool) float64 {
+	x = x[:rows*ld]
+	for r := range rows {
+		row := x[r*ld : (r+1)*ld]
+		mx := row[0]
+		for _, v := range row[1:cols] {
+			if v > mx {
+				mx = v
+			}
 		}
-		return 0
-	}
-	mx := x[0]
-	for _, v := range x[1:] {
-		if v > mx {
-			mx = v
+		for i, v := range row[:cols] {
+			if z := v - mx; z > expFloor || z != z { // NaN kept
+				row[i] = z
+			} else {
+				row[i] = expFloor
+			}
+		}
+		clear(row[cols:])
+		if k[r] >= 0 {
+			zk[r] = row[k[r]]
 		}
 	}
-	var sum float32
-	for _, v := range x {
-		if z := v - mx; !(z <= underflow) { // NaN included
-			sum += math32.Exp(z)
+	vek32.Exp_Inplace(x)
+	ce := 0.0
+	for r := range rows {
+		row := x[r*ld : (r+1)*ld]
+		if k[r] < 0 {
+			if grads {
+				clear(row)
+			}
+			continue
 		}
-	}
-	l := math32.Log(sum)
-	ce := -float64(x[k] - mx - l)
-	if !grads {
-		return ce
-	}
-	for i, v := range x {
-		if y := v - mx - l; y <= underflow {
-			x[i] = 0
-		} else {
-			x[i] = scale * math32.Exp(y)
+		sum := vek32.Sum(row[:cols])
+		ce += float64(math32.Log(sum) - zk[r])
+		if !grads {
+			continue
 		}
+		f := scale / sum
+		for i, e := range row[:cols] {
+			if e*f < tinyProb*scale {
+				row[i] = 0
+			} else {
+				row[i] = e * f
+			}
+		}
+		clear(row[cols:])
+		row[k[r]] -= scale
 	}
-	x[k] -= scale
 	return ce
 }
 
@@ -749,11 +809,10 @@ func (s *graphStep) backward(c int) {
 		s.backwardPair(s.reply, h, m, d, dm, c, false)
 	}
 	if s.own >= 0 {
-		const o = model.OwnershipClasses
-		dol := s.ol[:rows*o]
-		mm(w, o, rows, h, 1, w, dol, o, g[s.own], o, false)
-		model.AddWeightedRows(g[s.own+1], dol, s.rowsIdx[:rows], s.rowsOnes, o)
-		mm(rows, w, o, dol, o, 1, s.ownT, w, d, w, false)
+		dol := s.ol[:rows*ownCols]
+		mm(w, ownCols, rows, h, 1, w, dol, ownCols, s.gOwn, ownCols, false)
+		model.AddWeightedRows(s.gOwB, dol, s.rowsIdx[:rows], s.rowsOnes, ownCols)
+		mm(rows, w, ownCols, dol, ownCols, 1, s.ownT, w, d, w, false)
 	}
 	vek32.MulNumber_Inplace(dm, 1/float32(P))
 	for p := range P {
