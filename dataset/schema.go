@@ -39,40 +39,7 @@ const (
 // zstd for every column (set on the writer); the variant is dictionary
 // encoded.
 type row struct {
-	Variant    string `parquet:"variant,dict"`
-	GameID     string `parquet:"game_id"`
-	Ply        int32  `parquet:"ply"`
-	Generation int32  `parquet:"generation"`
-
-	Pieces0      uint32 `parquet:"pieces_0"`
-	Pieces1      uint32 `parquet:"pieces_1"`
-	Pieces2      uint32 `parquet:"pieces_2"`
-	Pieces3      uint32 `parquet:"pieces_3"`
-	Hand0        uint8  `parquet:"hand_0"`
-	Hand1        uint8  `parquet:"hand_1"`
-	Hand2        uint8  `parquet:"hand_2"`
-	Hand3        uint8  `parquet:"hand_3"`
-	Pending0     uint8  `parquet:"pending_0"`
-	Pending1     uint8  `parquet:"pending_1"`
-	Pending2     uint8  `parquet:"pending_2"`
-	Pending3     uint8  `parquet:"pending_3"`
-	Side         uint8  `parquet:"side"`
-	Out          uint8  `parquet:"out"`
-	LastRotation int8   `parquet:"last_rotation"`
-	Result       uint8  `parquet:"result"`
-	Reason       uint8  `parquet:"reason"`
-	NoCapture    uint16 `parquet:"no_capture"`
-	Endgame      uint16 `parquet:"endgame"`
-	Quiet        uint16 `parquet:"quiet"`
-	PositionPly  uint16 `parquet:"position_ply"`
-	Hash         uint64 `parquet:"hash"`
-	Repetitions  int32  `parquet:"repetitions"`
-
-	Policy      []policyRow `parquet:"policy,list"`
-	RootValue   float32     `parquet:"root_value"`
-	Outcome     int8        `parquet:"outcome"`
-	Simulations int32       `parquet:"simulations"`
-	Full        bool        `parquet:"full"`
+	rowV1
 
 	// Format 2: what the game did after the position (Sample.Reply, End).
 	Reply      int32  `parquet:"reply"`
@@ -88,7 +55,8 @@ type row struct {
 }
 
 // rowV1 is a row of format 1, whose shards readers still read: row's
-// columns up to Full, the same names, types and order.
+// columns up to Full, which row embeds (Parquet lays an embedded struct's
+// columns out in place).
 type rowV1 struct {
 	Variant      string      `parquet:"variant,dict"`
 	GameID       string      `parquet:"game_id"`
@@ -138,7 +106,7 @@ var rowSchema, rowSchemaV1 = parquet.SchemaOf(row{}), parquet.NewSchema("row", p
 // fromSample fills r from s, reusing r.Policy's storage.
 func (r *row) fromSample(s *Sample) {
 	p := &s.Position
-	*r = row{
+	*r = row{rowV1: rowV1{
 		Variant:      s.Variant,
 		GameID:       s.GameID,
 		Ply:          int32(s.Ply),
@@ -171,16 +139,17 @@ func (r *row) fromSample(s *Sample) {
 		Outcome:      int8(s.Outcome),
 		Simulations:  int32(s.Simulations),
 		Full:         s.Full,
-		Reply:        int32(s.Reply),
-		EndPieces0:   s.End.Pieces[0],
-		EndPieces1:   s.End.Pieces[1],
-		EndPieces2:   s.End.Pieces[2],
-		EndPieces3:   s.End.Pieces[3],
-		EndHand0:     s.End.Hand[0],
-		EndHand1:     s.End.Hand[1],
-		EndHand2:     s.End.Hand[2],
-		EndHand3:     s.End.Hand[3],
-		EndPly:       int32(s.End.Ply),
+	},
+		Reply:      int32(s.Reply),
+		EndPieces0: s.End.Pieces[0],
+		EndPieces1: s.End.Pieces[1],
+		EndPieces2: s.End.Pieces[2],
+		EndPieces3: s.End.Pieces[3],
+		EndHand0:   s.End.Hand[0],
+		EndHand1:   s.End.Hand[1],
+		EndHand2:   s.End.Hand[2],
+		EndHand3:   s.End.Hand[3],
+		EndPly:     int32(s.End.Ply),
 	}
 	for _, e := range s.Policy {
 		r.Policy = append(r.Policy, policyRow{Action: e.Action, Prob: e.Prob})

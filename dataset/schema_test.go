@@ -93,11 +93,7 @@ func TestReadShard_FormatOneShardIsReadWithoutTheEnd(t *testing.T) {
 	var r row
 	for i := range samples {
 		r.fromSample(&samples[i])
-		old := rowV1{Variant: r.Variant, GameID: r.GameID, Ply: r.Ply, Generation: r.Generation,
-			Pieces0: r.Pieces0, Pieces1: r.Pieces1, Hand0: r.Hand0, Hand1: r.Hand1, Pending0: r.Pending0, Pending1: r.Pending1,
-			Side: r.Side, Out: r.Out, LastRotation: r.LastRotation, NoCapture: r.NoCapture, Endgame: r.Endgame,
-			Quiet: r.Quiet, PositionPly: r.PositionPly, Hash: r.Hash, Repetitions: r.Repetitions,
-			Policy: r.Policy, RootValue: r.RootValue, Outcome: r.Outcome, Simulations: r.Simulations, Full: r.Full}
+		old := r.rowV1
 		if _, err := w.Write([]rowV1{old}); err != nil {
 			t.Fatal(err)
 		}

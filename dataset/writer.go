@@ -183,7 +183,7 @@ func (w *ShardWriter) Write(samples ...Sample) error {
 	block := make([]policyRow, 0, entries)
 	w.rows = slices.Grow(w.rows, len(samples))
 	for i := range samples {
-		w.rows = append(w.rows, row{Policy: block[len(block) : len(block) : len(block)+len(samples[i].Policy)]})
+		w.rows = append(w.rows, row{rowV1: rowV1{Policy: block[len(block) : len(block) : len(block)+len(samples[i].Policy)]}})
 		w.rows[len(w.rows)-1].fromSample(&samples[i])
 		block = block[:len(block)+len(samples[i].Policy)]
 	}
