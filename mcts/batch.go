@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/millzero/millzero/engine"
@@ -32,6 +33,14 @@ func (p *Pool) Evaluator() Evaluator { return p.eval }
 // evaluator error the searches are left consistent (their pending leaves
 // are dropped) and the error is returned.
 func (p *Pool) Run(searches []*Search) error {
+	return p.RunContext(context.Background(), searches)
+}
+
+// RunContext is Run that stops when ctx ends, between two batches of
+// leaves (a batch takes milliseconds whatever the visits asked for): the
+// searches are left consistent, with the visits they have, and ctx's
+// error is returned.
+func (p *Pool) RunContext(ctx context.Context, searches []*Search) error {
 	for i, s := range searches {
 		if s.v != p.v {
 			return fmt.Errorf("mcts: pool of %s: search %d plays %s", p.v.Name, i, s.v.Name)
@@ -43,7 +52,15 @@ func (p *Pool) Run(searches []*Search) error {
 			s.prepareRoot()
 		}
 	}
+	done := ctx.Done()
 	for {
+		if done != nil {
+			select {
+			case <-done:
+				return ctx.Err()
+			default:
+			}
+		}
 		p.batch.Reset()
 		active := false
 		for _, s := range searches {

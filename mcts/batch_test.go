@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -136,5 +137,44 @@ func TestPool_WrongVariantIsAnError(t *testing.T) {
 	err := NewPool(nine, UniformEvaluator{}).Run([]*Search{s})
 	if err == nil {
 		t.Fatal("a search of three ran in a pool of nine")
+	}
+}
+
+// cancelEvaluator cancels a context at its nth call.
+type cancelEvaluator struct {
+	inner  Evaluator
+	calls  int
+	n      int
+	cancel func()
+}
+
+func (e *cancelEvaluator) Evaluate(b *Batch) error {
+	if e.calls++; e.calls == e.n {
+		e.cancel()
+	}
+	return e.inner.Evaluate(b)
+}
+
+// TestPool_ACancelledContextStopsTheSearchesAtTheNextBatch: a search of
+// 100,000 visits stops one batch after its context ends (an interrupt is
+// answered in a batch's time, whatever the visits), its tree whole.
+func TestPool_ACancelledContextStopsTheSearchesAtTheNextBatch(t *testing.T) {
+	v := load(t, "nine")
+	set := DefaultSettings()
+	set.Simulations = 100_000
+	s1, s2 := newSearch(t, v, set, 1), newSearch(t, v, set, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &cancelEvaluator{inner: UniformEvaluator{}, n: 5, cancel: cancel}
+	err := NewPool(v, e).RunContext(ctx, []*Search{s1, s2})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunContext = %v; want the context's error", err)
+	}
+	if e.calls != e.n {
+		t.Errorf("the evaluator was called %d times; want the search to stop after call %d", e.calls, e.n)
+	}
+	checkTree(t, s1, nil)
+	checkTree(t, s2, nil)
+	if got := s1.Result().Visited; got >= set.Simulations || got < 1 {
+		t.Errorf("%d root visits after the interrupt; want some, far fewer than %d", got, set.Simulations)
 	}
 }

@@ -163,7 +163,10 @@ func reanalyseRange(ctx context.Context, job *ReanalyseJob, w int, samples, out 
 		if len(which) == 0 {
 			continue
 		}
-		if err := pool.Run(searches[:len(which)]); err != nil {
+		if err := pool.RunContext(ctx, searches[:len(which)]); err != nil {
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
 			return st, fmt.Errorf("reanalyse: %w", err)
 		}
 		for k, i := range which {

@@ -322,7 +322,10 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 			}
 			searches = append(searches, sl.s)
 		}
-		if err := pool.Run(searches); err != nil {
+		if err := pool.RunContext(ctx, searches); err != nil {
+			if ctx.Err() != nil {
+				break // the games in flight are dropped; the finished ones flushed
+			}
 			return fmt.Errorf("selfplay worker %d: %w", i, err)
 		}
 		live := slots[:0]
