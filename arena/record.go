@@ -14,10 +14,13 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // RecordExt is the name ending of a complete file of game records; a file
-// being written ends in RecordExt+".tmp" and is renamed when complete.
+// being written has a hidden temporary name unique to its writer
+// (atomicfile.TempName) and is linked to its name when complete.
 const RecordExt = ".parquet"
 
 // The file metadata keys of a record file.
@@ -251,9 +254,11 @@ func newMatchID() (string, error) {
 	return fmt.Sprintf("%s-%s", time.Now().UTC().Format("20060102T150405.000000000Z"), hex.EncodeToString(nonce[:])), nil
 }
 
-// WriteRecords writes recs as the Parquet file dir/id.parquet (zstd): to a
-// temporary name first, synced, then renamed, so a reader never sees a
-// partial file. dir is created if missing. No records write no file.
+// WriteRecords writes recs as the Parquet file dir/id.parquet (zstd), once:
+// to a temporary name first, synced, then linked to its name, so a reader
+// never sees a partial file and a file of that name already there is left
+// as it is (the error matches fs.ErrExist). dir is created if missing. No
+// records write no file.
 func WriteRecords(dir, id string, recs []Record) (path string, err error) {
 	if len(recs) == 0 {
 		return "", nil
@@ -265,7 +270,7 @@ func WriteRecords(dir, id string, recs []Record) (path string, err error) {
 		return "", fmt.Errorf("write arena records: %w", err)
 	}
 	final := filepath.Join(dir, id+RecordExt)
-	tmp := final + ".tmp"
+	tmp := atomicfile.TempName(final)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return "", fmt.Errorf("write arena records: %w", err)
@@ -292,12 +297,8 @@ func WriteRecords(dir, id string, recs []Record) (path string, err error) {
 	if err = f.Close(); err != nil {
 		return "", fmt.Errorf("close arena records %s: %w", tmp, err)
 	}
-	if err = os.Rename(tmp, final); err != nil {
+	if err = atomicfile.Publish(tmp, final, true); err != nil {
 		return "", fmt.Errorf("publish arena records: %w", err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
 	}
 	return final, nil
 }

@@ -18,12 +18,14 @@ import (
 )
 
 // ShardExt is the name ending of a complete shard. Readers take only files
-// ending so; a shard being written ends in ShardExt+TempExt.
+// ending so; a shard being written has a hidden temporary name ending in
+// TempExt (atomicfile.TempName).
 const ShardExt = ".parquet"
 
-// TempExt is appended to a shard's name while it is written; the file is
-// renamed to drop it once complete and synced. It is the run's one rule
-// for writes in progress (atomicfile.TempSuffix), which every lister skips.
+// TempExt ends a shard's temporary name while it is written; the file is
+// renamed to the shard's name once complete and synced. It is the run's one
+// rule for writes in progress (atomicfile.TempSuffix), which every lister
+// skips.
 const TempExt = atomicfile.TempSuffix
 
 // rowsPerGroup bounds the rows of a Parquet row group, so a reader holds at
@@ -190,7 +192,7 @@ func (w *ShardWriter) Write(samples ...Sample) error {
 	return nil
 }
 
-// Close writes the shard: encodes the samples to Path()+TempExt, syncs it,
+// Close writes the shard: encodes the samples to a temporary file, syncs it,
 // renames it to Path() and syncs the directory. A writer with no samples
 // writes nothing. On error no shard appears, and the temporary file is
 // removed.
@@ -205,7 +207,7 @@ func (w *ShardWriter) Close() (err error) {
 		return nil
 	}
 	final := w.Path()
-	tmp := final + TempExt
+	tmp := atomicfile.TempName(final) // unique to this process: a killed writer's is swept (RemoveStaleTemp)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("create shard: %w", err)
@@ -261,28 +263,24 @@ func (w *ShardWriter) Abort() {
 	w.rows = nil
 }
 
-// RemoveStaleTemp deletes the temporary files (…ShardExt+TempExt) under
-// gamesDir's generation directories that were last modified more than age
-// ago: the leftovers of writers killed while closing a shard. It returns how
-// many it removed. Readers ignore such files, so this only frees space; an
-// age well above a shard's write time keeps it off files still being
-// written.
+// RemoveStaleTemp deletes the temporary files under gamesDir's generation
+// directories that their writers abandoned (atomicfile.Abandoned): a
+// process of this host that no longer runs wrote them, or they were last
+// modified more than age ago. It returns how many it removed. Readers
+// ignore such files, so this only frees space; an age well above a shard's
+// write time keeps it off files still being written on other hosts.
 func RemoveStaleTemp(gamesDir string, age time.Duration) (int, error) {
-	matches, err := filepath.Glob(filepath.Join(gamesDir, "gen-*", "*"+ShardExt+TempExt))
+	dirs, err := filepath.Glob(filepath.Join(gamesDir, "gen-*"))
 	if err != nil {
 		return 0, fmt.Errorf("remove stale temporary shards in %s: %w", gamesDir, err)
 	}
 	removed := 0
-	cutoff := time.Now().Add(-age)
-	for _, path := range matches {
-		st, err := os.Stat(path)
-		if err != nil || st.IsDir() || st.ModTime().After(cutoff) {
-			continue
+	for _, dir := range dirs {
+		n, err := atomicfile.Sweep(dir, age)
+		removed += n
+		if err != nil {
+			return removed, fmt.Errorf("remove stale temporary shards: %w", err)
 		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return removed, fmt.Errorf("remove stale temporary shard: %w", err)
-		}
-		removed++
 	}
 	return removed, nil
 }

@@ -2,14 +2,17 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // files lists the names in dir.
@@ -140,13 +143,19 @@ func TestShardWriter_InvalidSampleIsRefusedAndNothingOfTheCallKept(t *testing.T)
 	}
 }
 
-func TestRemoveStaleTemp_DeletesOnlyOldTemporaryFiles(t *testing.T) {
+func TestRemoveStaleTemp_DeletesOldAndDeadWritersTemporaryFilesOnly(t *testing.T) {
 	games := t.TempDir()
 	dir := generationDir(games, 2)
 	shard := writeShard(t, dir, playGames(t, "three", 1, 6, 2, 10))
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	mine := atomicfile.TempName(filepath.Join(dir, "3-host-1-cc"+ShardExt))
+	deadOne := strings.Replace(mine, fmt.Sprintf("~%d~", os.Getpid()), fmt.Sprintf("~%d~", dead.Process.Pid), 1)
 	old := filepath.Join(dir, "1-host-1-aa"+ShardExt+TempExt)
 	fresh := filepath.Join(dir, "2-host-1-bb"+ShardExt+TempExt)
-	for _, p := range []string{old, fresh} {
+	for _, p := range []string{old, fresh, mine, deadOne} {
 		if err := os.WriteFile(p, []byte("PAR1"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -156,10 +165,10 @@ func TestRemoveStaleTemp_DeletesOnlyOldTemporaryFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := RemoveStaleTemp(games, time.Hour)
-	if err != nil || n != 1 {
-		t.Fatalf("RemoveStaleTemp = %d, %v; want 1 removed", n, err)
+	if err != nil || n != 2 {
+		t.Fatalf("RemoveStaleTemp = %d, %v; want 2 removed", n, err)
 	}
-	for p, want := range map[string]bool{old: false, fresh: true, shard: true} {
+	for p, want := range map[string]bool{old: false, deadOne: false, fresh: true, mine: true, shard: true} {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s exists %v, want %v", filepath.Base(p), err == nil, want)
 		}

@@ -414,9 +414,9 @@ func (s *Store) Put(ctx context.Context, name string, r io.Reader) error {
 }
 
 // PutReplace writes the object name, replacing it when it exists: for the
-// few mutable objects (the best-model pointer, the lease, metrics, ratings)
-// that only the lease holder writes. Readers see the old or the new
-// content, never a mix.
+// few mutable objects (the best-model pointer, metrics, ratings, run.yaml)
+// that only the lease holder writes, in its commits (Lease.Commit). Readers
+// see the old or the new content, never a mix.
 func (s *Store) PutReplace(ctx context.Context, name string, data []byte) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("replace in %s: %w", s.loc, err)
@@ -629,7 +629,7 @@ func (s *Store) Download(ctx context.Context, name, localPath string) error {
 			return err
 		}
 		defer r.Close()
-		err = writeFileAtomic(localPath, r)
+		err = downloadTo(localPath, r)
 		var le localError
 		if errors.As(err, &le) {
 			return permanent(err)
