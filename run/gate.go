@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -172,6 +173,14 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		}
 	}
 	written, err := arena.WriteRecords(l.dir.Arena(), id, recs)
+	if errors.Is(err, fs.ErrExist) {
+		// A trainer whose lease this one took wrote the match first: its
+		// games are the match's.
+		if recs, err = arena.ReadRecords(final); err != nil {
+			return nil, err
+		}
+		written = final
+	}
 	if err != nil {
 		return nil, err
 	}

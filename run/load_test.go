@@ -36,7 +36,7 @@ const (
 // that nothing died, every generation is in generations.csv once, and
 // status counts every shard of the store once. outage, when not nil, is
 // called while the run goes on (a store outage, say).
-func runUnderLoad(t *testing.T, loc string, outage func()) {
+func runUnderLoad(t *testing.T, loc string, lease store.LeaseOptions, outage func()) {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -62,7 +62,7 @@ func runUnderLoad(t *testing.T, loc string, outage func()) {
 		}()
 	}
 	trainer, err := Open(context.Background(), loc, "three-test", Options{NoLocalSelfplay: true, StorePatience: time.Minute, Cache: t.TempDir(),
-		Progress: testProgress{t}})
+		Progress: testProgress{t}, Lease: lease})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestLoad_TrainerAndFollowersOnADirectory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two generations with three workers")
 	}
-	runUnderLoad(t, t.TempDir()+"/run", nil)
+	runUnderLoad(t, t.TempDir()+"/run", store.LeaseOptions{}, nil)
 }
 
 func TestLoad_TrainerAndFollowersOnMinIO_RideOutAnOutage(t *testing.T) {
@@ -188,9 +188,7 @@ func TestLoad_TrainerAndFollowersOnMinIO_RideOutAnOutage(t *testing.T) {
 	// The store goes away for longer than the trainer's lease lives: the
 	// workers wait, the trainer's lease lapses, and the trainer takes it
 	// back when the store answers again.
-	defer func(ttl time.Duration) { trainerLeaseTTL = ttl }(trainerLeaseTTL)
-	trainerLeaseTTL = 3 * time.Second
-	runUnderLoad(t, srv.URL("runs", "load"), func() {
+	runUnderLoad(t, srv.URL("runs", "load"), store.LeaseOptions{TTL: 3 * time.Second}, func() {
 		time.Sleep(4 * time.Second)
 		t.Logf("%s the store stops for 5 s", time.Now().Format("15:04:05.000"))
 		if err := srv.Outage(5 * time.Second); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 	seedpkg "github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
@@ -88,6 +89,10 @@ type Options struct {
 	// BreakLease makes the trainer take the run's lease even from a live
 	// holder (store.BreakLease), saying whose lease it broke.
 	BreakLease bool
+
+	// Lease are the timings of the trainer's lease; the zero value is the
+	// store's defaults.
+	Lease store.LeaseOptions
 
 	configPath string // Open's cfgPath: laid over an existing run's run.yaml
 	configErr  error  // cfgPath's error over the default config: a new run's
@@ -179,30 +184,27 @@ func open(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, text [
 		}
 		if opts.BreakLease {
 			var broken *store.LeaseInfo
-			if lease, broken, err = store.BreakLease(ctx, wd.Store(), "train", trainerLeaseTTL); err != nil {
+			if lease, broken, err = store.BreakLease(ctx, wd.Store(), "train", opts.Lease); err != nil {
 				return nil, err
 			}
 			if broken != nil && opts.Progress != nil {
-				opts.Progress.Done("run %s: broke the lease of %q (pid %d on host %s, renewed %s ago): if that trainer is alive, it stops at its next renewal, within %v",
-					loc, broken.Holder, broken.PID, broken.Host, time.Since(broken.Renewed).Round(time.Second), trainerLeaseTTL/3)
+				opts.Progress.Done("run %s: broke the lease of %q (pid %d on host %s, renewed %s ago): if that trainer is alive, it commits nothing more and stops within %v",
+					loc, broken.Holder, broken.PID, broken.Host, time.Since(broken.Renewed).Round(time.Second), lease.Options().Watch)
 			}
-		} else if lease, err = store.AcquireLease(ctx, wd.Store(), "train", trainerLeaseTTL); err != nil {
+		} else if lease, err = store.AcquireLease(ctx, wd.Store(), "train", opts.Lease); err != nil {
 			return nil, err
 		}
 	}
-	l, err := openLeased(ctx, wd, loc, cfg, text, given, opts, exists)
+	l, err := openLeased(ctx, wd, lease, loc, cfg, text, given, opts, exists)
 	if err != nil && lease != nil {
 		lease.Release(context.WithoutCancel(ctx))
-	}
-	if l != nil {
-		l.lease = lease
 	}
 	return l, err
 }
 
 // openLeased opens the run (one exists in the store when exists), the
-// trainer under its lease.
-func openLeased(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
+// trainer under its lease (nil for the other roles).
+func openLeased(ctx context.Context, wd *store.WorkDir, lease *store.Lease, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
 	dir := wd.Dir()
 	var changes []string
 	switch {
@@ -219,7 +221,7 @@ func openLeased(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, 
 			if opts.Existing || opts.configPath == "" {
 				return nil, fmt.Errorf("run %s was started with another config (its run.yaml): leave out --config to resume it, or use a new --run", loc)
 			}
-			if cfg, changes, err = reconfigureRun(ctx, wd, storedText, opts.configPath); err != nil {
+			if cfg, changes, err = reconfigureRun(ctx, wd, lease, storedText, opts.configPath); err != nil {
 				return nil, fmt.Errorf("run %s: %w", loc, err)
 			}
 		}
@@ -232,11 +234,14 @@ func openLeased(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, 
 		if v, err := cfg.LoadVariant(); err != nil || checkBeforeGames(&cfg, v) != nil {
 			break // the error, below, before the run is made
 		}
-		if err := saveFile(dir.Config(), text); err != nil {
+		err := lease.Commit(ctx, func(ctx context.Context) error {
+			if err := saveFile(dir.Config(), text); err != nil {
+				return err
+			}
+			return wd.Push(ctx, store.ConfigObject)
+		})
+		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
-		}
-		if err := wd.Push(ctx, store.ConfigObject); err != nil {
-			return nil, err
 		}
 	}
 	v, err := cfg.LoadVariant()
@@ -247,7 +252,7 @@ func openLeased(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, 
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
-		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}, patience: opts.StorePatience}
+		nets: map[int]*model.Network{}, noLocal: opts.NoLocalSelfplay, shards: shardChecks{}, patience: opts.StorePatience, lease: lease}
 	if l.prog == nil {
 		l.prog = quiet{}
 	}
@@ -471,6 +476,8 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 		case errors.Is(context.Cause(ctx), store.ErrLeaseLost):
 			// No last error is written: the lease is no longer held.
 			return "", fmt.Errorf("generation %d: %w", g, context.Cause(ctx))
+		case errors.Is(err, store.ErrLeaseLost):
+			return "", fmt.Errorf("generation %d: %w", g, err) // a commit found it lost
 		case errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRunHours):
 			return runHoursSpent(l.cfg.Loop.RunHours, l.hours(), fmt.Sprintf(" in generation %d", g)), nil
 		case errors.Is(err, context.DeadlineExceeded):
@@ -485,10 +492,6 @@ func (l *Loop) runLeased(ctx context.Context, runStart time.Time) (string, error
 		return "", err
 	}
 }
-
-// trainerLeaseTTL is the time to live of the trainer's lease (a variable
-// so that the tests of outages longer than a lease take less time).
-var trainerLeaseTTL = store.DefaultLeaseTTL
 
 // afterStopTimeout bounds what a stopped loop still sends to the store
 // (finished shards, plots, its last error): a store that does not answer
@@ -545,14 +548,17 @@ func (l *Loop) finalPlots(ctx context.Context) {
 	if !l.stale {
 		return
 	}
-	err := l.redraw()
-	actx, cancel := afterStop(ctx)
-	defer cancel()
-	for _, name := range plotFiles {
-		if err == nil {
-			err = l.wd.Push(actx, name)
+	err := l.commit(ctx, func(ctx context.Context) error {
+		if err := l.redraw(); err != nil {
+			return err
 		}
-	}
+		for _, name := range plotFiles {
+			if err := l.wd.Push(ctx, name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		l.log.Warn("draw the plots", "err", err)
 	}
@@ -562,10 +568,12 @@ func (l *Loop) finalPlots(ctx context.Context) {
 // is only logged (err is what matters).
 func (l *Loop) recordError(ctx context.Context, err error) {
 	text := fmt.Sprintf("%s %v\n", time.Now().UTC().Format(time.RFC3339), err)
-	werr := saveFile(l.wd.Path(store.LastErrorObject), []byte(text))
-	if werr == nil {
-		werr = l.wd.Push(ctx, store.LastErrorObject)
-	}
+	werr := l.commit(ctx, func(ctx context.Context) error {
+		if err := saveFile(l.wd.Path(store.LastErrorObject), []byte(text)); err != nil {
+			return err
+		}
+		return l.wd.Push(ctx, store.LastErrorObject)
+	})
 	if werr != nil {
 		l.log.Warn("record the last error", "err", werr)
 	}
@@ -579,43 +587,39 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	} else if err != nil {
 		return err
 	}
-	if err := l.timed(g, "ladder", func() error { return l.ladder(ctx, best) }); err != nil {
+	if err := l.timed(ctx, g, "ladder", func() error { return l.ladder(ctx, best) }); err != nil {
 		return err
 	}
 	if err := l.selfplay(ctx, g, best); err != nil {
 		return err
 	}
 	if l.cfg.Loop.Reanalyse > 0 && best > 0 {
-		if err := l.timed(g, "reanalyse", func() error { return l.reanalyse(ctx, g, best) }); err != nil {
+		if err := l.timed(ctx, g, "reanalyse", func() error { return l.reanalyse(ctx, g, best) }); err != nil {
 			return err
 		}
 	}
 	var trainLoss, valLoss float64
-	if err := l.timed(g, "train", func() (err error) { trainLoss, valLoss, err = l.train(ctx, g); return err }); err != nil {
+	if err := l.timed(ctx, g, "train", func() (err error) { trainLoss, valLoss, err = l.train(ctx, g); return err }); err != nil {
 		return err
 	}
 	var res arena.GateResult
 	if l.cfg.Gate.MaxGames > 0 {
-		if err := l.timed(g, "gate", func() (err error) { res, err = l.gate(ctx, g+1, best); return err }); err != nil {
+		if err := l.timed(ctx, g, "gate", func() (err error) { res, err = l.gate(ctx, g+1, best); return err }); err != nil {
 			return err
 		}
 	}
 	decision := l.cfg.Gate.Decision(res)
 	l.telGate(decision, res)
 	if decision != "rejected" {
-		if err := l.dir.SetBest(g + 1); err != nil {
+		if err := l.commit(ctx, func(context.Context) error { return l.dir.SetBest(g + 1) }); err != nil {
 			return err
 		}
 		best = g + 1
-		if err := l.timed(g, "ladder", func() error { return l.ladder(ctx, best) }); err != nil {
+		if err := l.timed(ctx, g, "ladder", func() error { return l.ladder(ctx, best) }); err != nil {
 			return err
 		}
 	}
 	if err := l.strength(ctx, g, best); err != nil {
-		return err
-	}
-	eloBest, err := l.ratings(g)
-	if err != nil {
 		return err
 	}
 	games, err := l.countGames(ctx, g)
@@ -628,15 +632,41 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 	}
 	row := genRow{Generation: g, Hours: l.hours(), Games: games, MovesPerS: t.movesPerSecond(),
 		TrainLoss: trainLoss, ValLoss: valLoss, Candidate: store.ModelName(g + 1), Decision: decision, LLR: res.LLR,
-		Pairs: res.Counts(), Best: store.ModelName(best), BestElo: eloBest,
+		Pairs: res.Counts(), Best: store.ModelName(best),
 		SelfplayS: t.seconds["selfplay"], TrainS: t.seconds["train"], GateS: t.seconds["gate"], LadderS: t.seconds["ladder"],
 		SearchKL: t.meanKL(), DrawShare: t.drawShare(), GamePlies: t.meanPlies(), TargetEntropy: t.meanEntropy(),
 		Lease: leaseTag(l.lease), ReanalyseS: t.seconds["reanalyse"]}
+	if err := l.commit(ctx, func(ctx context.Context) error { return l.commitGeneration(ctx, &row) }); err != nil {
+		return err
+	}
+	l.prog.Done("generation %d: %s %s: %s, %s %s; best %s, Elo %.0f", g, store.ModelName(g+1), decision, l.cfg.Gate.Why(res), res.Unit(), res.Counts(), store.ModelName(best), row.BestElo)
+	l.forget(best)
+	if !l.wd.Local() {
+		// The store keeps every shard; the trainer's cache only the
+		// window's (the next generation's window starts at g+2-W).
+		for k := 0; k <= g+1-l.cfg.Loop.WindowAt(g+1); k++ {
+			if err := os.RemoveAll(l.dir.ShardDir(k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// commitGeneration ends generation row.Generation, under the lease: the
+// ratings (its best's Elo in row), the row in generations.csv, the plots
+// when due, and the uploads of the generation's mutable objects,
+// generations.csv last: it is the commit point of a generation.
+func (l *Loop) commitGeneration(ctx context.Context, row *genRow) error {
+	g := row.Generation
+	eloBest, err := l.ratings(g)
+	if err != nil {
+		return err
+	}
+	row.BestElo = eloBest
 	if err := l.gens.add(row.values()...); err != nil {
 		return err
 	}
-	l.prog.Done("generation %d: %s %s: %s, %s %s; best %s, Elo %.0f", g, store.ModelName(g+1), decision, l.cfg.Gate.Why(res), res.Unit(), res.Counts(), store.ModelName(best), eloBest)
-	l.forget(best)
 	l.stale = true
 	if n := l.cfg.Loop.Generations; time.Since(l.plotted) >= plotEvery || n > 0 && g+1 >= n {
 		if err := l.redraw(); err != nil {
@@ -648,7 +678,6 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 			}
 		}
 	}
-	// generations.csv last: it is the commit point of a generation.
 	for _, name := range []string{store.BestObject, store.RatingsObject, store.EloTable, store.PhasesTable,
 		store.StrengthTable, store.StrengthPlot, store.GenerationsTable} {
 		if _, err := os.Stat(l.wd.Path(name)); os.IsNotExist(err) {
@@ -656,15 +685,6 @@ func (l *Loop) generation(ctx context.Context, g int) error {
 		}
 		if err := l.wd.Push(ctx, name); err != nil {
 			return err
-		}
-	}
-	if !l.wd.Local() {
-		// The store keeps every shard; the trainer's cache only the
-		// window's (the next generation's window starts at g+2-W).
-		for k := 0; k <= g+1-l.cfg.Loop.WindowAt(g+1); k++ {
-			if err := os.RemoveAll(l.dir.ShardDir(k)); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -707,7 +727,7 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 		return nil
 	}
 	if l.noLocal {
-		return l.timed(g, "selfplay", func() error { return l.awaitGames(ctx, g, best) })
+		return l.timed(ctx, g, "selfplay", func() error { return l.awaitGames(ctx, g, best) })
 	}
 	job, err := l.selfplayJob(g, best, need, seedpkg.Derive(l.cfg.Loop.Seed, "selfplay", uint64(g), uint64(have)))
 	if err != nil {
@@ -729,7 +749,10 @@ func (l *Loop) selfplay(ctx context.Context, g, best int) error {
 	if perr := l.wd.PushAll(pctx, store.ShardsPrefix(g)); err == nil {
 		err = perr // the finished shards, also of an interrupted process
 	}
-	if rerr := l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws, st.EntropyMicro); err == nil {
+	rerr := l.commit(ctx, func(context.Context) error {
+		return l.phases.add(g, "selfplay", time.Since(start).Seconds(), st.Moves, st.Positions, st.KLMicro, st.Games, st.Plies, st.Draws, st.EntropyMicro)
+	})
+	if err == nil {
 		err = rerr
 	}
 	if err != nil {
@@ -909,19 +932,30 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 			l.prog.Done("generation %d: no validation loss: %v", g, err)
 		}
 	}
-	if err := l.replaceLossRows(g, rows); err != nil {
-		return 0, 0, err
-	}
 	if err := os.MkdirAll(l.dir.Models(), 0o777); err != nil {
 		return 0, 0, err
 	}
-	if err := tr.Checkpoint(g + 1).Save(path); err != nil {
+	tmp := atomicfile.TempName(path) // written outside the commit: the commit only publishes it
+	defer os.Remove(tmp)
+	if err := tr.Checkpoint(g + 1).Save(tmp); err != nil {
 		return 0, 0, err
 	}
-	for _, name := range []string{store.LossesTable, store.CheckpointObject(g + 1)} {
-		if err := l.wd.Push(ctx, name); err != nil {
-			return 0, 0, err
+	err = l.commit(ctx, func(ctx context.Context) error {
+		if err := l.replaceLossRows(g, rows); err != nil {
+			return err
 		}
+		if err := atomicfile.Publish(tmp, path, true); err != nil {
+			return fmt.Errorf("publish the candidate %s: %w", path, err)
+		}
+		for _, name := range []string{store.LossesTable, store.CheckpointObject(g + 1)} {
+			if err := l.wd.Push(ctx, name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	l.prog.Done("generation %d training: %d steps in all, loss %.4f, validation %.4f -> %s", g, tr.Steps(), trainLoss, valLoss, filepath.Base(path))
 	return trainLoss, valLoss, nil

@@ -145,8 +145,13 @@ func keepCommittedLosses(rows [][]string, leaseAt int, genLease map[int]string) 
 // (mergeByGeneration; a run in a local directory has one copy), then
 // generations.csv is repaired (repairGenerations) and losses.csv keeps the
 // committed lease's rows; a table is written where it changed and uploaded
-// where the store's copy differs.
+// where the store's copy differs. It is one commit.
 func (l *Loop) reconcileMetrics(ctx context.Context) error {
+	return l.commit(ctx, l.reconcileTables)
+}
+
+// reconcileTables is reconcileMetrics under the lease.
+func (l *Loop) reconcileTables(ctx context.Context) error {
 	tables := []struct {
 		s    *series
 		name string

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -63,11 +64,14 @@ var phaseColumns = []string{"generation", "phase", "seconds", "moves", "position
 var phaseNames = []string{"selfplay", "reanalyse", "train", "gate", "ladder"}
 
 // timed runs f, phase of generation g, and records its wall time in
-// metrics/phases.csv, also when f fails or is interrupted.
-func (l *Loop) timed(g int, phase string, f func() error) error {
+// metrics/phases.csv (a commit), also when f fails or is interrupted.
+func (l *Loop) timed(ctx context.Context, g int, phase string, f func() error) error {
 	start := time.Now()
 	err := f()
-	if rerr := l.phases.add(g, phase, time.Since(start).Seconds(), 0, 0, 0, 0, 0, 0, 0); err == nil {
+	rerr := l.commit(ctx, func(context.Context) error {
+		return l.phases.add(g, phase, time.Since(start).Seconds(), 0, 0, 0, 0, 0, 0, 0)
+	})
+	if err == nil {
 		err = rerr
 	}
 	return err

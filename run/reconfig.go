@@ -149,9 +149,9 @@ func orNone(s string) string {
 }
 
 // reconfigureRun applies the config file at path to the existing run in
-// wd, whose run.yaml is stored: it writes the new run.yaml and returns the
-// new config and the changes.
-func reconfigureRun(ctx context.Context, wd *store.WorkDir, stored []byte, path string) (Config, []string, error) {
+// wd, whose run.yaml is stored: it writes the new run.yaml under the
+// trainer's lease and returns the new config and the changes.
+func reconfigureRun(ctx context.Context, wd *store.WorkDir, lease *store.Lease, stored []byte, path string) (Config, []string, error) {
 	cfg, text, changes, err := reconfigure(stored, path)
 	if err != nil || len(changes) == 0 {
 		return cfg, nil, err
@@ -163,10 +163,13 @@ func reconfigureRun(ctx context.Context, wd *store.WorkDir, stored []byte, path 
 	if err != nil {
 		return cfg, nil, fmt.Errorf("config %s over the run's run.yaml: %w", path, err)
 	}
-	if err := saveFile(wd.Dir().Config(), text); err != nil {
-		return cfg, nil, err
-	}
-	return cfg, changes, wd.Push(ctx, store.ConfigObject)
+	err = lease.Commit(ctx, func(ctx context.Context) error {
+		if err := saveFile(wd.Dir().Config(), text); err != nil {
+			return err
+		}
+		return wd.Push(ctx, store.ConfigObject)
+	})
+	return cfg, changes, err
 }
 
 // checkBeforeGames finds what fails only when settings meet, before the

@@ -42,20 +42,26 @@ func (l *Loop) recoverBest(ctx context.Context) error {
 		if err := l.wd.Pull(ctx, store.CheckpointObject(fallback)); err != nil {
 			return err
 		}
-		if err := l.dir.SetBest(fallback); err != nil {
-			return err
-		}
-		if err := l.wd.Push(ctx, store.BestObject); err != nil {
+		err := l.commit(ctx, func(ctx context.Context) error {
+			if err := l.dir.SetBest(fallback); err != nil {
+				return err
+			}
+			return l.wd.Push(ctx, store.BestObject)
+		})
+		if err != nil {
 			return err
 		}
 		l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone; falling back to %s, the newest earlier checkpoint",
 			l.loc, store.ModelName(best), l.wd.Store().Where(store.CheckpointObject(best)), store.ModelName(fallback))
 		return nil
 	}
-	if err := os.Remove(l.dir.BestFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if err := l.wd.Store().Delete(ctx, store.BestObject); err != nil {
+	err = l.commit(ctx, func(ctx context.Context) error {
+		if err := os.Remove(l.dir.BestFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return l.wd.Store().Delete(ctx, store.BestObject)
+	})
+	if err != nil {
 		return err
 	}
 	l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone, and no earlier checkpoint is left; self-play goes on with rollouts until a candidate is accepted",

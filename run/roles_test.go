@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/internal/proc"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 )
@@ -106,8 +108,8 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 			t.Errorf("store lacks %s (%v)", name, err)
 		}
 	}
-	if ok, _ := st.Exists(ctx, store.LeaseObject); ok {
-		t.Error("the lease was not released")
+	if info, err := store.ReadLease(ctx, st); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the lease was not released: %+v, %v", info, err)
 	}
 	// Every game of a generation is the workers', each shard tagged with
 	// the model that played it: none in generation 0, the best after.
@@ -221,8 +223,11 @@ func TestRoles_ANewRunWhoseTrainerDiedBeforeItsConfigStartsAgain(t *testing.T) {
 	dir := t.TempDir()
 	// What a trainer killed between taking the lease and writing run.yaml
 	// leaves: an expired lease of a process that is gone.
-	stale := `{"holder":"train","host":"elsewhere","pid":1,"acquired":"2020-01-01T00:00:00Z","renewed":"2020-01-01T00:00:00Z","expires":"2020-01-01T00:01:00Z","token":"t"}`
-	if err := os.WriteFile(filepath.Join(dir, store.LeaseObject), []byte(stale), 0o644); err != nil {
+	stale := `{"holder":"train","host":"elsewhere","pid":1,"acquired":"2020-01-01T00:00:00Z","renewed":"2020-01-01T00:00:00Z","expires":"2020-01-01T00:01:00Z","token":"t","seq":1,"kind":"take"}`
+	if err := os.MkdirAll(filepath.Join(dir, store.LeasePrefix), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, store.LeaseRecord(1)), []byte(stale), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, err := Open(context.Background(), dir, "three-test", Options{})
@@ -246,35 +251,38 @@ func TestRoles_ARunLocationHoldingSomethingElseIsRefusedBeforeAnyWork(t *testing
 			t.Errorf("trainer %v: %v, want an error naming what is there", !opts.Existing, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, store.LeaseObject)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, store.LeasePrefix)); !os.IsNotExist(err) {
 		t.Errorf("the refused trainer left its lease: %v", err)
 	}
 }
 
-// A trainer killed in the middle of taking over a crashed trainer's lease
-// (after its takeover object, before the new lease) leaves both behind;
-// the next trainer on the host goes on at once: both processes are gone.
-func TestRoles_ATrainerKilledWhileTakingOverDoesNotBlockTheNext(t *testing.T) {
+// A trainer killed right after it took a crashed trainer's lease leaves
+// both records behind (and an older version's lease.json of a trainer
+// killed too); the next trainer on the host goes on at once: every
+// process is gone.
+func TestRoles_ATrainerKilledRightAfterTakingTheLeaseDoesNotBlockTheNext(t *testing.T) {
 	dir := t.TempDir()
-	host, _ := os.Hostname()
-	lease := func(pid int, token string) string {
+	host := proc.Host()
+	lease := func(seq int64, pid int, token string) string {
 		now := time.Now().UTC()
-		return fmt.Sprintf(`{"holder":"train","host":%q,"pid":%d,"boot":%q,"pidns":%q,"acquired":%q,"renewed":%q,"expires":%q,"token":%q}`,
-			host, pid, store.BootID(), store.PIDNamespace(), now.Format(time.RFC3339), now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), token)
+		return fmt.Sprintf(`{"holder":"train","host":%q,"pid":%d,"boot":%q,"pidns":%q,"acquired":%q,"renewed":%q,"expires":%q,"token":%q,"seq":%d,"kind":"take"}`,
+			host, pid, proc.BootID(), proc.PIDNamespace(), now.Format(time.RFC3339), now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), token, seq)
 	}
 	const gone1, gone2 = 1 << 30, 1<<30 + 1 // no such processes
-	if err := os.WriteFile(filepath.Join(dir, store.LeaseObject), []byte(lease(gone1, "first")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "lease.json"), []byte(lease(0, gone1, "older")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, store.LeaseTakeoversPrefix), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, store.LeasePrefix), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, store.LeaseTakeoversPrefix, "first.json"), []byte(lease(gone2, "second")), 0o644); err != nil {
-		t.Fatal(err)
+	for seq, pid := range map[int64]int{1: gone1, 2: gone2} {
+		if err := os.WriteFile(filepath.Join(dir, store.LeaseRecord(seq)), []byte(lease(seq, pid, fmt.Sprint("t", seq))), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	l, err := Open(context.Background(), dir, "three-test", Options{})
 	if err != nil {
-		t.Fatalf("after a killed takeover: %v", err)
+		t.Fatalf("after killed trainers: %v", err)
 	}
 	l.Close()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/millzero/millzero/internal/proc"
 	"github.com/millzero/millzero/store"
 )
 
@@ -75,14 +76,14 @@ func TestLeaseState_SaysHowAliveTheHolderIs(t *testing.T) {
 	host, _ := os.Hostname()
 	lease := func(renewedAgo time.Duration, pid int, ns string) store.LeaseInfo {
 		r := now.Add(-renewedAgo)
-		return store.LeaseInfo{Holder: "train", Host: host, Boot: store.BootID(), PIDNS: ns, PID: pid, Renewed: r, Expires: r.Add(time.Minute)}
+		return store.LeaseInfo{Holder: "train", Host: host, Boot: proc.BootID(), PIDNS: ns, PID: pid, Renewed: r, Expires: r.Add(time.Minute)}
 	}
 	for _, c := range []struct {
 		name string
 		info store.LeaseInfo
 		want string
 	}{
-		{"renewed lately", lease(5*time.Second, os.Getpid(), store.PIDNamespace()), "live"},
+		{"renewed lately", lease(5*time.Second, os.Getpid(), proc.PIDNamespace()), "live"},
 		{"two renewals missed", lease(45*time.Second, 1<<30, "pid:[1]"), "possibly dead"},
 		{"past its expiry", lease(2*time.Minute, 1<<30, "pid:[1]"), "expired"},
 	} {
@@ -90,8 +91,8 @@ func TestLeaseState_SaysHowAliveTheHolderIs(t *testing.T) {
 			t.Errorf("%s: leaseState = %q (%s); want %q", c.name, got, why, c.want)
 		}
 	}
-	if store.BootID() != "" && store.PIDNamespace() != "" {
-		if got, _ := leaseState(lease(time.Second, 1<<30, store.PIDNamespace()), now); got != "dead" {
+	if proc.BootID() != "" && proc.PIDNamespace() != "" {
+		if got, _ := leaseState(lease(time.Second, 1<<30, proc.PIDNamespace()), now); got != "dead" {
 			t.Errorf("a holder whose process is gone from this host: %q; want dead", got)
 		}
 	}

@@ -119,20 +119,26 @@ func (l *Loop) strength(ctx context.Context, g, best int) error {
 	}
 	hours := l.hours()
 	l.telStrength(rows)
-	for _, r := range rows {
-		thrown := ""
-		if r.ThrownEndgames >= 0 {
-			thrown = strconv.Itoa(r.ThrownEndgames)
+	err = l.commit(ctx, func(context.Context) error {
+		for _, r := range rows {
+			thrown := ""
+			if r.ThrownEndgames >= 0 {
+				thrown = strconv.Itoa(r.ThrownEndgames)
+			}
+			if err := l.str.add(g, hours, store.ModelName(best), r.Opponent, r.Games, r.Score, r.Elo, r.Low, r.High, r.BlockadeLosses, thrown); err != nil {
+				return err
+			}
 		}
-		if err := l.str.add(g, hours, store.ModelName(best), r.Opponent, r.Games, r.Score, r.Elo, r.Low, r.High, r.BlockadeLosses, thrown); err != nil {
-			return err
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	l.prog.Done("strength of %s at %d visits: %s", store.ModelName(best), c.Simulations, strengthSummary(rows))
 	if err := l.tableAccuracy(ctx, g, hours, best); err != nil {
 		return err
 	}
-	return l.plotStrength()
+	return l.commit(ctx, func(context.Context) error { return l.plotStrength() })
 }
 
 // oracleSample is the number of table positions of each material the
@@ -167,13 +173,19 @@ func (l *Loop) tableAccuracy(ctx context.Context, g int, hours float64, best int
 	}
 	all := rows[len(rows)-1]
 	n := float64(all.Positions)
-	for _, r := range []struct {
-		name  string
-		right int
-	}{{"tables:network", all.Policy}, {"tables:search", all.Search}} {
-		if err := l.str.add(g, hours, store.ModelName(best), r.name, all.Positions, float64(r.right)/n, math.NaN(), math.NaN(), math.NaN(), 0, ""); err != nil {
-			return err
+	err = l.commit(ctx, func(context.Context) error {
+		for _, r := range []struct {
+			name  string
+			right int
+		}{{"tables:network", all.Policy}, {"tables:search", all.Search}} {
+			if err := l.str.add(g, hours, store.ModelName(best), r.name, all.Positions, float64(r.right)/n, math.NaN(), math.NaN(), math.NaN(), 0, ""); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	l.prog.Done("table accuracy of %s: network %.0f%%, search %.0f%% right of %d positions", store.ModelName(best),
 		100*float64(all.Policy)/n, 100*float64(all.Search)/n, all.Positions)

@@ -18,8 +18,7 @@ import (
 // Every reader and writer of a run takes its object names from here:
 //
 //	run.yaml                          ConfigObject: the resolved config
-//	lease.json                        LeaseObject: the trainer's lease
-//	lease-takeovers/TOKEN.json        LeaseTakeoversPrefix: taken-over leases
+//	lease/00000001733580000123.json   LeaseRecord(n): the trainer's lease, a record a change
 //	models/gen-000007.safetensors     CheckpointObject(7): weights and metadata
 //	models/best                       BestObject: the generation self-play uses
 //	games/gen-000007/*.parquet        ShardsPrefix(7): self-play shards
@@ -30,17 +29,16 @@ import (
 // Object names are slash-separated and relative to the run; Dir.Path is an
 // object's file in a local run directory.
 const (
-	ConfigObject         = "run.yaml"                  // the resolved config; every run has it
-	LeaseObject          = "lease.json"                // the trainer's lease (AcquireLease)
-	LeaseTakeoversPrefix = "lease-takeovers/"          // LeaseTakeoverObject's
-	ModelsPrefix         = "models/"                   // the checkpoints and the best pointer
-	BestObject           = ModelsPrefix + "best"       // the generation self-play uses (Dir.Best)
-	CheckpointsPrefix    = ModelsPrefix + modelPrefix  // what every checkpoint's name starts with
-	CheckpointExt        = ".safetensors"              // what every checkpoint's name ends with
-	GamesPrefix          = "games/"                    // the self-play shards, a directory a generation
-	ArenaPrefix          = "arena/"                    // the arena's game records and ratings
-	RatingsObject        = ArenaPrefix + "ratings.csv" // the Elo ladder
-	MetricsPrefix        = "metrics/"                  // the tables and plots
+	ConfigObject      = "run.yaml"                  // the resolved config; every run has it
+	LeasePrefix       = "lease/"                    // the trainer's lease: LeaseRecord's, written once each (lease.go)
+	ModelsPrefix      = "models/"                   // the checkpoints and the best pointer
+	BestObject        = ModelsPrefix + "best"       // the generation self-play uses (Dir.Best)
+	CheckpointsPrefix = ModelsPrefix + modelPrefix  // what every checkpoint's name starts with
+	CheckpointExt     = ".safetensors"              // what every checkpoint's name ends with
+	GamesPrefix       = "games/"                    // the self-play shards, a directory a generation
+	ArenaPrefix       = "arena/"                    // the arena's game records and ratings
+	RatingsObject     = ArenaPrefix + "ratings.csv" // the Elo ladder
+	MetricsPrefix     = "metrics/"                  // the tables and plots
 )
 
 // The metrics tables and plots of a run, under MetricsPrefix. Only the
@@ -80,11 +78,46 @@ func ParseModelName(name string) (int, bool) {
 	return g, err == nil && g >= 0 && ModelName(g) == name // the round trip refuses signs, short or padded digits
 }
 
-// LeaseTakeoverObject is the write-once object that a trainer taking over
-// the expired lease whose token is token creates: of two trainers that
-// find the same expired lease at once, only the one that creates it takes
-// over.
-func LeaseTakeoverObject(token string) string { return LeaseTakeoversPrefix + token + ".json" }
+// LeaseRecord is the lease's record number n: a write-once object, so
+// that of two trainers that write record n (a renewal and a takeover, a
+// commit and --break-lease) exactly one succeeds. Numbers are zero-padded
+// so that names sort by number.
+func LeaseRecord(n int64) string { return fmt.Sprintf("%s%020d%s", LeasePrefix, n, leaseRecordExt) }
+
+// leaseRecordExt ends a lease record's name.
+const leaseRecordExt = ".json"
+
+// leaseDoneSuffix ends the name of the object that says a commit record's
+// writes are done (LeaseDone).
+const leaseDoneSuffix = ".done"
+
+// LeaseDone is the write-once object the holder of the lease writes when
+// the writes of its commit record n are over, so that a trainer that broke
+// the lease meanwhile need not wait out the commit's window.
+func LeaseDone(n int64) string { return LeaseRecord(n) + leaseDoneSuffix }
+
+// ParseLeaseRecord is the number of a lease record's name (LeaseRecord's
+// form), and whether name is one.
+func ParseLeaseRecord(name string) (int64, bool) {
+	digits, ok := strings.CutPrefix(name, LeasePrefix)
+	if !ok {
+		return 0, false
+	}
+	if digits, ok = strings.CutSuffix(digits, leaseRecordExt); !ok || len(digits) != 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return n, err == nil && n > 0
+}
+
+// parseLeaseDone is the number of a LeaseDone name, and whether name is one.
+func parseLeaseDone(name string) (int64, bool) {
+	rec, ok := strings.CutSuffix(name, leaseDoneSuffix)
+	if !ok {
+		return 0, false
+	}
+	return ParseLeaseRecord(rec)
+}
 
 // CheckpointObject is the checkpoint of model generation gen
 // (models/gen-000007.safetensors).
@@ -184,29 +217,15 @@ func (r Dir) SetBest(gen int) error {
 	return nil
 }
 
-// RemoveTemp deletes the temporary files a killed run left in the
-// directories only the trainer writes (the top level, models, arena,
-// metrics), and games' temporary shards older than an hour (younger ones
-// may be another self-play process's, still being written).
+// RemoveTemp deletes the temporary files in the directory that their
+// writers abandoned (atomicfile.Abandoned): those of a process of this host
+// that no longer runs (a writer killed while writing), and any an hour
+// old. Files that live writers are writing stay.
 func (r Dir) RemoveTemp() error {
-	for _, d := range []string{string(r), r.Models(), r.Arena(), r.Metrics()} {
-		entries, err := os.ReadDir(d)
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
+	for _, d := range []string{string(r), r.Models(), r.Arena(), r.Metrics(), r.Path(LeasePrefix)} {
+		if _, err := atomicfile.Sweep(d, time.Hour); err != nil {
 			return err
 		}
-		for _, e := range entries {
-			if !e.IsDir() && atomicfile.IsTemp(e.Name()) {
-				if err := os.Remove(filepath.Join(d, e.Name())); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if _, err := os.Stat(r.Games()); os.IsNotExist(err) {
-		return nil
 	}
 	_, err := dataset.RemoveStaleTemp(r.Games(), time.Hour)
 	return err

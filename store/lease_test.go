@@ -1,32 +1,52 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"gocloud.dev/gcerrors"
+
+	"github.com/millzero/millzero/internal/proc"
 )
 
-// putLease writes info as the run's lease.json, as another trainer would.
-func putLease(t *testing.T, s *Store, info LeaseInfo) {
+// ttl is LeaseOptions with time to live d and the other timings derived.
+func ttl(d time.Duration) LeaseOptions { return LeaseOptions{TTL: d} }
+
+// putLease writes info as the lease's next record, as another trainer
+// would, and returns it as written.
+func putLease(t *testing.T, s *Store, info LeaseInfo) LeaseInfo {
 	t.Helper()
+	ctx := context.Background()
+	cur, found, err := newestLease(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Seq = time.Now().UnixMilli()
+	if found {
+		info.Seq = cur.Seq + 1
+	}
+	if info.Kind == "" {
+		info.Kind = leaseTake
+	}
 	data, err := json.Marshal(info)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutReplace(context.Background(), LeaseObject, data); err != nil {
+	if err := s.Put(ctx, LeaseRecord(info.Seq), strings.NewReader(string(data))); err != nil {
 		t.Fatal(err)
 	}
+	return info
 }
 
 // waitCancelled waits (bounded) until ctx is cancelled.
@@ -43,22 +63,24 @@ func TestLease_SecondTrainer_GetsAnErrorNamingHolderHostAndExpiry(t *testing.T) 
 	ctx := context.Background()
 	for kind, s := range openTestStores(t) {
 		t.Run(kind, func(t *testing.T) {
-			first, err := AcquireLease(ctx, s, "train", time.Minute)
+			first, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer first.Release(ctx)
-			_, err = AcquireLease(ctx, s, "train-2", time.Minute)
+			_, err = AcquireLease(ctx, s, "train-2", ttl(time.Minute))
 			var held *LeaseHeldError
 			if !errors.Is(err, ErrLeaseHeld) || !errors.As(err, &held) {
 				t.Fatalf("second AcquireLease = %v; want ErrLeaseHeld", err)
 			}
-			host, _ := os.Hostname()
 			info := first.Info()
-			for _, want := range []string{s.String(), `"train"`, host, info.Expires.UTC().Format(time.RFC3339), "delete " + s.Where(LeaseObject)} {
+			for _, want := range []string{s.String(), `"train"`, proc.Host(), info.Expires.UTC().Format(time.RFC3339)} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not name %q", err, want)
 				}
+			}
+			if strings.Contains(err.Error(), "--") {
+				t.Errorf("error %q names a command's flag", err)
 			}
 			if held.Info.Token != info.Token {
 				t.Errorf("error names lease %s; want %s", held.Info.Token, info.Token)
@@ -79,20 +101,20 @@ func TestLease_TwoLocalProcesses_OneDirectory_Exclude(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	la, err := AcquireLease(ctx, a, "train", time.Minute)
+	la, err := AcquireLease(ctx, a, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AcquireLease(ctx, b, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
+	if _, err := AcquireLease(ctx, b, "train", ttl(time.Minute)); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("AcquireLease on the same directory = %v; want ErrLeaseHeld", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, LeaseObject)); err != nil {
-		t.Fatalf("no lock file in the run directory: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, LeaseRecord(la.Info().Seq))); err != nil {
+		t.Fatalf("no lease record in the run directory: %v", err)
 	}
 	if err := la.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lb, err := AcquireLease(ctx, b, "train", time.Minute)
+	lb, err := AcquireLease(ctx, b, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatalf("AcquireLease after Release = %v", err)
 	}
@@ -102,7 +124,7 @@ func TestLease_TwoLocalProcesses_OneDirectory_Exclude(t *testing.T) {
 func TestLease_Release_LetsTheNextTrainerInAndCancelsTheContext(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStores(t)["mem"]
-	l, err := AcquireLease(ctx, s, "train", time.Minute)
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,10 +135,13 @@ func TestLease_Release_LetsTheNextTrainerInAndCancelsTheContext(t *testing.T) {
 		t.Fatalf("second Release = %v", err)
 	}
 	waitCancelled(t, l.Context(), time.Second)
-	if ok, _ := s.Exists(ctx, LeaseObject); ok {
-		t.Fatal("lease.json is still there after Release")
+	if _, err := ReadLease(ctx, s); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("ReadLease after Release = %v; want nobody holding the run", err)
 	}
-	l2, err := AcquireLease(ctx, s, "train", time.Minute)
+	if err := l.Commit(ctx, func(context.Context) error { t.Fatal("a released lease committed"); return nil }); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("Commit after Release = %v; want ErrLeaseLost", err)
+	}
+	l2, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatalf("AcquireLease after Release = %v", err)
 	}
@@ -150,7 +175,7 @@ func raceForLease(t *testing.T, stores []*Store, n int) (*Lease, []error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			leases[i], errs[i] = AcquireLease(context.Background(), stores[i%len(stores)], "train", time.Minute)
+			leases[i], errs[i] = AcquireLease(context.Background(), stores[i%len(stores)], "train", ttl(time.Minute))
 		}()
 	}
 	wg.Wait()
@@ -180,7 +205,7 @@ func TestLease_Expired_IsTakenOverByExactlyOne(t *testing.T) {
 			defer winner.Release(ctx)
 			cur, err := ReadLease(ctx, s)
 			if err != nil || cur.Token != winner.Info().Token {
-				t.Fatalf("lease.json = %+v, %v; want the winner's", cur, err)
+				t.Fatalf("lease = %+v, %v; want the winner's", cur, err)
 			}
 		})
 	}
@@ -193,74 +218,93 @@ func TestLease_HolderOnThisHostWhoseProcessIsGone_IsTakenOverAtOnce(t *testing.T
 	if err := cmd.Run(); err != nil {
 		t.Skipf("cannot run a process to get a dead pid: %v", err)
 	}
-	host, _ := os.Hostname()
+	host, boot, ns := proc.Host(), proc.BootID(), proc.PIDNamespace()
 	now := time.Now()
-	if BootID() == "" || PIDNamespace() == "" {
+	if boot == "" || ns == "" {
 		t.Skip("no boot id or PID namespace to tell this host's processes by")
 	}
-	putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: BootID(), PIDNS: PIDNamespace(), PID: cmd.Process.Pid, Acquired: now, Renewed: now,
+	putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: boot, PIDNS: ns, PID: cmd.Process.Pid, Acquired: now, Renewed: now,
 		Expires: now.Add(time.Hour), Token: "crashed"})
-	l, err := AcquireLease(ctx, s, "train", time.Minute)
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatalf("AcquireLease over a crashed trainer's lease = %v", err)
 	}
 	l.Release(ctx)
 
 	// A host of the same name that is another machine (another boot id)
-	// keeps its lease: its process is not ours to look for.
-	if boot := BootID(); boot != "" {
-		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: "another-machine", PID: cmd.Process.Pid, Acquired: now, Renewed: now,
-			Expires: now.Add(time.Hour), Token: "twin"})
-		if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
-			t.Fatalf("AcquireLease over a same-named host's lease = %v; want ErrLeaseHeld", err)
-		}
-	}
-
-	// A holder in another PID namespace of this kernel (another container
-	// of the same host name) keeps its lease: the pid is not ours to look
-	// up. So does a lease that does not say its namespace.
-	for _, ns := range []string{"pid:[1]", ""} {
-		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: BootID(), PIDNS: ns, PID: cmd.Process.Pid, Acquired: now, Renewed: now,
-			Expires: now.Add(time.Hour), Token: "container" + ns})
-		if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
-			t.Fatalf("AcquireLease over a lease of PID namespace %q = %v; want ErrLeaseHeld", ns, err)
+	// keeps its lease: its process is not ours to look for. So does a
+	// holder in another PID namespace of this kernel (another container of
+	// the same host name), and a lease that does not say its namespace.
+	for _, other := range []LeaseInfo{{Boot: "another-machine", PIDNS: ns}, {Boot: boot, PIDNS: "pid:[1]"}, {Boot: boot}} {
+		putLease(t, s, LeaseInfo{Holder: "train", Host: host, Boot: other.Boot, PIDNS: other.PIDNS, PID: cmd.Process.Pid, Acquired: now, Renewed: now,
+			Expires: now.Add(time.Hour), Token: "twin" + other.Boot + other.PIDNS})
+		if _, err := AcquireLease(ctx, s, "train", ttl(time.Minute)); !errors.Is(err, ErrLeaseHeld) {
+			t.Fatalf("AcquireLease over the lease of boot %q, namespace %q = %v; want ErrLeaseHeld", other.Boot, other.PIDNS, err)
 		}
 	}
 
 	// A live process on another host keeps its lease.
 	putLease(t, s, LeaseInfo{Holder: "train", Host: "elsewhere", PID: cmd.Process.Pid, Acquired: now, Renewed: now,
 		Expires: now.Add(time.Hour), Token: "remote"})
-	if _, err := AcquireLease(ctx, s, "train", time.Minute); !errors.Is(err, ErrLeaseHeld) {
+	if _, err := AcquireLease(ctx, s, "train", ttl(time.Minute)); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("AcquireLease over another host's live lease = %v; want ErrLeaseHeld", err)
 	}
 }
 
-func TestLease_Renewal_ExtendsTheExpiry(t *testing.T) {
+func TestLease_Renewal_ExtendsTheExpiryWithANewRecord(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStores(t)["path"]
-	l, err := AcquireLease(ctx, s, "train", time.Second)
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release(ctx)
-	first := l.Info().Expires
+	first := l.Info()
 	time.Sleep(1500 * time.Millisecond) // past the first expiry
 	if err := l.Context().Err(); err != nil {
 		t.Fatalf("context ended: %v", context.Cause(l.Context()))
 	}
 	cur, err := ReadLease(ctx, s)
-	if err != nil || !cur.Expires.After(first) || cur.Token != l.Info().Token {
-		t.Fatalf("lease.json = %+v, %v; want it renewed past %v", cur, err, first)
+	if err != nil || !cur.Expires.After(first.Expires) || cur.Token != first.Token || cur.Seq <= first.Seq || cur.Kind != leaseRenew {
+		t.Fatalf("lease = %+v, %v; want a renewal record after %d, past %v", cur, err, first.Seq, first.Expires)
 	}
-	if _, err := AcquireLease(ctx, s, "train", time.Second); !errors.Is(err, ErrLeaseHeld) {
+	if data, err := s.Get(ctx, LeaseRecord(first.Seq)); err != nil || !strings.Contains(string(data), first.Expires.Format(time.RFC3339Nano)) {
+		t.Fatalf("the first record was rewritten or lost: %s, %v", data, err)
+	}
+	if _, err := AcquireLease(ctx, s, "train", ttl(time.Second)); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("AcquireLease on a renewed lease = %v; want ErrLeaseHeld", err)
 	}
 }
 
-func TestLease_TakenOver_CancelsTheContext(t *testing.T) {
+func TestLease_OldRecordsAreDeleted_TheNewestKept(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStores(t)["mem"]
-	l, err := AcquireLease(ctx, s, "train", time.Second)
+	l, err := AcquireLease(ctx, s, "train", LeaseOptions{TTL: time.Second, Renew: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	first := l.Info().Seq
+	for l.Info().Seq < first+5*leaseKeep {
+		if err := l.Commit(ctx, func(context.Context) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.mu.Lock()
+	objs, err := s.List(ctx, LeasePrefix)
+	newest, all := leaseNumbers(objs)
+	seq := l.info.Seq
+	l.mu.Unlock()
+	if err != nil || newest != seq || len(all) > 3*leaseKeep {
+		t.Fatalf("after %d records: %d objects under %s, newest %d (%v); want the newest, %d at most",
+			5*leaseKeep, len(all), LeasePrefix, newest, err, 3*leaseKeep)
+	}
+}
+
+func TestLease_TakenOver_CancelsTheContextNamingTheNewHolder(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStores(t)["mem"]
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,30 +312,57 @@ func TestLease_TakenOver_CancelsTheContext(t *testing.T) {
 	now := time.Now()
 	putLease(t, s, LeaseInfo{Holder: "usurper", Host: "elsewhere", PID: 7, Acquired: now, Renewed: now,
 		Expires: now.Add(time.Hour), Token: "theirs"})
-	waitCancelled(t, l.Context(), 2*time.Second)
+	waitCancelled(t, l.Context(), 2*time.Second) // the watch, every second, not the renewal every 20 s
 	cause := context.Cause(l.Context())
-	if !errors.Is(cause, ErrLeaseLost) || !strings.Contains(cause.Error(), "usurper") {
-		t.Fatalf("cause = %v; want ErrLeaseLost naming the new holder", cause)
+	if !errors.Is(cause, ErrLeaseLost) || !errors.Is(cause, ErrLeaseTaken) || !strings.Contains(cause.Error(), "usurper") {
+		t.Fatalf("cause = %v; want ErrLeaseTaken naming the new holder", cause)
 	}
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if cur, _ := ReadLease(ctx, s); cur.Token != "theirs" {
-		t.Fatal("Release of a lost lease deleted the new holder's lease")
+		t.Fatal("Release of a lost lease released the new holder's lease")
+	}
+}
+
+func TestLease_ARecordNumberDeletedByHand_IsNotTakenAsTheHolders(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStores(t)["path"]
+	l, err := AcquireLease(ctx, s, "train", LeaseOptions{TTL: time.Minute, Watch: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	// Someone deletes the log and another trainer starts a new one: the
+	// holder's next number is free again, but a newer record exists.
+	objs, _ := s.List(ctx, LeasePrefix)
+	for _, o := range objs {
+		s.Delete(ctx, o.Name)
+	}
+	time.Sleep(5 * time.Millisecond)
+	other, err := AcquireLease(ctx, s, "train-2", ttl(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release(ctx)
+	called := false
+	err = l.Commit(ctx, func(context.Context) error { called = true; return nil })
+	if !errors.Is(err, ErrLeaseTaken) || called {
+		t.Fatalf("Commit = %v (write called %v); want ErrLeaseTaken and no write", err, called)
 	}
 }
 
 func TestLease_RenewalFailure_CancelsTheContext(t *testing.T) {
 	ctx := context.Background()
 	s, fb := newFaultStore(t)
-	l, err := AcquireLease(ctx, s, "train", time.Second)
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release(ctx)
-	fb.inject("write", LeaseObject, 1000, gcerrors.PermissionDenied, false)
+	fb.inject("write", LeasePrefix+"*", 1000, gcerrors.PermissionDenied, false)
 	waitCancelled(t, l.Context(), 2*time.Second)
-	if cause := context.Cause(l.Context()); !errors.Is(cause, ErrLeaseLost) || !strings.Contains(cause.Error(), "PermissionDenied") {
+	if cause := context.Cause(l.Context()); !errors.Is(cause, ErrLeaseLost) || errors.Is(cause, ErrLeaseTaken) || !strings.Contains(cause.Error(), "PermissionDenied") {
 		t.Fatalf("cause = %v; want ErrLeaseLost with the store's error", cause)
 	}
 }
@@ -300,7 +371,7 @@ func TestLease_RenewalThatCannotFinishBeforeExpiry_CancelsTheContext(t *testing.
 	ctx := context.Background()
 	s, fb := newFaultStore(t)
 	s.retry = retryPolicy{attempts: 1000, first: 50 * time.Millisecond, max: 50 * time.Millisecond}
-	l, err := AcquireLease(ctx, s, "train", time.Second)
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +379,7 @@ func TestLease_RenewalThatCannotFinishBeforeExpiry_CancelsTheContext(t *testing.
 		fb.clear()
 		l.Release(ctx)
 	}()
-	fb.inject("read", LeaseObject, 1_000_000, gcerrors.ResourceExhausted, false)
+	fb.inject("write", LeasePrefix+"*", 1_000_000, gcerrors.ResourceExhausted, false)
 	waitCancelled(t, l.Context(), 2*time.Second)
 	if done, expires := time.Now(), l.Info().Expires; done.After(expires) {
 		t.Fatalf("the context ended at %v, after the lease expired at %v", done, expires)
@@ -318,112 +389,55 @@ func TestLease_RenewalThatCannotFinishBeforeExpiry_CancelsTheContext(t *testing.
 	}
 }
 
-func TestLease_NotALease_IsNamed(t *testing.T) {
+func TestLease_NotALeaseRecord_IsNamed(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStores(t)["mem"]
-	if err := s.PutReplace(ctx, LeaseObject, []byte("hello")); err != nil {
+	if err := s.Put(ctx, LeaseRecord(7), strings.NewReader("hello")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := AcquireLease(ctx, s, "train", time.Minute)
-	if err == nil || !strings.Contains(err.Error(), "is not a lease") {
-		t.Fatalf("AcquireLease = %v; want an error saying lease.json is not a lease", err)
+	_, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
+	if err == nil || !strings.Contains(err.Error(), "is not a lease record") || !strings.Contains(err.Error(), LeaseRecord(7)) {
+		t.Fatalf("AcquireLease = %v; want an error naming the record that is not a lease", err)
 	}
 }
 
-// putTakeOver writes a takeover object for the lease with token stale, as
-// a contender would.
-func putTakeOver(t *testing.T, s *Store, stale string, info LeaseInfo) {
-	t.Helper()
-	data, err := json.Marshal(info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Put(context.Background(), LeaseTakeoversPrefix+stale+".json", bytes.NewReader(data)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestLease_TakeOverAbandonedMidway_IsTakenOverOnceItWouldHaveExpired(t *testing.T) {
-	ctx := context.Background()
-	for kind, s := range openTestStores(t) {
-		t.Run(kind, func(t *testing.T) {
-			old := time.Now().Add(-time.Hour)
-			putLease(t, s, LeaseInfo{Holder: "train", Host: "a", PID: 1, Acquired: old, Renewed: old, Expires: old.Add(time.Minute), Token: "L0"})
-			// A contender created L0's takeover object and crashed before
-			// replacing the lease; its own lease expired since.
-			putTakeOver(t, s, "L0", LeaseInfo{Holder: "crashed", Host: "b", PID: 2, Acquired: old, Renewed: old, Expires: old.Add(2 * time.Minute), Token: "M1"})
-			l, err := AcquireLease(ctx, s, "train", time.Minute)
-			if err != nil {
-				t.Fatalf("AcquireLease = %v; want a takeover", err)
-			}
-			defer l.Release(ctx)
-			if ok, _ := s.Exists(ctx, LeaseTakeoversPrefix+"M1.json"); !ok {
-				t.Fatal("the takeover went through without M1's takeover object")
-			}
-		})
-	}
-}
-
-func TestLease_TakeOverInProgress_IsNamed(t *testing.T) {
+func TestLease_AnOlderVersionsLiveLeaseIsHeld_AStaleOneIsCleared(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStores(t)["mem"]
-	old, now := time.Now().Add(-time.Hour), time.Now()
-	putLease(t, s, LeaseInfo{Holder: "train", Host: "a", PID: 1, Acquired: old, Renewed: old, Expires: old.Add(time.Minute), Token: "L0"})
-	putTakeOver(t, s, "L0", LeaseInfo{Holder: "quicker", Host: "b", PID: 2, Acquired: now, Renewed: now, Expires: now.Add(time.Minute), Token: "M1"})
-	_, err := AcquireLease(ctx, s, "train", time.Minute)
-	if err == nil || !strings.Contains(err.Error(), `"quicker"`) || !strings.Contains(err.Error(), "taking over") {
-		t.Fatalf("AcquireLease = %v; want an error naming the trainer taking over", err)
-	}
-}
-
-func TestLease_TakeOver_DeletesOldTakeOverObjects(t *testing.T) {
-	ctx := context.Background()
-	s := openTestStores(t)["path"]
-	dir, _ := s.Local()
-	old := time.Now().Add(-3 * time.Hour)
-	putTakeOver(t, s, "ancient", LeaseInfo{Holder: "x", Token: "A", Expires: old})
-	if err := os.Chtimes(filepath.Join(dir, LeaseTakeoversPrefix, "ancient.json"), old, old); err != nil {
+	now := time.Now()
+	live, _ := json.Marshal(LeaseInfo{Holder: "train", Host: "elsewhere", PID: 9, Acquired: now, Renewed: now, Expires: now.Add(time.Hour), Token: "old"})
+	if err := s.PutReplace(ctx, legacyLeaseObject, live); err != nil {
 		t.Fatal(err)
 	}
-	// What a contender killed while writing a takeover object leaves: an
-	// old one goes, one that may still be being written stays.
-	tmpOld := filepath.Join(dir, LeaseTakeoversPrefix, ".B.json.123.tmp")
-	tmpNew := filepath.Join(dir, LeaseTakeoversPrefix, ".C.json.456.tmp")
-	for _, f := range []string{tmpOld, tmpNew} {
-		if err := os.WriteFile(f, []byte("{"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := AcquireLease(ctx, s, "train", ttl(time.Minute)); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("AcquireLease beside a live lease.json = %v; want ErrLeaseHeld", err)
 	}
-	if err := os.Chtimes(tmpOld, old, old); err != nil {
+	if info, err := ReadLease(ctx, s); err != nil || info.Token != "old" {
+		t.Fatalf("ReadLease = %+v, %v; want the older version's holder", info, err)
+	}
+	stale, _ := json.Marshal(LeaseInfo{Holder: "train", Host: "elsewhere", PID: 9, Acquired: now, Renewed: now, Expires: now.Add(-time.Hour), Token: "old"})
+	if err := s.PutReplace(ctx, legacyLeaseObject, stale); err != nil {
 		t.Fatal(err)
 	}
-	putLease(t, s, LeaseInfo{Holder: "train", Host: "a", PID: 1, Acquired: old, Renewed: old, Expires: old.Add(time.Minute), Token: "L0"})
-	l, err := AcquireLease(ctx, s, "train", time.Minute)
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("AcquireLease beside a stale lease.json = %v", err)
 	}
 	defer l.Release(ctx)
-	objs, err := s.List(ctx, LeaseTakeoversPrefix)
-	if err != nil || len(objs) != 1 || objs[0].Name != LeaseTakeoversPrefix+"L0.json" {
-		t.Fatalf("takeover objects = %v, %v; want only the new one", objs, err)
-	}
-	if _, err := os.Stat(tmpOld); !os.IsNotExist(err) {
-		t.Errorf("an hour-old temporary takeover file was kept (%v)", err)
-	}
-	if _, err := os.Stat(tmpNew); err != nil {
-		t.Errorf("a fresh temporary takeover file was deleted: %v", err)
+	if ok, _ := s.Exists(ctx, legacyLeaseObject); ok {
+		t.Fatal("the stale lease.json is still there")
 	}
 }
 
-func TestLease_BreakLease_TakesALiveLeaseAndItsHolderStops(t *testing.T) {
+func TestLease_BreakLease_TakesALiveLeaseAndItsHolderStopsWithinItsWatch(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStores(t)["path"]
-	first, err := AcquireLease(ctx, s, "train", 3*time.Second)
+	first, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Release(ctx)
-	second, broken, err := BreakLease(ctx, s, "train", 3*time.Second)
+	second, broken, err := BreakLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatalf("BreakLease over a live lease = %v", err)
 	}
@@ -431,28 +445,101 @@ func TestLease_BreakLease_TakesALiveLeaseAndItsHolderStops(t *testing.T) {
 	if broken == nil || broken.Token != first.Info().Token {
 		t.Fatalf("BreakLease broke %+v; want the first trainer's lease", broken)
 	}
-	select {
-	case <-first.Context().Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the broken holder did not stop at its next renewal")
-	}
+	waitCancelled(t, first.Context(), 3*DefaultLeaseWatch)
 	if cause := context.Cause(first.Context()); !errors.Is(cause, ErrLeaseLost) || !errors.Is(cause, ErrLeaseTaken) {
 		t.Fatalf("the broken holder's cause = %v; want ErrLeaseLost and ErrLeaseTaken", cause)
 	}
 	if cur, err := ReadLease(ctx, s); err != nil || cur.Token != second.Info().Token {
-		t.Fatalf("lease.json = %+v, %v; want the breaker's", cur, err)
+		t.Fatalf("lease = %+v, %v; want the breaker's", cur, err)
+	}
+}
+
+func TestLease_CommitOfABrokenHolder_WritesNothing(t *testing.T) {
+	ctx := context.Background()
+	for kind, s := range openTestStores(t) {
+		t.Run(kind, func(t *testing.T) {
+			first, err := AcquireLease(ctx, s, "train", LeaseOptions{TTL: time.Minute, Watch: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer first.Release(ctx)
+			second, _, err := BreakLease(ctx, s, "train", ttl(time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer second.Release(ctx)
+			called := false
+			err = first.Commit(ctx, func(context.Context) error { called = true; return nil })
+			if !errors.Is(err, ErrLeaseLost) || !errors.Is(err, ErrLeaseTaken) || called {
+				t.Fatalf("Commit of the broken holder = %v (write called: %v); want ErrLeaseTaken and no write", err, called)
+			}
+			if context.Cause(first.Context()) == nil {
+				t.Fatal("a failed commit left the lease's context going")
+			}
+		})
+	}
+}
+
+func TestLease_BreakLease_WaitsForTheBrokenHoldersOpenCommit(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStores(t)["path"]
+	first, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release(ctx)
+	inCommit, finish := make(chan struct{}), make(chan struct{})
+	var committed atomic.Bool
+	go first.Commit(ctx, func(context.Context) error {
+		close(inCommit)
+		<-finish
+		time.Sleep(20 * time.Millisecond)
+		committed.Store(true)
+		return nil
+	})
+	<-inCommit
+	go func() { time.Sleep(50 * time.Millisecond); close(finish) }()
+	start := time.Now()
+	second, _, err := BreakLease(ctx, s, "train", ttl(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Release(ctx)
+	if !committed.Load() {
+		t.Fatal("BreakLease returned while the broken holder's commit was still writing")
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("BreakLease waited %v; want the commit's end, not its window", waited)
+	}
+}
+
+func TestLease_CommitAfterAnInterrupt_StillCommits(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := openTestStores(t)["mem"]
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	waitCancelled(t, l.Context(), time.Second)
+	called := false
+	if err := l.Commit(context.Background(), func(context.Context) error { called = true; return nil }); err != nil || !called {
+		t.Fatalf("Commit after the lease's context ended with its parent = %v (called %v); want it committed", err, called)
+	}
+	if err := l.Release(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
 
 func TestLease_Retake_AfterALapseWhenNobodyTookIt_ButNotFromAnother(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStores(t)["path"]
-	l, err := AcquireLease(ctx, s, "train", time.Minute)
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// As after a store outage: the renewer gave up; lease.json still holds
-	// this lease, not yet expired.
+	// As after a store outage: the renewer gave up; the newest record is
+	// still this lease's, not yet expired.
 	close(l.stop)
 	<-l.done
 	l2, err := l.Retake(ctx)
@@ -465,7 +552,7 @@ func TestLease_Retake_AfterALapseWhenNobodyTookIt_ButNotFromAnother(t *testing.T
 	// Another trainer broke in meanwhile: Retake is refused.
 	close(l2.stop)
 	<-l2.done
-	other, _, err := BreakLease(ctx, s, "train-2", time.Minute)
+	other, _, err := BreakLease(ctx, s, "train-2", ttl(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,7 +577,7 @@ func TestLeaseChildProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := AcquireLease(context.Background(), s, "train-2", time.Minute)
+	l, err := AcquireLease(context.Background(), s, "train-2", ttl(time.Minute))
 	if err == nil {
 		l.Release(context.Background())
 		fmt.Println("ACQUIRED")
@@ -514,7 +601,7 @@ func TestLease_HolderInAnotherPIDNamespace_IsNotTakenOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	l, err := AcquireLease(ctx, s, "train", time.Minute)
+	l, err := AcquireLease(ctx, s, "train", ttl(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,6 +618,6 @@ func TestLease_HolderInAnotherPIDNamespace_IsNotTakenOver(t *testing.T) {
 		t.Fatalf("a trainer in another PID namespace was not refused:\n%s", out)
 	}
 	if cur, err := ReadLease(ctx, s); err != nil || cur.Token != l.Info().Token {
-		t.Fatalf("lease.json = %+v, %v; want the first trainer's", cur, err)
+		t.Fatalf("lease = %+v, %v; want the first trainer's", cur, err)
 	}
 }

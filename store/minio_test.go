@@ -152,18 +152,18 @@ func TestMinIO_Lease_Contention(t *testing.T) {
 	}
 	defer other.Close()
 
-	l, err := AcquireLease(ctx, s, "train", 3*time.Second)
+	l, err := AcquireLease(ctx, s, "train", ttl(3*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AcquireLease(ctx, other, "train", 3*time.Second); !errors.Is(err, ErrLeaseHeld) || !strings.Contains(err.Error(), "s3://runs/lease") {
+	if _, err := AcquireLease(ctx, other, "train", ttl(3*time.Second)); !errors.Is(err, ErrLeaseHeld) || !strings.Contains(err.Error(), "s3://runs/lease") {
 		t.Fatalf("second trainer = %v; want ErrLeaseHeld naming the run", err)
 	}
 	time.Sleep(4 * time.Second) // renewed past its first expiry
 	if err := l.Context().Err(); err != nil {
 		t.Fatalf("lease lost: %v", context.Cause(l.Context()))
 	}
-	if _, err := AcquireLease(ctx, other, "train", 3*time.Second); !errors.Is(err, ErrLeaseHeld) {
+	if _, err := AcquireLease(ctx, other, "train", ttl(3*time.Second)); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("second trainer after renewals = %v; want ErrLeaseHeld", err)
 	}
 	if err := l.Release(ctx); err != nil {
@@ -324,4 +324,21 @@ func TestOpen_EndpointThatIsNotS3_IsNamed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), loc) || !strings.Contains(err.Error(), "is it an S3 server?") {
 		t.Fatalf("Open = %v; want the URL and a doubt that it is S3", err)
 	}
+}
+
+func TestMinIO_Lease_RenewalAgainstBreakLease_OneHolderAndNoGenerationTwice(t *testing.T) {
+	srv := miniotest.Start(t)
+	srv.CreateBucket(t, "runs")
+	rounds := 200
+	if testing.Short() {
+		rounds = 20
+	}
+	raceRounds(t, rounds, func(i int) *Store {
+		s, err := Open(context.Background(), srv.URL("runs", fmt.Sprintf("race-%d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,7 +31,8 @@ type faultBucket struct {
 	beforeList func()
 }
 
-// fault fails the next n calls of op on key ("" any key) with code; with
+// fault fails the next n calls of op on key ("" any key, "PREFIX*" any
+// key that starts with PREFIX) with code; with
 // afterCommit a write fails after the object was written (a lost answer).
 type fault struct {
 	op, key     string
@@ -86,7 +88,8 @@ func (f *faultBucket) check(op, key string, afterCommit bool) error {
 		f.calls[op]++
 	}
 	for _, ft := range f.faults {
-		if ft.n > 0 && ft.op == op && (ft.key == "" || ft.key == key) && ft.afterCommit == afterCommit {
+		pre, wild := strings.CutSuffix(ft.key, "*")
+		if ft.n > 0 && ft.op == op && (ft.key == "" || ft.key == key || wild && strings.HasPrefix(key, pre)) && ft.afterCommit == afterCommit {
 			ft.n--
 			return &faultError{code: ft.code, op: op, key: key}
 		}

@@ -363,7 +363,7 @@ func TestStore_CheckRun_TellsRunEmptyAndSomethingElse(t *testing.T) {
 func TestStore_CheckRun_RunYAMLWrittenBetweenTheReadAndTheListing_IsARun(t *testing.T) {
 	ctx := context.Background()
 	s, fb := newFaultStore(t)
-	if err := s.Put(ctx, LeaseObject, strings.NewReader("{}")); err != nil {
+	if err := s.Put(ctx, LeaseRecord(1), strings.NewReader("{}")); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := s.CheckRun(ctx); ok || err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/millzero/millzero/internal/profile"
 	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/store"
 )
 
 func runTrain(args []string, out io.Writer) (err error) {
@@ -41,7 +43,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 	metricsAddr := metricsFlag(fs)
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to FILE (go tool pprof), on exit")
 	patience := storePatienceFlag(fs, 10*time.Minute, "")
-	breakLease := fs.Bool("break-lease", false, "take the run's lease even from a live trainer, which then stops at its next renewal (within 20 s); for a holder known to be gone")
+	breakLease := fs.Bool("break-lease", false, "take the run's lease even from a live trainer, which then commits nothing more and stops (within a second); for a holder known to be gone")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -64,6 +66,9 @@ func runTrain(args []string, out io.Writer) (err error) {
 	opts.NoLocalSelfplay = !*local
 	opts.StorePatience, opts.BreakLease = patience.d, *breakLease
 	l, err := run.Open(ctx, *runPath, *cfgPath, opts)
+	if errors.Is(err, store.ErrLeaseHeld) {
+		return fmt.Errorf("%w; to take it now, run train with --break-lease", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,10 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
+	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/internal/syncbuf"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
@@ -85,6 +87,15 @@ func readCSV(t *testing.T, path string) [][]string {
 // written.
 func checkRun(t *testing.T, dir string, gens int) {
 	t.Helper()
+	checkRunOf(t, dir, gens, false)
+}
+
+// checkRunOf is checkRun; with overlapped (two trainers ran at once for a
+// while) a generation may have more games than loop.games: the games a
+// trainer that lost its lease finished before it stopped, played as a
+// worker's would be.
+func checkRunOf(t *testing.T, dir string, gens int, overlapped bool) {
+	t.Helper()
 	cfg, _, err := run.LoadConfig("three-test")
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +132,7 @@ func checkRun(t *testing.T, dir string, gens int) {
 			t.Fatalf("row %d is generation %s", g+1, rows[g+1][0])
 		}
 		n, err := selfplay.CountGames(store.Dir(dir).ShardDir(g))
-		if err != nil || n != cfg.Loop.Games {
+		if err != nil || n != cfg.Loop.Games && !(overlapped && n > cfg.Loop.Games) {
 			t.Fatalf("generation %d has %d games (%v), want exactly %d", g, n, err, cfg.Loop.Games)
 		}
 		if _, err := model.LoadCheckpointFor(filepath.Join(dir, "models", fmt.Sprintf("gen-%06d.safetensors", g+1)), v); err != nil {
@@ -140,13 +151,10 @@ func checkRun(t *testing.T, dir string, gens int) {
 		if err != nil {
 			return err
 		}
-		// A shard, or a lease's takeover object, being written when its
-		// process was killed stays as a .tmp file (readers ignore it; the
-		// loop, and the next takeover, remove it after an hour, since
-		// another process may be writing it); nothing else may be left
-		// half written.
-		crashable := strings.HasPrefix(path, filepath.Join(dir, "games")) || strings.HasPrefix(path, filepath.Join(dir, "lease-takeovers"))
-		if (strings.Contains(filepath.Base(path), ".tmp") && !crashable) || strings.HasSuffix(path, ".jsonl") {
+		// A temporary file of a process killed while writing it is
+		// swept when the run resumes (its writer is gone); nothing is
+		// left half written.
+		if atomicfile.IsTemp(path) || strings.HasSuffix(path, ".jsonl") {
 			t.Errorf("left behind: %s", path)
 		}
 		return nil
@@ -211,9 +219,10 @@ func TestTrain_RunsToItsBudgetAndSaysWhy(t *testing.T) {
 	}
 }
 
-// Kill the loop at several moments (SIGINT once, then SIGKILL), resume
-// it each time with the same command, and check that no shard, checkpoint
-// or arena game is lost or counted twice.
+// Kill the loop at several moments (SIGINT once, then SIGKILL ten times),
+// resume it each time with the same command, and check that no shard,
+// checkpoint or arena game is lost or counted twice, and no temporary file
+// is left.
 func TestTrain_KilledAndResumed_LosesNothingAndCountsNothingTwice(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"train", "--config", "three-test", "--run", dir, "--generations", "3"}
@@ -231,7 +240,7 @@ func TestTrain_KilledAndResumed_LosesNothingAndCountsNothingTwice(t *testing.T) 
 		t.Fatalf("SIGINT: output does not say it was interrupted:\n%s", out.String())
 	}
 	killed := 0
-	for _, d := range []time.Duration{150, 350, 250, 600, 450} {
+	for _, d := range []time.Duration{150, 350, 250, 600, 450, 200, 500, 300, 700, 400} {
 		out.Reset()
 		cmd := child(t, &out, args...)
 		time.Sleep(d * time.Millisecond)
@@ -402,5 +411,70 @@ func TestTrainAndArena_ArgumentsAreCheckedBeforeTheFirstGame(t *testing.T) {
 	code, out, errOut := runCmd("arena", "random", "alphabeta:1", "--games", "2", "--variant", "nine", "--run", dir)
 	if code == 0 || !strings.Contains(errOut, "nine") || !strings.Contains(errOut, "three") || strings.Contains(out, "pair 1") {
 		t.Errorf("arena of nine into a run of three: exit %d, stderr %q, want an error before any game:\n%s", code, errOut, out)
+	}
+}
+
+// A trainer whose lease another breaks commits nothing more and stops,
+// naming the trainer that took the run; the breaker finishes the run, and
+// every generation is in it once.
+func TestTrain_BreakLease_TheBrokenTrainerStopsAndNoGenerationIsWrittenTwice(t *testing.T) {
+	for _, after := range []time.Duration{200 * time.Millisecond, 1500 * time.Millisecond} {
+		t.Run(after.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"train", "--config", "three-test", "--run", dir, "--generations", "3"}
+			var out syncbuf.Buffer
+			first := child(t, &out, args...)
+			waitFor(t, &out, "run "+dir)
+			time.Sleep(after)
+			code, o, errOut := runCmd(append(args, "--break-lease")...)
+			if code != 0 {
+				t.Fatalf("the breaking trainer: exit %d: %s\n%s", code, errOut, o)
+			}
+			first.Wait()
+			if code := first.ProcessState.ExitCode(); code == 0 && !strings.Contains(out.String(), "reached the budget") {
+				t.Fatalf("the broken trainer exited 0 without finishing:\n%s", out.String())
+			} else if code != 0 && !strings.Contains(out.String(), "taken over by another trainer") {
+				t.Fatalf("the broken trainer: exit %d without saying its lease was taken:\n%s", code, out.String())
+			}
+			checkRunOf(t, dir, 3, true)
+		})
+	}
+}
+
+// A search of the most visits a move may take stops soon after SIGINT:
+// self-play asks for 100,000 visits a move, and the trainer exits, saved,
+// within seconds of the signal.
+func TestTrain_ASearchOfTheMostVisitsStopsAtSIGINT(t *testing.T) {
+	base, err := configs.Runs.ReadFile("runs/three-test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(base), "simulations: 64,", fmt.Sprintf("simulations: %d,", arena.MaxVisits), 1)
+	cfg := filepath.Join(t.TempDir(), "deep.yaml")
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var out syncbuf.Buffer
+	cmd := child(t, &out, "train", "--config", cfg, "--run", dir, "--generations", "1")
+	waitFor(t, &out, "run "+dir)
+	time.Sleep(2 * time.Second) // into self-play's first searches
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("no exit within 20 s of SIGINT:\n%s", out.String())
+	}
+	took := time.Since(start)
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit %d after SIGINT; want 130:\n%s", code, out.String())
+	}
+	t.Logf("exit %v after SIGINT", took.Round(time.Millisecond))
+	if took > 5*time.Second {
+		t.Errorf("exit %v after SIGINT; want within seconds", took.Round(time.Millisecond))
 	}
 }
