@@ -176,7 +176,10 @@ func (x *SearchGame) Act(ctx context.Context, g *engine.Game) (engine.Action, er
 	x.s.Follow(g)
 	set := x.p.Settings
 	if x.p.MoveTime <= 0 {
-		if err := x.s.Run(x.eval); err != nil {
+		if err := x.s.RunContext(ctx, x.eval); err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err() // interrupted: the move is not played
+			}
 			return 0, fmt.Errorf("%s: %w", x.p.Label, err)
 		}
 	} else if err := x.s.RunFor(ctx, x.eval, set.Simulations, time.Now().Add(x.p.MoveTime), 0); err != nil {

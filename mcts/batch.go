@@ -96,10 +96,15 @@ func (s *Search) done() bool {
 // Run searches the root with eval until it has Settings.Simulations visits:
 // a pool of this one search.
 func (s *Search) Run(eval Evaluator) error {
+	return s.RunContext(context.Background(), eval)
+}
+
+// RunContext is Run that stops when ctx ends (Pool.RunContext).
+func (s *Search) RunContext(ctx context.Context, eval Evaluator) error {
 	if s.pool == nil {
 		s.pool = NewPool(s.v, eval)
 	}
 	s.pool.eval = eval
 	s.one[0] = s
-	return s.pool.Run(s.one[:])
+	return s.pool.RunContext(ctx, s.one[:])
 }
