@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
 )
 
 // EngineOptions are the settings of a Server that `setoption` changes: our
@@ -185,8 +186,10 @@ func (o *EngineOptions) Set(name, value string) error {
 		o.Run = value
 	case "visits", "sims", "simulations":
 		n, perr := strconv.Atoi(value)
-		if perr != nil || n < 1 || n > MaxVisits {
-			return fmt.Errorf("setoption %s %q: want a whole number in 1..%d (the most visits a move may take)", name, value, MaxVisits)
+		set := mcts.DefaultSettings()
+		set.Simulations = n
+		if verr := set.Validate(); perr != nil || verr != nil {
+			return fmt.Errorf("setoption %s %q: want a whole number in 1..%d (the most visits a move may take)", name, value, mcts.MaxVisits)
 		}
 		o.Visits = n
 	case "uci_showwdl":
@@ -295,7 +298,7 @@ func (o EngineOptions) uciOptions(v *engine.Variant) []string {
 		"name Variant type string default " + empty(o.Variant),
 		"name Model type string default " + empty(o.Model),
 		"name Run type string default " + empty(o.Run),
-		fmt.Sprintf("name Visits type spin default %d min 1 max %d", o.Visits, MaxVisits),
+		fmt.Sprintf("name Visits type spin default %d min 1 max %d", o.Visits, mcts.MaxVisits),
 		fmt.Sprintf("name Threads type spin default %d min 1 max %d", max(o.Threads, 1), MaxThreads),
 		fmt.Sprintf("name Seed type spin default %d min 0 max 9223372036854775807", o.Seed),
 		fmt.Sprintf("name Ponder type check default %t", o.Ponder),

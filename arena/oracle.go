@@ -19,6 +19,10 @@ type OracleGame struct {
 	Moves     string        // every action, space separated
 }
 
+// OracleVisits is the visits a move of the search the oracle measures
+// when none are given: a test-size run's gate's.
+const OracleVisits = 16
+
 // AgainstPerfect plays p against perfect play (the solved table t of a
 // small variant) from the start and from every one-ply opening, on both
 // seats.

@@ -33,7 +33,7 @@ func TestSearchPlayer_BeatsRandom(t *testing.T) {
 
 func TestSearchPlayer_FollowsTheGameAndKeepsTime(t *testing.T) {
 	v := loadVariant(t, "nine")
-	p := rolloutPlayer(1<<20, 30*time.Millisecond)
+	p := rolloutPlayer(mcts.MaxVisits, 30*time.Millisecond) // the time, not the visits, ends each move
 	gp, err := p.NewGame(v, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -430,7 +430,7 @@ func (x *dialog) current() (*engine.Game, error) {
 // goLimits are the limits of a go command.
 type goLimits struct {
 	moveTime    time.Duration // 0: none
-	nodes       int           // the root's visits, at most MaxVisits; 0: none
+	nodes       int           // the root's visits, at most mcts.MaxVisits; 0: none
 	depth       int           // the principal variation's length to reach, at most MaxDepth; 0: none
 	infinite    bool          // until stop
 	ponder      bool          // search without limits until ponderhit, then under the others (or stop)
@@ -447,7 +447,7 @@ var goWords = map[string]bool{"infinite": true, "ponder": true, "searchmoves": t
 
 // parseGo reads go's limits for the side to move. A clock (wtime, btime)
 // is spent by the time manager (moveBudget); movetime, when also given,
-// wins over it. nodes above MaxVisits and depth above MaxDepth are cut to
+// wins over it. nodes above mcts.MaxVisits and depth above MaxDepth are cut to
 // those bounds, and mate is not a limit of this search (it searches as
 // without it): each is noted in notes.
 func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
@@ -478,10 +478,10 @@ func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
 			case "movetime":
 				l.moveTime = max(ms, time.Millisecond)
 			case "nodes":
-				if n > MaxVisits {
-					notes = append(notes, fmt.Sprintf("go nodes %d: more than the most visits a move may take, searching %d", n, MaxVisits))
+				if n > mcts.MaxVisits {
+					notes = append(notes, fmt.Sprintf("go nodes %d: more than the most visits a move may take, searching %d", n, mcts.MaxVisits))
 				}
-				l.nodes = int(min(max(n, 1), MaxVisits))
+				l.nodes = int(min(max(n, 1), mcts.MaxVisits))
 			case "depth":
 				if n > MaxDepth {
 					notes = append(notes, fmt.Sprintf("go depth %d: deeper than the deepest line this search follows, searching to depth %d", n, MaxDepth))
@@ -629,7 +629,7 @@ func (x *dialog) think(ctx context.Context, gps []GamePlayer, g *engine.Game, li
 	l := SearchLimits{Visits: lim.nodes, MoveTime: lim.moveTime, Infinite: lim.infinite, Every: x.s.InfoEvery,
 		Depth: lim.depth, RootActions: only}
 	if l.Depth > 0 && l.Visits == 0 && l.MoveTime == 0 {
-		l.Visits = MaxVisits // depth alone: bounded as every search
+		l.Visits = mcts.MaxVisits // depth alone: bounded as every search
 	}
 	if l.Visits > 0 {
 		l.Visits = max(l.Visits/n, 1)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/mcts"
 )
 
 func TestServe_AnUnknownCommandIsNamedCutNotEchoed(t *testing.T) {
@@ -24,13 +26,13 @@ func TestServe_AnUnknownCommandIsNamedCutNotEchoed(t *testing.T) {
 }
 
 func TestServe_VisitsAreBoundedByMaxVisits(t *testing.T) {
-	lines := served(t, rolloutServer(t, "nine"), fmt.Sprintf("setoption name Visits value %d\nsetoption name Visits value %d\n", MaxVisits+1, MaxVisits))
-	if len(lines) != 1 || !strings.Contains(lines[0], fmt.Sprintf("1..%d", MaxVisits)) {
-		t.Errorf("Visits %d: %q, want one error naming the bound", MaxVisits+1, lines)
+	lines := served(t, rolloutServer(t, "nine"), fmt.Sprintf("setoption name Visits value %d\nsetoption name Visits value %d\n", mcts.MaxVisits+1, mcts.MaxVisits))
+	if len(lines) != 1 || !strings.Contains(lines[0], fmt.Sprintf("1..%d", mcts.MaxVisits)) {
+		t.Errorf("Visits %d: %q, want one error naming the bound", mcts.MaxVisits+1, lines)
 	}
 	l, notes, err := parseGo([]string{"nodes", "999999999999", "depth", "1000"}, 0)
-	if err != nil || l.nodes != MaxVisits || l.depth != MaxDepth || len(notes) != 2 {
-		t.Errorf("go nodes 999999999999 depth 1000: nodes %d depth %d notes %q (%v), want %d, %d and two notes", l.nodes, l.depth, notes, err, MaxVisits, MaxDepth)
+	if err != nil || l.nodes != mcts.MaxVisits || l.depth != MaxDepth || len(notes) != 2 {
+		t.Errorf("go nodes 999999999999 depth 1000: nodes %d depth %d notes %q (%v), want %d, %d and two notes", l.nodes, l.depth, notes, err, mcts.MaxVisits, MaxDepth)
 	}
 }
 

@@ -24,16 +24,18 @@ type SpecSettings struct {
 	MoveTime    time.Duration // time per move of engine: players, and of search players when above 0 (visits then cap the search)
 }
 
-// DefaultSpecSettings: 400 visits per move, a second per engine move.
-func DefaultSpecSettings() SpecSettings {
-	return SpecSettings{Simulations: 400}
-}
+// DefaultVisits is the visits a move of a search player that names none
+// (model:PATH, rollout, --sims): the commands' default.
+const DefaultVisits = 400
 
-// MaxVisits bounds a search's visits per move: the tree holds every node
-// the visits expand, about 0.8 KB a visit on nine's board (80 MB at
-// 100000), so a spec asking for more is refused rather than filling the
-// memory.
-const MaxVisits = 100_000
+// DefaultOpeningPlies is the random legal plies that open each pair of a
+// match unless told otherwise: the commands' default.
+const DefaultOpeningPlies = 4
+
+// DefaultSpecSettings: DefaultVisits a move, and no move time.
+func DefaultSpecSettings() SpecSettings {
+	return SpecSettings{Simulations: DefaultVisits}
+}
 
 // SpecHelp lists the player specs ParsePlayer reads, one per line.
 const SpecHelp = `random               uniformly random legal actions (Elo anchor, 0)
@@ -70,10 +72,10 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 			return s, set.Simulations, nil
 		}
 		k, err := strconv.Atoi(n)
-		if err != nil || k < 1 || k > MaxVisits {
-			return "", 0, fmt.Errorf("player %q: visits %q: want a whole number 1..%d after @ (the most visits a move may take)", spec, n, MaxVisits)
+		if err != nil || k < 1 {
+			return "", 0, fmt.Errorf("player %q: visits %q: want a whole number 1..%d after @ (the most visits a move may take)", spec, n, mcts.MaxVisits)
 		}
-		return base, k, nil
+		return base, k, nil // the search's settings bound it (SearchSpec)
 	}
 	switch {
 	case spec == RandomName:
@@ -179,14 +181,17 @@ func splitOptions(spec string) (string, []string) {
 
 // SearchSpec is the settings of a search player with n visits, base with
 // opts (",K=V" options, see SearchOptions) laid over it, and the suffix of
-// its name: "@N" and then the options as given ("@400,root=puct").
+// its name: "@N" and then the options as given ("@400,root=puct"). The
+// settings are validated (mcts.Settings.Validate: n at most mcts.MaxVisits,
+// also on a placing move).
 func SearchSpec(base mcts.Settings, n int, opts []string) (mcts.Settings, string, error) {
+	base.Simulations = n
 	s, err := SearchOptions(base, opts)
 	if err != nil {
 		return s, "", err
 	}
-	if f := s.PlacingFactor; f > 1 && float64(n)*f > MaxVisits {
-		return s, "", fmt.Errorf("visits %d with placing_factor %v: a placing move would search %.0f visits, above the most a move may take (1..%d)", n, f, float64(n)*f, MaxVisits)
+	if err := s.Validate(); err != nil {
+		return s, "", err
 	}
 	suffix := fmt.Sprintf("@%d", n)
 	if len(opts) > 0 {

@@ -161,14 +161,14 @@ func TestModelSettings_GumbelRootWithTwoSeatsOnly(t *testing.T) {
 
 func TestParsePlayer_VisitsAreBoundedByMaxVisits(t *testing.T) {
 	v := loadVariant(t, "nine")
-	if p, err := ParsePlayer(fmt.Sprintf("rollout@%d", MaxVisits), v, DefaultSpecSettings()); err != nil || p.Name() != fmt.Sprintf("rollout@%d", MaxVisits) {
-		t.Errorf("rollout@%d: %v, want the player", MaxVisits, err)
+	if p, err := ParsePlayer(fmt.Sprintf("rollout@%d", mcts.MaxVisits), v, DefaultSpecSettings()); err != nil || p.Name() != fmt.Sprintf("rollout@%d", mcts.MaxVisits) {
+		t.Errorf("rollout@%d: %v, want the player", mcts.MaxVisits, err)
 	}
-	for _, spec := range []string{fmt.Sprintf("rollout@%d", MaxVisits+1), "model:m.safetensors@999999999999", "rollout@99999999999999999999",
-		fmt.Sprintf("rollout@%d,placing_factor=2", MaxVisits/2+1)} {
+	for _, spec := range []string{fmt.Sprintf("rollout@%d", mcts.MaxVisits+1), "model:m.safetensors@999999999999", "rollout@99999999999999999999",
+		fmt.Sprintf("rollout@%d,placing_factor=2", mcts.MaxVisits/2+1)} {
 		_, err := ParsePlayer(spec, v, DefaultSpecSettings())
-		if err == nil || !strings.Contains(err.Error(), spec) || !strings.Contains(err.Error(), fmt.Sprintf("1..%d", MaxVisits)) {
-			t.Errorf("%s: %v, want an error naming the spec and the most visits, %d", spec, err, MaxVisits)
+		if err == nil || !strings.Contains(err.Error(), spec) || !strings.Contains(err.Error(), fmt.Sprintf("1..%d", mcts.MaxVisits)) {
+			t.Errorf("%s: %v, want an error naming the spec and the most visits, %d", spec, err, mcts.MaxVisits)
 		}
 	}
 }

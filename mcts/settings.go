@@ -94,13 +94,24 @@ func DefaultSettings() Settings {
 // may take this many times the visits of another, no more.
 const MaxPlacingFactor = 16
 
+// MaxVisits bounds the visits of one move's search (Settings.Simulations,
+// times PlacingFactor on a placing move): the tree keeps a node for every
+// visit until the game moves on, so a search asked for more would fill
+// the memory before it ended. Validate refuses settings above it, and
+// every count of visits a person gives (a run's config, a player spec, a
+// command's flag) becomes settings that Validate checks.
+const MaxVisits = 100_000
+
 // Validate says what is wrong with settings, naming the field.
 func (s *Settings) Validate() error {
 	switch {
-	case s.Simulations < 1:
-		return fmt.Errorf("mcts settings: simulations %d: want 1 or more", s.Simulations)
+	case s.Simulations < 1 || s.Simulations > MaxVisits:
+		return fmt.Errorf("mcts settings: simulations %d: want 1..%d (the most visits a move may take)", s.Simulations, MaxVisits)
 	case !(s.PlacingFactor == 0 || s.PlacingFactor >= 1 && s.PlacingFactor <= MaxPlacingFactor):
 		return fmt.Errorf("mcts settings: placing_factor %v: want 0 (off) or 1..%d", s.PlacingFactor, MaxPlacingFactor)
+	case s.PlacingFactor > 1 && float64(s.Simulations)*s.PlacingFactor > MaxVisits:
+		return fmt.Errorf("mcts settings: simulations %d with placing_factor %v: a placing move would search %.0f visits, above the most a move may take (1..%d)",
+			s.Simulations, s.PlacingFactor, float64(s.Simulations)*s.PlacingFactor, MaxVisits)
 	case !(s.CPuct > 0):
 		return fmt.Errorf("mcts settings: c_puct %v: want more than 0", s.CPuct)
 	case s.Root != RootPUCT && s.Root != RootGumbel:

@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -23,6 +24,8 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 		set   func(*Settings)
 	}{
 		{"simulations", func(s *Settings) { s.Simulations = 0 }},
+		{"simulations", func(s *Settings) { s.Simulations = MaxVisits + 1 }},
+		{"placing_factor", func(s *Settings) { s.Simulations = MaxVisits / 2; s.PlacingFactor = 3 }},
 		{"c_puct", func(s *Settings) { s.CPuct = 0 }},
 		{"placing_factor", func(s *Settings) { s.PlacingFactor = 0.5 }},
 		{"placing_factor", func(s *Settings) { s.PlacingFactor = MaxPlacingFactor + 1 }},
@@ -61,6 +64,22 @@ func TestSettings_ValidateNamesTheField(t *testing.T) {
 		if _, err := NewSearch(load(t, "nine"), set, 1); err == nil {
 			t.Errorf("%s: NewSearch took bad settings", c.field)
 		}
+	}
+}
+
+func TestSettings_MaxVisitsIsTheMostASearchMayTake(t *testing.T) {
+	set := DefaultSettings()
+	set.Simulations = MaxVisits
+	if err := set.Validate(); err != nil {
+		t.Fatalf("simulations %d: %v; want it taken", MaxVisits, err)
+	}
+	set.Simulations, set.PlacingFactor = MaxVisits/4, 4
+	if err := set.Validate(); err != nil {
+		t.Fatalf("simulations %d with placing_factor 4: %v; want it taken", set.Simulations, err)
+	}
+	set.Simulations, set.PlacingFactor = 10_000_000, 0
+	if err := set.Validate(); err == nil || !strings.Contains(err.Error(), "simulations 10000000") || !strings.Contains(err.Error(), fmt.Sprint(MaxVisits)) {
+		t.Fatalf("simulations 10000000: %v; want refused naming the bound", err)
 	}
 }
 

@@ -166,7 +166,7 @@ func (m Source) SearchPlayer(v *engine.Variant, sims, views int) (*arena.SearchP
 		views = 1 // a PlayerConfig that does not say
 	}
 	if views < 1 || views > v.NumSymmetries() {
-		return nil, fmt.Errorf("--orientations %d: want 1..%d (the symmetries of %s)", views, v.NumSymmetries(), v.Name)
+		return nil, fmt.Errorf("orientations %d: want 1..%d (the symmetries of %s)", views, v.NumSymmetries(), v.Name)
 	}
 	e, set := arena.Evaluation{RandomSymmetry: true}, arena.ArenaSettings(sims)
 	desc := fmt.Sprintf("%s, %d visits per move", m.Desc, sims)
@@ -176,6 +176,9 @@ func (m Source) SearchPlayer(v *engine.Variant, sims, views int) (*arena.SearchP
 			desc += fmt.Sprintf(", %d turns of the board a position", views)
 		}
 	}
+	if err := set.Validate(); err != nil {
+		return nil, err
+	}
 	return arena.NewSearchPlayer(desc, set, e), nil
 }
 
@@ -183,9 +186,6 @@ func (m Source) SearchPlayer(v *engine.Variant, sims, views int) (*arena.SearchP
 // player searching sims visits a move, with the tables of prover (nil:
 // none).
 func NewSourceBot(v *engine.Variant, src Source, sims, views int, seed uint64, prover mcts.Prover) (*Bot, error) {
-	if sims < 1 || sims > arena.MaxVisits {
-		return nil, fmt.Errorf("--sims %d: want 1..%d", sims, arena.MaxVisits)
-	}
 	p, err := src.SearchPlayer(v, sims, views)
 	if err != nil {
 		return nil, err

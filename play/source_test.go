@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/store"
@@ -73,8 +74,11 @@ func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 	if ev, err := p.NewEvaluator(v, 1); err != nil || ev.(*model.Evaluator).Orientations() != 3 {
 		t.Errorf("the player's evaluator: %v, %v; want three views", ev, err)
 	}
-	if _, err := src.SearchPlayer(v, 8, v.NumSymmetries()+1); err == nil || !strings.Contains(err.Error(), "--orientations") {
-		t.Errorf("more views than the variant's symmetries: %v, want an error naming --orientations", err)
+	if _, err := src.SearchPlayer(v, 8, v.NumSymmetries()+1); err == nil || !strings.Contains(err.Error(), "orientations") {
+		t.Errorf("more views than the variant's symmetries: %v, want an error naming orientations", err)
+	}
+	if _, err := src.SearchPlayer(v, mcts.MaxVisits+1, 1); err == nil || !strings.Contains(err.Error(), "simulations") {
+		t.Errorf("more visits than a move may take: %v, want an error naming simulations", err)
 	}
 }
 

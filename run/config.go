@@ -416,14 +416,15 @@ func (c *Config) validate() error {
 		return fmt.Errorf("loop: window_samples, shuffle and val_batches must not be negative")
 	case l.ValFraction < 0 || l.ValFraction >= 1:
 		return fmt.Errorf("loop: val_fraction %v: want 0..1", l.ValFraction)
-	case g.Simulations < 1:
-		return fmt.Errorf("gate: simulations %d: want 1 or more", g.Simulations)
 	case g.MaxGames < 0 || g.MaxGames == 1:
 		return fmt.Errorf("gate: max_games %d: want 0 (no gate) or 2 or more", g.MaxGames)
 	case g.OpeningPlies < 0:
 		return fmt.Errorf("gate: opening_plies %d: want 0 or more", g.OpeningPlies)
 	case g.LadderPairs < 0:
 		return fmt.Errorf("gate: ladder_pairs %d: want 0 or more", g.LadderPairs)
+	}
+	if set := c.GateSearch(); set.Validate() != nil {
+		return fmt.Errorf("gate: %w", set.Validate())
 	}
 	prev, prevGen := c.Model, 0
 	for i, s := range l.Grow {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -289,5 +290,26 @@ func TestLoopConfig_WindowGrowsByKataGosRule(t *testing.T) {
 	c.Loop.WindowGrowth = -1
 	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "window_growth -1") {
 		t.Errorf("window_growth -1: %v", err)
+	}
+}
+
+// A run.yaml whose search asks for more visits than a move may take
+// (mcts.MaxVisits) is refused before anything is opened, naming the key.
+func TestLoadRunConfig_TooManyVisitsAreRefusedNamingTheKey(t *testing.T) {
+	_, text, err := LoadConfig("three-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.yaml")
+	bad := strings.Replace(string(text), "simulations: 64\n", "simulations: 10000000\n", 1)
+	if bad == string(text) {
+		t.Fatal("three-test's run.yaml has no simulations: 64")
+	}
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = LoadRunConfig(path)
+	if err == nil || !strings.Contains(err.Error(), "simulations 10000000") || !strings.Contains(err.Error(), fmt.Sprint(mcts.MaxVisits)) {
+		t.Fatalf("LoadRunConfig = %v; want simulations 10000000 refused, naming the bound", err)
 	}
 }

@@ -34,8 +34,11 @@ func (c StrengthConfig) validate() error {
 		return fmt.Errorf("strength: every_hours %v: want 0 (never) or more", c.EveryHours)
 	case c.EveryHours == 0:
 		return nil
-	case c.Simulations < 1 || c.Pairs < 1 || len(c.Depths)+len(c.Classic) == 0:
-		return fmt.Errorf("strength: simulations %d, pairs %d, depths %v, classic %v: want positive counts and a yardstick", c.Simulations, c.Pairs, c.Depths, c.Classic)
+	case c.Pairs < 1 || len(c.Depths)+len(c.Classic) == 0:
+		return fmt.Errorf("strength: pairs %d, depths %v, classic %v: want positive counts and a yardstick", c.Pairs, c.Depths, c.Classic)
+	}
+	if set := arena.ArenaSettings(c.Simulations); set.Validate() != nil {
+		return fmt.Errorf("strength: %w", set.Validate())
 	}
 	if _, err := c.classicPlayers(); err != nil {
 		return err

@@ -77,6 +77,11 @@ func runBench(args []string, out io.Writer) (err error) {
 	if *repeat < 1 || *seconds <= 0 || *sims < 0 {
 		return fmt.Errorf("--repeat %d, --seconds %v, --sims %d: want positive values", *repeat, *seconds, *sims)
 	}
+	if *sims > 0 {
+		if err := checkVisits("sims", *sims); err != nil {
+			return err
+		}
+	}
 	v, err := engine.Load(*variant)
 	if err != nil {
 		return err

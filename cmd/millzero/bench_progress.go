@@ -40,9 +40,9 @@ func runBenchProgress(args []string, out io.Writer) error {
 	everyGens := fs.Int("every-generations", 0, "instead: the model every this many generations, and the newest")
 	atHours := fs.String("at-hours", "", "instead: the models nearest these run hours, comma separated (past the run's end: its newest)")
 	axis := fs.String("axis", bench.AxisHours, "x axis of progress.png: "+strings.Join(bench.Axes, ", ")+" (positions self-play searched, samples the trainer fitted)")
-	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits a move")
+	sims := fs.Int("sims", arena.DefaultVisits, "search visits a move")
 	pairs := fs.Int("pairs", 100, "pairs of games a match (one random opening a pair, seats swapped)")
-	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
+	openings := fs.Int("opening-plies", arena.DefaultOpeningPlies, "random legal actions that open each pair")
 	bookPath := fs.String("book", "", "an opening book (millzero openings build): each pair opens from one of its positions, chosen by --seed, instead of random actions")
 	seed := fs.Uint64("seed", 1, "seed of the openings")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
@@ -62,8 +62,11 @@ func runBenchProgress(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("give --run")
 	}
-	if *sims < 1 || *pairs < 1 || *openings < 0 || *workers < 0 || *every < 0 {
-		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d, --every-hours %v: want positive counts", *sims, *pairs, *openings, *workers, *every)
+	if err := checkVisits("sims", *sims); err != nil {
+		return err
+	}
+	if *pairs < 1 || *openings < 0 || *workers < 0 || *every < 0 {
+		return fmt.Errorf("--pairs %d, --opening-plies %d, --workers %d, --every-hours %v: want positive counts", *pairs, *openings, *workers, *every)
 	}
 	if *everyGens < 0 {
 		return fmt.Errorf("--every-generations %d: want a positive count", *everyGens)

@@ -34,12 +34,12 @@ func runBenchStrength(args []string, out io.Writer) error {
 	pc := play.PlayerConfig{RunVariant: run.VariantOf}
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured, or default: the built-in model")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
-	sims := fs.Int("sims", arena.DefaultSpecSettings().Simulations, "search visits per model move (fresh tree settings of the arena)")
+	sims := fs.Int("sims", arena.DefaultVisits, "search visits per model move (fresh tree settings of the arena)")
 	search := fs.String("search", "", "search settings laid over a model player's (a Gumbel root), comma separated, named as in a run config (root=puct or min_q_spread=0: the searches of older figures in the experiment record)")
 	classicFlag := fs.String("classic", bench.DefaultClassic, "classical-engine players met, comma separated: classic@TIME (a move's time) or classic:N (N plies), each with any ,weights=W; none for no classical engine")
 	depths := fs.String("depths", "", "alpha-beta depths met, comma separated (2,4,6,8: the yardsticks of older figures)")
 	pairs := fs.Int("pairs", 50, "pairs of games against each depth (one random opening per pair, seats swapped)")
-	openings := fs.Int("opening-plies", 4, "random legal actions that open each pair")
+	openings := fs.Int("opening-plies", arena.DefaultOpeningPlies, "random legal actions that open each pair")
 	bookPath := fs.String("book", "", "an opening book (millzero openings build): each pair opens from one of its positions, chosen by --seed, instead of random actions")
 	seed := fs.Uint64("seed", 1, "seed of the openings: keep it to compare models on the same positions")
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
@@ -57,8 +57,11 @@ func runBenchStrength(args []string, out io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("give --run or --model")
 	}
-	if *sims < 1 || *pairs < 1 || *openings < 0 || *workers < 0 {
-		return fmt.Errorf("--sims %d, --pairs %d, --opening-plies %d, --workers %d: want positive counts", *sims, *pairs, *openings, *workers)
+	if err := checkVisits("sims", *sims); err != nil {
+		return err
+	}
+	if *pairs < 1 || *openings < 0 || *workers < 0 {
+		return fmt.Errorf("--pairs %d, --opening-plies %d, --workers %d: want positive counts", *pairs, *openings, *workers)
 	}
 	opponents, err := bench.ClassicYardsticks(*classicFlag)
 	if err != nil {

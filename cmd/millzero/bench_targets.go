@@ -57,6 +57,11 @@ func runBenchTargets(args []string, out io.Writer) error {
 	if *positions < 1 || *searches < 2 || *sims < 0 {
 		return fmt.Errorf("--positions %d, --searches %d, --sims %d: want 1 or more positions, 2 or more searches, 0 or more visits", *positions, *searches, *sims)
 	}
+	if *sims > 0 {
+		if err := checkVisits("sims", *sims); err != nil {
+			return err
+		}
+	}
 	if *judge < 0 || *judge > classic.MaxDepth {
 		return fmt.Errorf("--judge %d: want 0 (no judging) or a depth of 1..%d", *judge, classic.MaxDepth)
 	}

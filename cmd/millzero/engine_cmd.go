@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/play"
 )
 
@@ -37,8 +36,8 @@ func engineMain(args []string, in io.Reader, out io.Writer) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (see --help)", rest[0])
 	}
-	if pc.Sims < 1 || pc.Sims > arena.MaxVisits {
-		return fmt.Errorf("--sims %d: want 1..%d (the most visits a move may take)", pc.Sims, arena.MaxVisits)
+	if err := checkVisits("sims", pc.Sims); err != nil {
+		return err
 	}
 	if pc.Views < 1 {
 		return fmt.Errorf("--orientations %d: want 1 or more (up to the variant's symmetries)", pc.Views)

@@ -20,7 +20,7 @@ func runOracle(args []string, out io.Writer) error {
 	}, out)
 	runPath := fs.String("run", "", "run directory of a 3x3 variant (three, three-nodiagonal, three-cross), or of any with --tablebase")
 	gen := fs.Int("generation", -1, "model generation to test (-1: the run's best)")
-	sims := fs.Int("sims", 0, "search visits per move (fresh each move, no tree reuse); 0: 16, or with --tablebase the run's self-play visits")
+	sims := fs.Int("sims", 0, fmt.Sprintf("search visits per move (fresh each move, no tree reuse); 0: %d, or with --tablebase the run's self-play visits", arena.OracleVisits))
 	tables := fs.String("tablebase", "", "endgame tables of the run's variant (millzero tablebase build, or auto: those a run built in the user cache): measure the move accuracy in their positions by material")
 	per := fs.Int("positions", 200, "with --tablebase: positions drawn of each material")
 	untrained := fs.Bool("untrained", false, "test a randomly initialised network of the run's shape instead")
@@ -34,6 +34,11 @@ func runOracle(args []string, out io.Writer) error {
 	}
 	if *sims < 0 || *per < 1 {
 		return fmt.Errorf("--sims %d, --positions %d: want positive counts", *sims, *per)
+	}
+	if *sims > 0 {
+		if err := checkVisits("sims", *sims); err != nil {
+			return err
+		}
 	}
 	dir, err := store.Fetch(context.Background(), *runPath, "")
 	if err != nil {
@@ -55,7 +60,7 @@ func runOracle(args []string, out io.Writer) error {
 	if *sims == 0 && *tables != "" {
 		*sims = o.SelfplaySims
 	} else if *sims == 0 {
-		*sims = 16
+		*sims = arena.OracleVisits
 	}
 	if *tables == "" {
 		return o.Solved(context.Background(), out, *sims)

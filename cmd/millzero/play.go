@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/play"
 )
 
@@ -67,11 +66,11 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--seat: %w", err)
 	}
-	if pc.Views < 1 {
-		return fmt.Errorf("--orientations %d: want 1 or more (up to the variant's symmetries)", pc.Views)
+	if pc.Views < 1 || pc.Views > v.NumSymmetries() {
+		return fmt.Errorf("--orientations %d: want 1..%d (the symmetries of %s)", pc.Views, v.NumSymmetries(), v.Name)
 	}
-	if pc.Sims < 1 || pc.Sims > arena.MaxVisits {
-		return fmt.Errorf("--sims %d: want 1..%d", pc.Sims, arena.MaxVisits)
+	if err := checkVisits("sims", pc.Sims); err != nil {
+		return err
 	}
 	if web.MaxGames < 1 {
 		return fmt.Errorf("--max-games %d: want 1 or more", web.MaxGames)

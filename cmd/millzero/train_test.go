@@ -24,6 +24,7 @@ import (
 	"github.com/millzero/millzero/engine/solve"
 	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/internal/syncbuf"
+	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/selfplay"
@@ -270,6 +271,9 @@ func TestTrain_BadConfigNamesTheKey(t *testing.T) {
 		{"gate:\n  ladder: [stockfish]\n", "stockfish"},
 		{"variant: ninety\n", "ninety"},
 		{"train:\n  optimizer: adagrad\n", "adagrad"},
+		{"selfplay:\n  search: {simulations: 10000000}\n", "simulations 10000000"},
+		{"gate:\n  simulations: 10000000\n", "gate: mcts settings: simulations 10000000"},
+		{"loop:\n  visits: [{generation: 5, simulations: 10000000}]\n", "simulations 10000000"},
 	}
 	for _, c := range cases {
 		os.WriteFile(path, []byte(c.text), 0o644)
@@ -449,7 +453,7 @@ func TestTrain_ASearchOfTheMostVisitsStopsAtSIGINT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(base), "simulations: 64,", fmt.Sprintf("simulations: %d,", arena.MaxVisits), 1)
+	text := strings.Replace(string(base), "simulations: 64,", fmt.Sprintf("simulations: %d,", mcts.MaxVisits), 1)
 	cfg := filepath.Join(t.TempDir(), "deep.yaml")
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
