@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/gen"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -258,8 +258,8 @@ func listShards(gamesDir string, maxGens int) ([]shardRef, error) {
 		if !e.IsDir() {
 			continue
 		}
-		if gen, ok := parseGenDir(e.Name()); ok {
-			gens = append(gens, genDir{e.Name(), gen})
+		if g, ok := gen.Parse(e.Name()); ok {
+			gens = append(gens, genDir{e.Name(), g})
 		}
 	}
 	sort.Slice(gens, func(i, j int) bool { return gens[i].gen < gens[j].gen })
@@ -282,21 +282,6 @@ func listShards(gamesDir string, maxGens int) ([]shardRef, error) {
 		}
 	}
 	return refs, nil
-}
-
-// parseGenDir reads the generation of a directory named gen-NNNNNN.
-func parseGenDir(name string) (int, bool) {
-	digits, ok := strings.CutPrefix(name, "gen-")
-	if !ok || digits == "" {
-		return 0, false
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-	}
-	gen, err := strconv.Atoi(digits)
-	return gen, err == nil
 }
 
 // Rows is the number of recorded positions in the window, before the split

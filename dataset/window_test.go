@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/gen"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -423,8 +424,8 @@ func TestWindow_CacheCarriesKeptShardsToTheNextWindow(t *testing.T) {
 	}
 	gens := map[int]int{}
 	for path := range cache.shards {
-		gen, _ := parseGenDir(filepath.Base(filepath.Dir(path)))
-		gens[gen]++
+		g, _ := gen.Parse(filepath.Base(filepath.Dir(path)))
+		gens[g]++
 	}
 	if !reflect.DeepEqual(gens, map[int]int{1: 2, 2: 2}) {
 		t.Errorf("the cache holds shards of generations %v, want generations 1 and 2's two each (3 is the newest)", gens)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/internal/atomicfile"
+	"github.com/millzero/millzero/internal/gen"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -270,13 +271,19 @@ func (w *ShardWriter) Abort() {
 // ignore such files, so this only frees space; an age well above a shard's
 // write time keeps it off files still being written on other hosts.
 func RemoveStaleTemp(gamesDir string, age time.Duration) (int, error) {
-	dirs, err := filepath.Glob(filepath.Join(gamesDir, "gen-*"))
+	entries, err := os.ReadDir(gamesDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("remove stale temporary shards in %s: %w", gamesDir, err)
 	}
 	removed := 0
-	for _, dir := range dirs {
-		n, err := atomicfile.Sweep(dir, age)
+	for _, e := range entries {
+		if _, ok := gen.Parse(e.Name()); !ok || !e.IsDir() {
+			continue
+		}
+		n, err := atomicfile.Sweep(filepath.Join(gamesDir, e.Name()), age)
 		removed += n
 		if err != nil {
 			return removed, fmt.Errorf("remove stale temporary shards: %w", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/internal/atomicfile"
+	"github.com/millzero/millzero/internal/gen"
 	"github.com/millzero/millzero/store"
 )
 
@@ -130,13 +131,13 @@ func forkFiles(from, to store.Dir, n, best int) error {
 // arenaFile is the generation of the model whose gate or ladder match
 // an arena file of the loop's records (gate-gen-000012-..., ladder-gen-...)
 // holds, whether it is a ladder match, and whether name is one of them.
-func arenaFile(name string) (gen int, ladder, ok bool) {
+func arenaFile(name string) (g int, ladder, ok bool) {
 	for _, kind := range []string{"gate-", "ladder-"} {
-		r, found := strings.CutPrefix(name, kind+"gen-")
-		if !found || len(r) < 6 {
+		r, found := strings.CutPrefix(name, kind)
+		if !found {
 			continue
 		}
-		if g, err := strconv.Atoi(r[:6]); err == nil {
+		if g, _, ok := gen.Cut(strings.TrimSuffix(r, arena.RecordExt)); ok {
 			return g, kind == "ladder-", true
 		}
 	}

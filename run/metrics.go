@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/millzero/millzero/internal/gen"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/store"
 )
@@ -341,7 +342,7 @@ func (l *Loop) plots() error {
 	var order []string
 	for i, r := range elo.rows {
 		name := r[2]
-		if strings.HasPrefix(name, "gen-") {
+		if _, model := gen.Parse(name); model {
 			name = "best"
 		}
 		ln, ok := byPlayer[name]

@@ -2,7 +2,8 @@ package run
 
 import (
 	"math"
-	"strings"
+
+	"github.com/millzero/millzero/internal/gen"
 )
 
 // LossStatus is the newest training report of metrics/losses.csv, and the
@@ -68,12 +69,12 @@ func (l *Loop) newestRating() (*RatingStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen, hours := t.column("generation"), t.column("hours")
+	gens, hours := t.column("generation"), t.column("hours")
 	elo, low, high := t.column("elo"), t.column("low"), t.column("high")
 	players := t.text("player")
 	for i := len(t.rows) - 1; i >= 0; i-- {
-		if players[i] == "best" || strings.HasPrefix(players[i], "gen-") {
-			return &RatingStatus{Generation: int(gen[i]), Hours: hours[i], Elo: elo[i], Low: low[i], High: high[i]}, nil
+		if _, model := gen.Parse(players[i]); players[i] == "best" || model {
+			return &RatingStatus{Generation: int(gens[i]), Hours: hours[i], Elo: elo[i], Low: low[i], High: high[i]}, nil
 		}
 	}
 	return nil, nil

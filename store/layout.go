@@ -12,6 +12,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/internal/atomicfile"
+	"github.com/millzero/millzero/internal/gen"
 )
 
 // A run's layout, the same in a store and in a local directory (DESIGN.md).
@@ -33,7 +34,7 @@ const (
 	LeasePrefix       = "lease/"                    // the trainer's lease: LeaseRecord's, written once each (lease.go)
 	ModelsPrefix      = "models/"                   // the checkpoints and the best pointer
 	BestObject        = ModelsPrefix + "best"       // the generation self-play uses (Dir.Best)
-	CheckpointsPrefix = ModelsPrefix + modelPrefix  // what every checkpoint's name starts with
+	CheckpointsPrefix = ModelsPrefix + gen.Prefix   // what every checkpoint's name starts with
 	CheckpointExt     = ".safetensors"              // what every checkpoint's name ends with
 	GamesPrefix       = "games/"                    // the self-play shards, a directory a generation
 	ArenaPrefix       = "arena/"                    // the arena's game records and ratings
@@ -58,25 +59,15 @@ const (
 	StrengthPlot = MetricsPrefix + "strength.png" // the yardstick matches
 )
 
-// modelPrefix starts every model name (ModelName's form).
-const modelPrefix = "gen-"
-
-// ModelName is the name of generation gen's model: its arena name, its
-// checkpoint's name without CheckpointExt and its shards' directory
-// (gen-000007). Generation 0 is the search with random-rollout values that
-// plays before any model exists.
-func ModelName(gen int) string { return fmt.Sprintf("gen-%06d", gen) }
+// ModelName is the name of generation gen's model (gen.Name): its arena
+// name, its checkpoint's name without CheckpointExt and its shards'
+// directory (gen-000007). Generation 0 is the search with random-rollout
+// values that plays before any model exists.
+func ModelName(g int) string { return gen.Name(g) }
 
 // ParseModelName is the generation a model name (ModelName's form) names,
 // and whether name is one.
-func ParseModelName(name string) (int, bool) {
-	digits, ok := strings.CutPrefix(name, modelPrefix)
-	if !ok {
-		return 0, false
-	}
-	g, err := strconv.Atoi(digits)
-	return g, err == nil && g >= 0 && ModelName(g) == name // the round trip refuses signs, short or padded digits
-}
+func ParseModelName(name string) (int, bool) { return gen.Parse(name) }
 
 // LeaseRecord is the lease's record number n: a write-once object, so
 // that of two trainers that write record n (a renewal and a takeover, a
