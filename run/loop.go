@@ -17,6 +17,7 @@ import (
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/internal/atomicfile"
+	"github.com/millzero/millzero/internal/progress"
 	seedpkg "github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
@@ -33,7 +34,7 @@ type Loop struct {
 	dir    store.Dir      // the local directory: the run's own, or its cache
 	cfg    Config
 	v      *engine.Variant
-	prog   Progress
+	prog   progress.Reporter
 	log    *slog.Logger
 	gens   *series // one row per finished generation: the commit point of a generation
 	loss   *series // training and validation losses
@@ -61,10 +62,10 @@ type Loop struct {
 
 // Options are what a command gives the loop.
 type Options struct {
-	Progress Progress     // shows the loop's state; nil shows nothing
-	Log      *slog.Logger // warnings, such as a skipped shard; nil: slog.Default()
-	Cache    string       // the local cache of a run in an object store; "" is store.DefaultCache
-	Existing bool         // the run must exist, and this process only reads it and adds games (self-play, status)
+	Progress progress.Reporter // shows the loop's state; nil shows nothing
+	Log      *slog.Logger      // warnings, such as a skipped shard; nil: slog.Default()
+	Cache    string            // the local cache of a run in an object store; "" is store.DefaultCache
+	Existing bool              // the run must exist, and this process only reads it and adds games (self-play, status)
 
 	// NoLocalSelfplay makes the trainer play no games itself: it waits
 	// for self-play workers' shards (millzero selfplay --follow).
@@ -98,13 +99,7 @@ type Options struct {
 	configErr  error  // cfgPath's error over the default config: a new run's
 }
 
-// Progress shows a long job's state to people.
-type Progress interface {
-	Update(format string, args ...any) // the current state, replaced by the next
-	Done(format string, args ...any)   // a line that stays
-}
-
-// quiet is the Progress that shows nothing.
+// quiet is the progress.Reporter that shows nothing.
 type quiet struct{}
 
 func (quiet) Update(string, ...any) {}

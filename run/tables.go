@@ -6,6 +6,7 @@ import (
 
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
+	"github.com/millzero/millzero/internal/progress"
 )
 
 // AutoTablePieces is how many pieces the tables of a run with
@@ -17,7 +18,7 @@ const AutoTablePieces = 8
 // cache's of every material up to pieces pieces, built first where
 // missing (with progress); nil, and no error, when tablebase.Auto meets a
 // variant the tables do not cover.
-func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tablebase.Set, error) {
+func openTables(v *engine.Variant, dir string, pieces int, prog progress.Reporter) (*tablebase.Set, error) {
 	if dir != tablebase.Auto {
 		return tablebase.Open(v, dir, 0)
 	}
@@ -30,7 +31,7 @@ func openTables(v *engine.Variant, dir string, pieces int, prog Progress) (*tabl
 	start, built := time.Now(), 0
 	set, err := tablebase.Build(v, tablebase.BuildOptions{Pieces: pieces, Dir: dir,
 		Progress: func(p tablebase.Progress) {
-			if m, ok := prog.(Meter); ok && p.Phase == "init" {
+			if m, ok := prog.(progress.Meter); ok && p.Phase == "init" {
 				m.Phase(p.Done, p.Total) // the level phase's count of passes is a bound, not its size
 			}
 			prog.Update("tables of %s up to %d pieces in %s: %s, %s", v.Name, pieces, dir, p.Material, p.Elapsed.Round(time.Second))

@@ -111,11 +111,11 @@ func runArena(args []string, out io.Writer) (err error) {
 	defer prog.Close()
 	lines := prog.Writer()
 	recs, err := t.Run(ctx, func(k int, mp arena.Pairing) {
-		prog.Budget(run.Budget{Start: start, Done: done, Total: total, Unit: "games"})
+		prog.Budget(progress.Budget{Start: start, Done: done, Total: total, Unit: "games"})
 		fmt.Fprintf(lines, "match %d/%d: %s vs %s, %d pair(s) of %s\n", k+1, len(matches), mp.A.Name(), mp.B.Name(), *pairs, v.Name)
 	}, func(r *arena.Record) {
 		done++
-		prog.Budget(run.Budget{Start: start, Done: done, Total: total, Unit: "games"})
+		prog.Budget(progress.Budget{Start: start, Done: done, Total: total, Unit: "games"})
 		fmt.Fprintf(lines, "  [%d/%d] pair %d game %d: %s  %-7s  %s, %d plies\n",
 			done, total, r.Pair+1, r.Game+1, r.Lineup(), r.ResultString(), r.Reason, r.Plies)
 	})

@@ -13,7 +13,6 @@ import (
 
 	"github.com/millzero/millzero/bench"
 	"github.com/millzero/millzero/internal/progress"
-	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/store"
 )
 
@@ -85,7 +84,7 @@ func runBenchFit(args []string, out io.Writer) error {
 	defer stop()
 	prog, start := progress.New(os.Stderr), time.Now()
 	res, err := b.Run(ctx, specs, *steps, *every, func(p bench.FitProgress) {
-		prog.Budget(run.Budget{Start: start, Done: p.K - 1, Total: p.Of, Unit: "nets"})
+		prog.Budget(progress.Budget{Start: start, Done: p.K - 1, Total: p.Of, Unit: "nets"})
 		prog.Phase(int64(p.Step), int64(p.Steps))
 		if p.Row == nil {
 			prog.Update("fit: net %s (%d of %d), step %d of %d, %.0fs", p.Net, p.K, p.Of, p.Step, p.Steps, time.Since(start).Seconds())

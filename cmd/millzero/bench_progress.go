@@ -15,7 +15,6 @@ import (
 	"github.com/millzero/millzero/bench"
 	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/play"
-	"github.com/millzero/millzero/run"
 )
 
 // runBenchProgress is `millzero bench progress`: a run's models, chosen
@@ -123,7 +122,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 	played, reused := 0, 0
 	rows, err := b.Run(ctx, func(rm arena.RoundRobinMatch) {
 		match, played = rm, rm.Found
-		prog.Budget(run.Budget{Start: start, Done: rm.K - 1, Total: rm.Of, Unit: "matches"})
+		prog.Budget(progress.Budget{Start: start, Done: rm.K - 1, Total: rm.Of, Unit: "matches"})
 		if rm.Reused {
 			reused++
 			prog.Update("progress: match %d of %d, %s against %s: found in %s", rm.K, rm.Of, rm.A, rm.B, b.Out)

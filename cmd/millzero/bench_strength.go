@@ -128,7 +128,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	}, func(opp int, r *arena.Record) {
 		played++
 		// The ETA counts only the games played now.
-		prog.Budget(run.Budget{Start: start, Done: played, Total: total - found, Unit: "games"})
+		prog.Budget(progress.Budget{Start: start, Done: played, Total: total - found, Unit: "games"})
 		prog.Update("strength: %s, %d of %d games in all, %.0fs", opponents[opp].Name(), played+found, total, time.Since(start).Seconds())
 	})
 	prog.Done("strength: %d games played in %.0fs", played, time.Since(start).Seconds())

@@ -1,5 +1,6 @@
 // Package progress shows a long job's progress: bars on a terminal,
-// plain lines elsewhere. It is the run.Meter of the commands.
+// plain lines elsewhere (Progress, the Meter of the commands), and what a
+// long job tells it: Reporter, Meter, Budget.
 package progress
 
 import (
@@ -14,15 +15,13 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
-
-	"github.com/millzero/millzero/run"
 )
 
 // Progress shows a long job to people: on a terminal bars with an ETA,
 // redrawn in place, with the job's lines above them; elsewhere (a pipe,
 // a log file, CI) plain lines.
 type Progress interface {
-	run.Meter
+	Meter
 	// Writer is where other lines go while the job runs (above the bars
 	// on a terminal).
 	Writer() io.Writer
@@ -81,7 +80,7 @@ func (p *lines) Done(format string, args ...any) {
 	p.last = time.Now() // the next state shows once it has lasted a while
 }
 
-func (p *lines) Budget(run.Budget) {}
+func (p *lines) Budget(Budget)     {}
 func (p *lines) Phase(_, _ int64)  {}
 func (p *lines) Writer() io.Writer { return p.out }
 func (p *lines) Close()            {}
@@ -111,7 +110,7 @@ type bars struct {
 	mu         sync.Mutex
 	msg        string     // the latest Update
 	phase      phaseState // how far the current phase has come
-	budget     run.Budget
+	budget     Budget
 	base       int  // budget.Done when its Start was first seen
 	haveBudget bool // a bounded budget was told: the job bar shows
 	closed     bool
@@ -192,7 +191,7 @@ func (b *bars) Phase(done, total int64) {
 
 // Budget shows the job's budget on a line of its own, when it has a
 // deadline or a count.
-func (b *bars) Budget(bu run.Budget) {
+func (b *bars) Budget(bu Budget) {
 	b.mu.Lock()
 	if !bu.Start.Equal(b.budget.Start) || !b.haveBudget {
 		b.base = bu.Done
@@ -274,7 +273,7 @@ func (b *bars) phaseFigures() string {
 	if p.total <= 0 {
 		return pad("", figureWidth)
 	}
-	eta, ok := run.Estimate(now.Sub(p.start), float64(p.done-p.base), float64(p.total-p.done))
+	eta, ok := Estimate(now.Sub(p.start), float64(p.done-p.base), float64(p.total-p.done))
 	return figures(float64(p.done)/float64(p.total), eta, ok)
 }
 
@@ -296,7 +295,7 @@ func (b *bars) budgetState() (label string, frac float64, eta time.Duration, ok 
 func figures(frac float64, eta time.Duration, ok bool) string {
 	s := fmt.Sprintf("%3.0f%%", 100*frac)
 	if ok {
-		s += " ETA " + run.Clock(eta)
+		s += " ETA " + Clock(eta)
 	} else {
 		s += " ETA ?"
 	}

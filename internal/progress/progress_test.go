@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/internal/syncbuf"
-	"github.com/millzero/millzero/run"
 )
 
 func TestProgress_OffATerminal_PlainLines(t *testing.T) {
@@ -17,7 +16,7 @@ func TestProgress_OffATerminal_PlainLines(t *testing.T) {
 	if _, ok := p.(*lines); !ok {
 		t.Fatalf("New on a buffer is %T, want plain lines", p)
 	}
-	p.Budget(run.Budget{Start: time.Now(), End: time.Now().Add(time.Hour), Total: 5, Unit: "generations"})
+	p.Budget(Budget{Start: time.Now(), End: time.Now().Add(time.Hour), Total: 5, Unit: "generations"})
 	p.Phase(3, 10)
 	p.Update("generation 0 self-play: %d/%d games", 3, 10) // within the interval of the last line: not shown
 	p.Done("generation 0: accepted")
@@ -47,7 +46,7 @@ func TestBars_OnAFakeTerminal_DrawBudgetAndPhaseWithETAs(t *testing.T) {
 	b := newBars(&out, barOptions{forceTTY: true, width: 120, refresh: 5 * time.Millisecond})
 	b.now = func() time.Time { return time.Unix(0, clock.Load()) }
 
-	b.Budget(run.Budget{Start: t0, End: t0.Add(time.Hour), Done: 2, Total: 10, Unit: "generations"})
+	b.Budget(Budget{Start: t0, End: t0.Add(time.Hour), Done: 2, Total: 10, Unit: "generations"})
 	b.Phase(0, 100)
 	clock.Store(t0.Add(15 * time.Minute).UnixNano())
 	b.Phase(25, 100)

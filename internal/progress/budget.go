@@ -1,10 +1,40 @@
-package run
+package progress
 
 import (
 	"fmt"
 	"strings"
 	"time"
 )
+
+// Reporter shows a long job's state to people: Update replaces the
+// current state by the next, Done writes a line that stays.
+type Reporter interface {
+	Update(format string, args ...any) // the current state, replaced by the next
+	Done(format string, args ...any)   // a line that stays
+}
+
+// Meter is a Reporter that also shows how far a job has come, such as a
+// bar with an ETA on a terminal. A job tells it the whole job's budget
+// and how far the current phase (the state of the latest Update) has
+// come; Done ends the phase.
+type Meter interface {
+	Reporter
+	Budget(Budget)
+	Phase(done, total int64) // the current phase: done of total units (total 0: unknown)
+}
+
+// Budget is what a job may spend in all: a deadline, a count of units,
+// or both (the first reached ends it).
+type Budget struct {
+	Start time.Time // when the job (this invocation) started
+	End   time.Time // the deadline; zero: none
+	Done  int       // units done
+	Total int       // units in all; 0: no count
+	Unit  string    // "generations", "materials", "games"
+	// Uneven says the units differ much in size, so their count gives no
+	// ETA (a tablebase's materials grow with their pieces).
+	Uneven bool
+}
 
 // Line is the state of budget b at now, when its count was at base when
 // its Start was first seen: its label ("4 of 10 generations, 30m00s of
