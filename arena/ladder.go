@@ -5,13 +5,12 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 
-	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // RatingsHeader is the header row of a ratings table (RUN/arena/ratings.csv).
@@ -47,10 +46,7 @@ func WriteRatingsCSV(path string, ratings []Rating) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write ratings: %w", err)
 	}
-	err = model.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	err = atomicfile.WriteFile(path, data)
 	if err != nil {
 		return fmt.Errorf("write ratings %s: %w", path, err)
 	}

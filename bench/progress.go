@@ -17,6 +17,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/builtin"
@@ -399,7 +400,10 @@ func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant, axis string
 		this.Positions, this.Samples = append(this.Positions, float64(r.Positions)), append(this.Samples, float64(r.Samples))
 		this.Y, this.Low, this.High = append(this.Y, r.Elo), append(this.Low, r.Low), append(this.High, r.High)
 	}
-	if err := run.SaveFile(filepath.Join(b.Out, "progress.csv"), []byte(sb.String())); err != nil {
+	if err := os.MkdirAll(b.Out, 0o777); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(b.Out, "progress.csv"), []byte(sb.String())); err != nil {
 		return err
 	}
 	title := fmt.Sprintf("Progress of %s (%s, %d visits, %d pairs a match, 95%% intervals)", name, v.Name, b.Simulations, b.Pairs)

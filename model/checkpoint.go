@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 )
 
 // CheckpointFormat is the value of the "format" metadata key of every
@@ -58,7 +59,7 @@ type tensorInfo struct {
 // network has it (Network.Spec), carries its resolved spec as
 // variant_spec, from which Checkpoint.Variant rebuilds the variant. It
 // writes a temporary file in the same directory and renames it when
-// complete, so path is never half written.
+// complete (atomicfile.Write), so path is never half written.
 func (c *Checkpoint) Save(path string) error {
 	n := c.Net
 	if n == nil {
@@ -112,7 +113,7 @@ func (c *Checkpoint) Save(path string) error {
 	for len(js)%8 != 0 { // keep the data 8-byte aligned, as the format recommends
 		js = append(js, ' ')
 	}
-	err = WriteFileAtomic(path, func(w io.Writer) error {
+	err = atomicfile.Write(path, func(w io.Writer) error {
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], uint64(len(js)))
 		w.Write(b[:])

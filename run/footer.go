@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 )
@@ -167,7 +168,7 @@ func (c *gameCounts) save(log *slog.Logger) {
 	}
 	data, err := json.Marshal(c.counts)
 	if err == nil {
-		err = saveFile(c.path, data)
+		err = atomicfile.WriteFile(c.path, data)
 	}
 	if err != nil {
 		log.Warn("keep the shards' game counts", "err", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
@@ -28,7 +29,7 @@ import (
 
 // A run's files get the mode the user's umask gives a new file, so a
 // second user or a container with another uid can read and add to it:
-// metrics and run.yaml (saveFile), checkpoints (model.WriteFileAtomic) and
+// metrics and run.yaml (atomicfile.WriteFile), checkpoints (atomicfile.Write) and
 // every object of a local store; directories likewise.
 func TestRunFiles_FollowTheUmask(t *testing.T) {
 	for _, mask := range []int{0o022, 0o002} {
@@ -39,9 +40,12 @@ func TestRunFiles_FollowTheUmask(t *testing.T) {
 			syscall.Umask(old)
 			t.Fatal(err)
 		}
-		err = saveFile(filepath.Join(dir, "metrics", "generations.csv"), []byte("generation\n"))
+		err = os.MkdirAll(filepath.Join(dir, "metrics"), 0o777)
 		if err == nil {
-			err = model.WriteFileAtomic(filepath.Join(dir, "gen-000001.safetensors"), func(w io.Writer) error { _, err := w.Write([]byte("x")); return err })
+			err = atomicfile.WriteFile(filepath.Join(dir, "metrics", "generations.csv"), []byte("generation\n"))
+		}
+		if err == nil {
+			err = atomicfile.Write(filepath.Join(dir, "gen-000001.safetensors"), func(w io.Writer) error { _, err := w.Write([]byte("x")); return err })
 		}
 		if err == nil {
 			err = st.Put(context.Background(), "games/gen-000000/a.parquet", bytes.NewReader([]byte("x")))
@@ -181,7 +185,10 @@ func TestMatchGames_AResumedMatchKeepsPairNumbersUnique(t *testing.T) {
 		line, _ := json.Marshal(r)
 		journal.Write(append(line, '\n'))
 	}
-	if err := saveFile(filepath.Join(l.dir.Arena(), "gate-test.jsonl"), journal.Bytes()); err != nil {
+	if err := os.MkdirAll(l.dir.Arena(), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(l.dir.Arena(), "gate-test.jsonl"), journal.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := l.matchGames(context.Background(), "gate-test", arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: 2}, 6, func([]arena.Record) bool { return false })
@@ -202,7 +209,7 @@ func TestMatchGames_AResumedMatchKeepsPairNumbersUnique(t *testing.T) {
 	// Killed after the match's file was written and before its journal
 	// was removed: the match is not played again and the journal goes.
 	journalPath := filepath.Join(l.dir.Arena(), "gate-test.jsonl")
-	if err := saveFile(journalPath, journal.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(journalPath, journal.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	again, err := l.matchGames(context.Background(), "gate-test", arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: 2}, 6, func([]arena.Record) bool { return false })

@@ -191,7 +191,10 @@ func forkTable(from, to string, n int) error {
 	if err := w.Error(); err != nil {
 		return fmt.Errorf("metrics %s: %w", to, err)
 	}
-	return saveFile(to, buf.Bytes())
+	if err := os.MkdirAll(filepath.Dir(to), 0o777); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(to, buf.Bytes())
 }
 
 // linkDir links (or copies) the files of directory from that keep names

@@ -230,7 +230,7 @@ func openLeased(ctx context.Context, wd *store.WorkDir, lease *store.Lease, loc 
 			break // the error, below, before the run is made
 		}
 		err := lease.Commit(ctx, func(ctx context.Context) error {
-			if err := saveFile(dir.Config(), text); err != nil {
+			if err := atomicfile.WriteFile(dir.Config(), text); err != nil {
 				return err
 			}
 			return wd.Push(ctx, store.ConfigObject)
@@ -564,7 +564,10 @@ func (l *Loop) finalPlots(ctx context.Context) {
 func (l *Loop) recordError(ctx context.Context, err error) {
 	text := fmt.Sprintf("%s %v\n", time.Now().UTC().Format(time.RFC3339), err)
 	werr := l.commit(ctx, func(ctx context.Context) error {
-		if err := saveFile(l.wd.Path(store.LastErrorObject), []byte(text)); err != nil {
+		if err := os.MkdirAll(l.dir.Metrics(), 0o777); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(l.wd.Path(store.LastErrorObject), []byte(text)); err != nil {
 			return err
 		}
 		return l.wd.Push(ctx, store.LastErrorObject)

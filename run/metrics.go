@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,8 +16,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/internal/gen"
-	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/store"
 )
 
@@ -149,7 +148,10 @@ func (s *series) write(rows [][]string) error {
 	if err := w.Error(); err != nil {
 		return fmt.Errorf("metrics %s: %w", s.path, err)
 	}
-	return saveFile(s.path, buf.Bytes())
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o777); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(s.path, buf.Bytes())
 }
 
 // column is the values of the named column, parsed as numbers (NaN where
@@ -175,22 +177,6 @@ func (t *table) text(name string) []string {
 		out[r] = row[i]
 	}
 	return out
-}
-
-// saveFile makes path's directory and writes data there with
-// model.WriteFileAtomic: readers see the old file or the new one.
-func saveFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return err
-	}
-	err := model.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // line is one named line of a plot; with low and high (the same length
@@ -321,7 +307,10 @@ func plotLinesScaled(path, title, xLabel, yLabel string, logX bool, lines ...lin
 	if _, err := w.WriteTo(&buf); err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
-	return saveFile(path, buf.Bytes())
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // plots redraws metrics/elo.png, metrics/loss.png, metrics/time.png and

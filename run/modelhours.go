@@ -130,7 +130,3 @@ func PlotLines(path, title, xLabel, yLabel string, logX bool, lines ...HoursLine
 	}
 	return plotLinesScaled(path, title, xLabel, yLabel, logX, ls...)
 }
-
-// SaveFile makes path's directory and writes data there atomically:
-// readers see the old file or the new one.
-func SaveFile(path string, data []byte) error { return saveFile(path, data) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/store"
 )
 
@@ -164,7 +165,7 @@ func reconfigureRun(ctx context.Context, wd *store.WorkDir, lease *store.Lease, 
 		return cfg, nil, fmt.Errorf("config %s over the run's run.yaml: %w", path, err)
 	}
 	err = lease.Commit(ctx, func(ctx context.Context) error {
-		if err := saveFile(wd.Dir().Config(), text); err != nil {
+		if err := atomicfile.WriteFile(wd.Dir().Config(), text); err != nil {
 			return err
 		}
 		return wd.Push(ctx, store.ConfigObject)

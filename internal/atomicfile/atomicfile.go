@@ -152,6 +152,14 @@ func Write(path string, write func(io.Writer) error) error {
 	return writeFile(path, write, false)
 }
 
+// WriteFile is Write of data.
+func WriteFile(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
 // WriteOnce is Write for a file that is written once: when path exists it
 // is left as it is and the error matches fs.ErrExist. The temporary file
 // is hard-linked to path, which fails atomically when path exists, also

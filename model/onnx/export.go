@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/model"
 )
 
@@ -189,7 +190,7 @@ func WriteFile(path string, v *engine.Variant, n *model.Network, info Info) erro
 	if err != nil {
 		return err
 	}
-	if err := model.WriteFileAtomic(path, func(w io.Writer) error {
+	if err := atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	}); err != nil {
