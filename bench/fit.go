@@ -17,7 +17,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	seedpkg "github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 	"github.com/millzero/millzero/train"
@@ -75,7 +75,7 @@ func NewFitBench(dir string, from, to int, valFraction float64) (*FitBench, erro
 		return nil, fmt.Errorf("generations %d-%d: an empty range", from, to)
 	}
 	r := store.Dir(dir)
-	cfg, _, err := run.LoadRunConfig(r.Config())
+	cfg, _, err := runconfig.LoadRunConfig(r.Config())
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/engine"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
@@ -72,7 +72,7 @@ func WriteOpenings(w io.Writer, gen int, rows []OpeningRow) {
 // generation and OpeningSpread of its recorded positions.
 func RunOpenings(dir string, gen int, plies []int) (int, []OpeningRow, error) {
 	r := store.Dir(dir)
-	v, err := run.VariantOf(r)
+	v, err := runconfig.VariantOf(r)
 	if err != nil {
 		return 0, nil, err
 	}

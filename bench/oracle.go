@@ -10,7 +10,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/solve"
 	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
@@ -29,7 +29,7 @@ type Oracle struct {
 // OpenOracle is the Oracle of the run in dir, its variant and settings
 // read from the run's config; Load chooses the model.
 func OpenOracle(dir store.Dir) (*Oracle, error) {
-	cfg, _, err := run.LoadRunConfig(dir.Config())
+	cfg, _, err := runconfig.LoadRunConfig(dir.Config())
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}

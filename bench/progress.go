@@ -22,6 +22,7 @@ import (
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/builtin"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
@@ -190,7 +191,7 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 	if dir, err = store.Fetch(ctx, loc, cache, names...); err != nil {
 		return nil, err
 	}
-	v, err := run.VariantOf(dir)
+	v, err := runconfig.VariantOf(dir)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
@@ -301,7 +302,7 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	v := b.Variant
 	if v == nil {
 		var err error
-		if v, err = run.VariantOf(b.Dir); err != nil {
+		if v, err = runconfig.VariantOf(b.Dir); err != nil {
 			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 )
@@ -35,7 +35,7 @@ type TargetsBench struct {
 // positions of its recorded positions.
 func NewTargetsBench(dir string, gen, positions int) (*TargetsBench, error) {
 	r := store.Dir(dir)
-	cfg, _, err := run.LoadRunConfig(r.Config())
+	cfg, _, err := runconfig.LoadRunConfig(r.Config())
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/internal/version"
+	"github.com/millzero/millzero/runconfig"
 )
 
 // ClassicServer serves the classical engine over the engine protocol in
@@ -23,9 +24,9 @@ func ClassicServer(pc *PlayerConfig) *arena.Server {
 		}
 		p := arena.Classic{MoveTime: time.Second}
 		if pc.Tables != "" {
-			set, err := OpenTables(v, pc.Tables)
+			set, err := runconfig.OpenTables(v, pc.Tables, false, nil)
 			if err != nil {
-				return arena.Engine{}, err
+				return arena.Engine{}, fmt.Errorf("tablebase %s: %w", pc.Tables, err)
 			}
 			p.Tables = set
 		}
@@ -80,9 +81,11 @@ func EngineServer(pc *PlayerConfig) *arena.Server {
 		if err != nil {
 			return arena.Engine{}, err
 		}
-		if p.Prover, err = Tables(v, c.Tables); err != nil {
-			return arena.Engine{}, err
+		set, err := runconfig.OpenTables(v, c.Tables, false, nil)
+		if err != nil {
+			return arena.Engine{}, fmt.Errorf("tablebase %s: %w", c.Tables, err)
 		}
+		p.Prover = runconfig.Prover(set)
 		return arena.Engine{Variant: v, Player: p, Desc: "model: " + p.Name()}, nil
 	}
 	return &arena.Server{Name: "millzero " + version.Version(), Load: load, Options: arena.EngineOptions{

@@ -11,10 +11,10 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/arena/classic"
 	"github.com/millzero/millzero/engine"
-	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/builtin"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
@@ -28,40 +28,6 @@ type PlayerConfig struct {
 	Seed    uint64 // seed of the search and the evaluator
 	Tables  string // endgame tables directory; "" plays without
 	Views   int    // the network's answer a position: the mean over this many turns of the board (arena.Evaluation.Orientations)
-	// RunVariant reads the variant of a run directory from its run.yaml
-	// (run.VariantOf), for a run without a model yet. The command sets
-	// it, so that play does not link the trainer that run's config knows.
-	RunVariant func(store.Dir) (*engine.Variant, error)
-}
-
-// Tables opens the endgame tables of v in dir as a search's prover; dir
-// "" is none (a nil Prover, not a nil *tablebase.Set in one).
-func Tables(v *engine.Variant, dir string) (mcts.Prover, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	set, err := OpenTables(v, dir)
-	if err != nil {
-		return nil, err
-	}
-	return set, nil
-}
-
-// OpenTables opens the endgame tables of v named by a --tablebase flag: a
-// directory, or tablebase.Auto for those a run with `tablebase: auto`
-// built in the user's cache.
-func OpenTables(v *engine.Variant, dir string) (*tablebase.Set, error) {
-	if dir == tablebase.Auto {
-		var err error
-		if dir, err = tablebase.AutoDir(v); err != nil {
-			return nil, fmt.Errorf("--tablebase auto: %w", err)
-		}
-	}
-	set, err := tablebase.Open(v, dir, 0)
-	if err != nil {
-		return nil, fmt.Errorf("--tablebase: %w", err)
-	}
-	return set, nil
 }
 
 // Source is where a player's evaluator comes from: a checkpoint, or none.
@@ -101,10 +67,7 @@ func LoadSource(c PlayerConfig) (Source, error) {
 		if errors.Is(err, store.ErrNoModel) {
 			src := Source{Desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
 			if _, err := os.Stat(r.Config()); err == nil {
-				if c.RunVariant == nil {
-					return Source{}, fmt.Errorf("--run %s has no model yet, and no reader of its run config was given", c.Run)
-				}
-				if src.Variant, err = c.RunVariant(r); err != nil {
+				if src.Variant, err = runconfig.VariantOf(r); err != nil {
 					return Source{}, fmt.Errorf("--run %s: %w", c.Run, err)
 				}
 			}

@@ -10,7 +10,6 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/store"
 )
 
@@ -41,19 +40,19 @@ func saveTestCheckpoint(t *testing.T, rd store.Dir, variant string, gen int) str
 
 func TestLoadSource_RunPlaysItsBestModelInItsVariant(t *testing.T) {
 	rd := store.Dir(t.TempDir())
-	src, err := LoadSource(PlayerConfig{Run: string(rd), RunVariant: run.VariantOf})
+	src, err := LoadSource(PlayerConfig{Run: string(rd)})
 	if err != nil || src.Checkpoint != nil || !strings.Contains(src.Desc, "has no model yet") {
 		t.Fatalf("run without a model: %+v, %v; want rollouts and a note", src, err)
 	}
 	if err := os.WriteFile(rd.Config(), []byte("variant: three\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err = LoadSource(PlayerConfig{Run: string(rd), RunVariant: run.VariantOf})
+	src, err = LoadSource(PlayerConfig{Run: string(rd)})
 	if v, err2 := src.VariantFor(""); err != nil || err2 != nil || v.Name != "three" {
 		t.Fatalf("run of three without a model: variant %v, %v, %v; want three", v, err, err2)
 	}
 	path := saveTestCheckpoint(t, rd, "three", 3)
-	src, err = LoadSource(PlayerConfig{Run: string(rd), RunVariant: run.VariantOf})
+	src, err = LoadSource(PlayerConfig{Run: string(rd)})
 	if err != nil {
 		t.Fatal(err)
 	}

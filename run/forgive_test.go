@@ -22,6 +22,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 	"github.com/millzero/millzero/train"
@@ -171,7 +172,7 @@ func TestMatchGames_AResumedMatchKeepsPairNumbersUnique(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := referencePlayer("random")
+	b, err := runconfig.ReferencePlayer("random")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +370,7 @@ func TestOpen_ConfigOnAnExistingRunChangesWhatMayChange(t *testing.T) {
 				t.Errorf("the printed changes do not say %q:\n%s", want, out.String())
 			}
 		}
-		stored, _, err := LoadConfig(filepath.Join(dir, "run.yaml"))
+		stored, _, err := runconfig.LoadConfig(filepath.Join(dir, "run.yaml"))
 		if err != nil || stored.Loop.Games != 128 {
 			t.Errorf("run.yaml after the change: games %d, %v", stored.Loop.Games, err)
 		}

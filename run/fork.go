@@ -14,6 +14,7 @@ import (
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/internal/gen"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
@@ -36,7 +37,7 @@ func Fork(src, dst string, n int) (int, error) {
 		}
 	}
 	from := store.Dir(src)
-	if _, _, err := LoadRunConfig(from.Config()); err != nil {
+	if _, _, err := runconfig.LoadRunConfig(from.Config()); err != nil {
 		return 0, fmt.Errorf("fork %s: %w", src, err)
 	}
 	gens, err := openSeries(from.Path(store.GenerationsTable), genColumns...)

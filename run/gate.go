@@ -16,11 +16,12 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/internal/seed"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
 // player is the arena player of model generation gen, searching with
-// the run's own search settings (Config.GateSearch).
+// the run's own search settings (runconfig.Config.GateSearch).
 func (l *Loop) player(gen int) (arena.Player, error) {
 	e := arena.Evaluation{Playouts: l.cfg.SelfPlay.RolloutPlayouts, PlayoutPlies: l.cfg.SelfPlay.RolloutPlies}
 	if gen > 0 {
@@ -93,7 +94,7 @@ func (l *Loop) ladder(ctx context.Context, gen int) error {
 		return err
 	}
 	for _, spec := range l.cfg.Gate.Ladder {
-		ref, err := referencePlayer(spec)
+		ref, err := runconfig.ReferencePlayer(spec)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 	seedpkg "github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 	"github.com/millzero/millzero/train"
@@ -32,7 +33,7 @@ type Loop struct {
 	wd     *store.WorkDir // the store and the local directory
 	loc    string         // the run's path or URL, for messages
 	dir    store.Dir      // the local directory: the run's own, or its cache
-	cfg    Config
+	cfg    runconfig.Config
 	v      *engine.Variant
 	prog   progress.Reporter
 	log    *slog.Logger
@@ -113,7 +114,7 @@ func (quiet) Done(string, ...any)   {}
 // change between generations change (and are printed), the others are
 // refused with the reason (see reconfigure).
 func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error) {
-	cfg, text, err := LoadConfig(cfgPath)
+	cfg, text, err := runconfig.LoadConfig(cfgPath)
 	if err != nil && (loc == "" || opts.Existing || !store.IsURL(loc) && !isFile(store.Dir(loc).Config())) {
 		return nil, err // no run to lay cfgPath over: nothing is made
 	}
@@ -145,7 +146,7 @@ func Open(ctx context.Context, loc, cfgPath string, opts Options) (*Loop, error)
 }
 
 // openOn opens the run in store st, opened from loc.
-func openOn(ctx context.Context, st *store.Store, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
+func openOn(ctx context.Context, st *store.Store, loc string, cfg runconfig.Config, text []byte, given bool, opts Options) (*Loop, error) {
 	role := "train"
 	if opts.Existing {
 		role = "follow"
@@ -157,7 +158,7 @@ func openOn(ctx context.Context, st *store.Store, loc string, cfg Config, text [
 	return open(ctx, wd, loc, cfg, text, given, opts)
 }
 
-func open(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, text []byte, given bool, opts Options) (*Loop, error) {
+func open(ctx context.Context, wd *store.WorkDir, loc string, cfg runconfig.Config, text []byte, given bool, opts Options) (*Loop, error) {
 	exists, err := wd.Store().CheckRun(ctx)
 	if err != nil {
 		return nil, err
@@ -199,7 +200,7 @@ func open(ctx context.Context, wd *store.WorkDir, loc string, cfg Config, text [
 
 // openLeased opens the run (one exists in the store when exists), the
 // trainer under its lease (nil for the other roles).
-func openLeased(ctx context.Context, wd *store.WorkDir, lease *store.Lease, loc string, cfg Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
+func openLeased(ctx context.Context, wd *store.WorkDir, lease *store.Lease, loc string, cfg runconfig.Config, text []byte, given bool, opts Options, exists bool) (*Loop, error) {
 	dir := wd.Dir()
 	var changes []string
 	switch {
@@ -207,7 +208,7 @@ func openLeased(ctx context.Context, wd *store.WorkDir, lease *store.Lease, loc 
 		if err := wd.Pull(ctx, store.ConfigObject); err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
-		storedCfg, storedText, err := LoadRunConfig(dir.Config())
+		storedCfg, storedText, err := runconfig.LoadRunConfig(dir.Config())
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", loc, err)
 		}
@@ -226,7 +227,7 @@ func openLeased(ctx context.Context, wd *store.WorkDir, lease *store.Lease, loc 
 		if opts.configErr != nil {
 			return nil, opts.configErr
 		}
-		if v, err := cfg.LoadVariant(); err != nil || checkBeforeGames(&cfg, v) != nil {
+		if v, err := cfg.LoadVariant(); err != nil || runconfig.CheckBeforeGames(&cfg, v) != nil {
 			break // the error, below, before the run is made
 		}
 		err := lease.Commit(ctx, func(ctx context.Context) error {
@@ -243,7 +244,7 @@ func openLeased(ctx context.Context, wd *store.WorkDir, lease *store.Lease, loc 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBeforeGames(&cfg, v); err != nil {
+	if err := runconfig.CheckBeforeGames(&cfg, v); err != nil {
 		return nil, fmt.Errorf("run %s: %w", loc, err)
 	}
 	l := &Loop{wd: wd, loc: loc, dir: dir, cfg: cfg, v: v, prog: opts.Progress, log: opts.Log, start: time.Now(),
@@ -254,13 +255,11 @@ func openLeased(ctx context.Context, wd *store.WorkDir, lease *store.Lease, loc 
 	// Only the trainer measures with the tables: a process that only adds
 	// games needs them when self-play uses them.
 	if cfg.Tablebase != "" && !(opts.Existing && cfg.SelfPlay.Tables == selfplay.TablesOff) {
-		set, err := openTables(v, cfg.Tablebase, AutoTablePieces, l.prog)
+		set, err := runconfig.OpenTables(v, cfg.Tablebase, true, l.prog)
 		if err != nil {
 			return nil, fmt.Errorf("run %s: tablebase %s: %w", loc, cfg.Tablebase, err)
 		}
-		if set != nil { // a nil *Set would be a Prover that is not nil
-			l.tables = set
-		}
+		l.tables = runconfig.Prover(set)
 	}
 	if len(changes) > 0 {
 		l.prog.Done("run %s: its config changes (run.yaml):\n  %s", loc, strings.Join(changes, "\n  "))
@@ -358,9 +357,9 @@ func (l *Loop) Close() error {
 	return l.wd.Store().Close()
 }
 
-// Config is the run's config; a command may change the budget
+// runconfig.Config is the run's config; a command may change the budget
 // (loop.generations, loop.hours, loop.run_hours) and self-play's workers before Run.
-func (l *Loop) Config() *Config { return &l.cfg }
+func (l *Loop) Config() *runconfig.Config { return &l.cfg }
 
 // Variant is the run's variant.
 func (l *Loop) Variant() *engine.Variant { return l.v }
@@ -834,7 +833,7 @@ func (l *Loop) train(ctx context.Context, g int) (float64, float64, error) {
 			break
 		}
 	}
-	trunk := l.cfg.trunkAt(g)
+	trunk := l.cfg.TrunkAt(g)
 	if net == nil {
 		var err error
 		a := model.NewArch(l.v, trunk)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
@@ -72,7 +73,7 @@ func TestReconcileMetrics_TheStoresOlderCopyNeverOverwritesTheCache(t *testing.T
 	ctx := context.Background()
 	st := sharedStore(t)
 	cache := t.TempDir()
-	cfg, text, err := LoadConfig("three-test")
+	cfg, text, err := runconfig.LoadConfig("three-test")
 	if err != nil {
 		t.Fatal(err)
 	}

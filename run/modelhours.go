@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
@@ -57,7 +58,7 @@ func ModelCompute(d store.Dir) (map[int]Compute, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, _, err := LoadRunConfig(d.Config())
+	cfg, _, err := runconfig.LoadRunConfig(d.Config())
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", d, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/store"
 )
 
@@ -64,7 +65,7 @@ func (r *Records) CheckVariant(ctx context.Context, v *engine.Variant) error {
 	if _, err := os.Stat(path); os.IsNotExist(err) {
 		return nil
 	}
-	rv, err := VariantOf(r.wd.Dir())
+	rv, err := runconfig.VariantOf(r.wd.Dir())
 	if err != nil {
 		return fmt.Errorf("run %s: %w", r.wd.Store(), err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/internal/proc"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 )
@@ -35,7 +36,7 @@ func sharedStore(t *testing.T) *store.Store {
 // own machine.
 func openTest(t *testing.T, st *store.Store, cfgName string, opts Options) *Loop {
 	t.Helper()
-	cfg, text, err := LoadConfig(cfgName)
+	cfg, text, err := runconfig.LoadConfig(cfgName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 func TestRoles_ASecondTrainerStopsAtOnceNamingTheHolder(t *testing.T) {
 	st := sharedStore(t)
 	openTest(t, st, "three-test", Options{}) // the first trainer holds the lease
-	cfg, text, err := LoadConfig("")
+	cfg, text, err := runconfig.LoadConfig("")
 	if err != nil {
 		t.Fatal(err)
 	}

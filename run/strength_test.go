@@ -55,24 +55,6 @@ func TestStrength_TheLoopMeasuresTheBestAgainstTheYardsticksAndPlotsIt(t *testin
 	}
 }
 
-func TestStrength_BadSettingsAreRefusedByName(t *testing.T) {
-	for _, c := range []StrengthConfig{
-		{EveryHours: -1},
-		{EveryHours: 1, Simulations: 0, Pairs: 1, Depths: []int{2}},
-		{EveryHours: 1, Simulations: 10, Pairs: 1},
-		{EveryHours: 1, Simulations: 10, Pairs: 1, Depths: []int{99}},
-		{EveryHours: 1, Simulations: 10, Pairs: 1, Classic: []string{"classic:0"}},
-		{EveryHours: 1, Simulations: 10, Pairs: 1, Classic: []string{"alphabeta:4"}},
-	} {
-		if err := c.validate(); err == nil {
-			t.Errorf("%+v: no error", c)
-		}
-	}
-	if err := (StrengthConfig{}).validate(); err != nil {
-		t.Errorf("off: %v", err)
-	}
-}
-
 func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 	v, err := engine.Load("nine")
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/internal/progress"
-	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 )
 
 func runArena(args []string, out io.Writer) (err error) {
@@ -63,10 +63,11 @@ func runArena(args []string, out io.Writer) (err error) {
 	if *all && *runPath == "" {
 		return fmt.Errorf("--all needs --run")
 	}
-	prover, err := play.Tables(v, *tables)
+	tset, err := openTables(v, *tables)
 	if err != nil {
 		return err
 	}
+	prover := runconfig.Prover(tset)
 	book, err := loadBook(*bookPath, v)
 	if err != nil {
 		return err

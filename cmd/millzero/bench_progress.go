@@ -14,7 +14,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
 	"github.com/millzero/millzero/internal/progress"
-	"github.com/millzero/millzero/play"
+	"github.com/millzero/millzero/runconfig"
 )
 
 // runBenchProgress is `millzero bench progress`: a run's models, chosen
@@ -98,9 +98,11 @@ func runBenchProgress(args []string, out io.Writer) error {
 	if *with != "" {
 		b.With = strings.Split(*with, ",")
 	}
-	if b.Tables, err = play.Tables(b.Variant, *tables); err != nil {
+	set, err := openTables(b.Variant, *tables)
+	if err != nil {
 		return err
 	}
+	b.Tables = runconfig.Prover(set)
 	if b.Book, err = loadBook(*bookPath, b.Variant); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/millzero/millzero/bench"
 	"github.com/millzero/millzero/internal/progress"
 	"github.com/millzero/millzero/play"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 )
 
 // runBenchStrength is `millzero bench strength`: a model with a fixed
@@ -31,7 +31,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 		"millzero bench strength --run runs/nine --search root=puct,c_puct=2   # another search at the same visits",
 		"millzero bench strength --run runs/nine --classic classic@1s --pairs 100 --book book.txt   # pairs from an opening book",
 	}, out)
-	pc := play.PlayerConfig{RunVariant: run.VariantOf}
+	pc := play.PlayerConfig{}
 	fs.StringVar(&pc.Model, "model", "", "checkpoint file of the model measured, or default: the built-in model")
 	fs.StringVar(&pc.Run, "run", "", "run directory: measure its best generation")
 	sims := fs.Int("sims", arena.DefaultVisits, "search visits per model move (fresh tree settings of the arena)")
@@ -89,10 +89,11 @@ func runBenchStrength(args []string, out io.Writer) error {
 	if v.Players != 2 {
 		return fmt.Errorf("variant %s has %d players: the strength benchmark is for two-player variants (arena plays 3-4)", v.Name, v.Players)
 	}
-	prover, err := play.Tables(v, *tables)
+	set, err := openTables(v, *tables)
 	if err != nil {
 		return err
 	}
+	prover := runconfig.Prover(set)
 	book, err := loadBook(*bookPath, v)
 	if err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/internal/progress"
-	"github.com/millzero/millzero/play"
 )
 
 // runClassic is `millzero classic WHAT`: the classical engine's tools.
@@ -83,7 +82,7 @@ func runClassicTune(args []string, out io.Writer) error {
 	}
 	var set *tablebase.Set
 	if *tables != "" {
-		if set, err = play.OpenTables(v, *tables); err != nil {
+		if set, err = openTables(v, *tables); err != nil {
 			return err
 		}
 	}

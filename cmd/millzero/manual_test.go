@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/configs"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 )
 
 // parseCommand parses the command line args (args[0] the command) with
@@ -434,7 +434,7 @@ func TestManual_TheDefaultYardsticksAreTheCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := run.LoadConfig("")
+	cfg, _, err := runconfig.LoadConfig("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestManual_TheDefaultYardsticksAreTheCodes(t *testing.T) {
 }
 
 func TestManual_TheDefaultConfigIsTheCodes(t *testing.T) {
-	cfg, _, err := run.LoadConfig("")
+	cfg, _, err := runconfig.LoadConfig("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +475,7 @@ func TestManual_TheDefaultConfigIsTheCodes(t *testing.T) {
 	}
 	text := flatText(t, "../../README.md")
 	want := fmt.Sprintf("**The default config** is the embedded `configs/%s`: %s for %s into `runs/%s`, what `make train` runs.",
-		run.DefaultConfigName, v.Description, hours, v.Name)
+		runconfig.DefaultConfigName, v.Description, hours, v.Name)
 	if !strings.Contains(text, want) {
 		t.Errorf("README.md lacks the sentence of the default config:\n%s", want)
 	}
@@ -497,7 +497,7 @@ func TestManual_TheDefaultConfigIsTheCodes(t *testing.T) {
 	}
 	var others []string
 	for _, n := range configs.RunNames() {
-		if "runs/"+n+".yaml" != run.DefaultConfigName {
+		if "runs/"+n+".yaml" != runconfig.DefaultConfigName {
 			others = append(others, n)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
-	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/store"
 )
 
@@ -65,7 +64,7 @@ func runOracle(args []string, out io.Writer) error {
 	if *tables == "" {
 		return o.Solved(context.Background(), out, *sims)
 	}
-	set, err := play.OpenTables(o.Variant, *tables)
+	set, err := openTables(o.Variant, *tables)
 	if err != nil {
 		return err
 	}

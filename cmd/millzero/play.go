@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/millzero/millzero/play"
+	"github.com/millzero/millzero/runconfig"
 )
 
 func runPlay(args []string, out io.Writer) error {
@@ -75,10 +76,11 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	if web.MaxGames < 1 {
 		return fmt.Errorf("--max-games %d: want 1 or more", web.MaxGames)
 	}
-	prover, err := play.Tables(v, pc.Tables)
+	set, err := openTables(v, pc.Tables)
 	if err != nil {
 		return err
 	}
+	prover := runconfig.Prover(set)
 	if web.Opponent, err = play.ParseOpponent(*opponent, v); err != nil {
 		return err
 	}

@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/play"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 )
 
 // addPlayerFlags defines the flags of a play.PlayerConfig on fs; the
 // play, play --web and engine commands share them.
 func addPlayerFlags(fs *flag.FlagSet, c *play.PlayerConfig) {
-	c.RunVariant = run.VariantOf
 	fs.StringVar(&c.Model, "model", "", "checkpoint file of the model (default: the built-in nine model; random-rollout search on other variants)")
 	fs.StringVar(&c.Run, "run", "", "run directory: play its best generation")
 	fs.StringVar(&c.Variant, "variant", "", "variant name or variant file (default: the model's, or nine)")
@@ -32,4 +33,15 @@ func checkVisits(flag string, n int) error {
 		return fmt.Errorf("--%s %d: want 1..%d (the most visits a move may take)", flag, n, mcts.MaxVisits)
 	}
 	return nil
+}
+
+// openTables opens the endgame tables that a --tablebase flag names for v
+// (runconfig.OpenTables: a directory, or auto's in the user cache, never
+// built here), naming the flag in its error; "" is none (nil).
+func openTables(v *engine.Variant, dir string) (*tablebase.Set, error) {
+	set, err := runconfig.OpenTables(v, dir, false, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--tablebase %s: %w", dir, err)
+	}
+	return set, nil
 }

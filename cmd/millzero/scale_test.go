@@ -18,7 +18,7 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/internal/syncbuf"
 	"github.com/millzero/millzero/model"
-	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 	"github.com/millzero/millzero/store/miniotest"
@@ -123,7 +123,7 @@ func checkStoreRun(t *testing.T, url string, gens int) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cfg, _, err := run.LoadConfig("three-test")
+	cfg, _, err := runconfig.LoadConfig("three-test")
 	if err != nil {
 		t.Fatal(err)
 	}

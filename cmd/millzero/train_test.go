@@ -27,6 +27,7 @@ import (
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
 )
@@ -97,7 +98,7 @@ func checkRun(t *testing.T, dir string, gens int) {
 // worker's would be.
 func checkRunOf(t *testing.T, dir string, gens int, overlapped bool) {
 	t.Helper()
-	cfg, _, err := run.LoadConfig("three-test")
+	cfg, _, err := runconfig.LoadConfig("three-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +302,9 @@ func TestTrain_BadConfigNamesTheKey(t *testing.T) {
 // 5, 5, 6, 6 and 7 in five such runs, once stayed at 18 of 20 games
 // through generation 12).
 func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
-	t.Run("mlp", func(t *testing.T) { threeLearns(t, func(*run.Config) {}) })
+	t.Run("mlp", func(t *testing.T) { threeLearns(t, func(*runconfig.Config) {}) })
 	t.Run("graph", func(t *testing.T) {
-		threeLearns(t, func(c *run.Config) {
+		threeLearns(t, func(c *runconfig.Config) {
 			c.Model = model.Config{Kind: model.KindGraph, Width: 32, Blocks: 2, Features: 1}
 			c.Loop.Generations = 12
 		})
@@ -314,8 +315,8 @@ func TestTrain_ThreeLearnsToPlayPerfectly(t *testing.T) {
 // worker and its training on two threads, a generation at a time until
 // its newest model plays perfectly from every opening, and fails if none
 // does within the config's generations.
-func threeLearns(t *testing.T, change func(*run.Config)) {
-	cfg, _, err := run.LoadConfig("three-test")
+func threeLearns(t *testing.T, change func(*runconfig.Config)) {
+	cfg, _, err := runconfig.LoadConfig("three-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func threeLearns(t *testing.T, change func(*run.Config)) {
 		t.Fatal(err)
 	}
 	want := cfg
-	if cfg, _, err = run.LoadConfig(config); err != nil || cfg.Variant != "three" || cfg.SelfPlay.Workers != 1 || cfg.Train.Threads != 2 ||
+	if cfg, _, err = runconfig.LoadConfig(config); err != nil || cfg.Variant != "three" || cfg.SelfPlay.Workers != 1 || cfg.Train.Threads != 2 ||
 		cfg.Model != want.Model || cfg.Loop.Generations != want.Loop.Generations {
 		t.Fatalf("%s: %v, variant %q, %d workers, %d threads, %+v, %d generations: want three on one self-play worker and two training threads, %+v, %d generations",
 			config, err, cfg.Variant, cfg.SelfPlay.Workers, cfg.Train.Threads, cfg.Model, cfg.Loop.Generations, want.Model, want.Loop.Generations)

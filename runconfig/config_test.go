@@ -1,4 +1,4 @@
-package run
+package runconfig
 
 import (
 	"fmt"
@@ -94,17 +94,6 @@ func TestConfig_TablebaseMustBeADirectory(t *testing.T) {
 func TestGate_NoGateMakesEveryCandidateTheBest(t *testing.T) {
 	if got := (GateConfig{MaxGames: 0}).Decision(arena.GateResult{Decision: arena.AcceptH0, LLR: -3}); got != "ungated" {
 		t.Errorf("max_games 0: decision %q, want ungated", got)
-	}
-	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
-		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
-		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
-	l := runConfig(t, text)
-	best, err := l.dir.Best()
-	if err != nil || best != 2 {
-		t.Errorf("best after two ungated generations: %d (%v), want 2", best, err)
-	}
-	if fs, _ := filepath.Glob(filepath.Join(l.dir.Arena(), "gate-*")); len(fs) != 0 {
-		t.Errorf("gate games played without a gate: %v", fs)
 	}
 }
 
@@ -257,22 +246,7 @@ func TestConfig_SelfPlayOrientationsReachTheEvaluatorWithinTheSymmetries(t *test
 	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "canonical") {
 		t.Errorf("two views of a canonical network: %v, want an error naming both", err)
 	}
-	c.Model.Orientation = model.OrientRandom
-	text := "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 2, games: 16, steps: 4}\n" +
-		"selfplay: {workers: 1, games_in_flight: 8, orientations: 3, search: {simulations: 8}, fast_simulations: 4}\n" +
-		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n"
-	l := runConfig(t, text)
-	job, err := l.selfplayJob(3, 2, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := job.NewEvaluator(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := ev.(*model.Evaluator).Orientations(); n != 3 {
-		t.Errorf("self-play's evaluator averages %d turns of the board, want selfplay.orientations' 3", n)
-	}
+
 }
 
 func TestLoopConfig_WindowGrowsByKataGosRule(t *testing.T) {
@@ -311,5 +285,30 @@ func TestLoadRunConfig_TooManyVisitsAreRefusedNamingTheKey(t *testing.T) {
 	_, _, err = LoadRunConfig(path)
 	if err == nil || !strings.Contains(err.Error(), "simulations 10000000") || !strings.Contains(err.Error(), fmt.Sprint(mcts.MaxVisits)) {
 		t.Fatalf("LoadRunConfig = %v; want simulations 10000000 refused, naming the bound", err)
+	}
+}
+
+func TestConfigChanges_AListIsPrintedAsAConfigGivesIt(t *testing.T) {
+	changes, err := configChanges([]byte("loop: {visits: []}\n"), []byte("loop: {visits: [{simulations: 12, generation: 3}]}\n"))
+	if want := "loop.visits: [] -> [{generation: 3, simulations: 12}]"; err != nil || len(changes) != 1 || changes[0] != want {
+		t.Errorf("the change printed: %q, %v; want %q", changes, err, want)
+	}
+}
+
+func TestStrength_BadSettingsAreRefusedByName(t *testing.T) {
+	for _, c := range []StrengthConfig{
+		{EveryHours: -1},
+		{EveryHours: 1, Simulations: 0, Pairs: 1, Depths: []int{2}},
+		{EveryHours: 1, Simulations: 10, Pairs: 1},
+		{EveryHours: 1, Simulations: 10, Pairs: 1, Depths: []int{99}},
+		{EveryHours: 1, Simulations: 10, Pairs: 1, Classic: []string{"classic:0"}},
+		{EveryHours: 1, Simulations: 10, Pairs: 1, Classic: []string{"alphabeta:4"}},
+	} {
+		if err := c.validate(); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+	if err := (StrengthConfig{}).validate(); err != nil {
+		t.Errorf("off: %v", err)
 	}
 }

@@ -1,9 +1,11 @@
-package run
+package runconfig
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/millzero/millzero/engine"
@@ -21,7 +23,7 @@ func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first, second progressLog
-	set, err := openTables(v, tablebase.Auto, 6, &first)
+	set, err := openTables(v, tablebase.Auto, true, 6, &first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
 	if len(files) != 1 || !strings.Contains(first.String(), "(1 new files)") {
 		t.Errorf("files %v, progress %q: want the 3 v 3 table built", files, first.String())
 	}
-	if _, err := openTables(v, tablebase.Auto, 6, &second); err != nil {
+	if _, err := openTables(v, tablebase.Auto, true, 6, &second); err != nil {
 		t.Fatal(err)
 	}
 	if second.String() != "" {
@@ -43,10 +45,28 @@ func TestOpenTables_AutoBuildsOnceInTheCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	var none progressLog
-	if set, err := openTables(three, tablebase.Auto, 6, &none); err != nil || set != nil || !strings.Contains(none.String(), "three") {
+	if set, err := openTables(three, tablebase.Auto, true, 6, &none); err != nil || set != nil || !strings.Contains(none.String(), "three") {
 		t.Errorf("three: tables %v, error %v, said %q: want none, and a line naming three", set, err, none.String())
 	}
-	if _, err := openTables(three, t.TempDir(), 6, &none); err == nil || !strings.Contains(err.Error(), "three") {
+	if _, err := openTables(three, t.TempDir(), true, 6, &none); err == nil || !strings.Contains(err.Error(), "three") {
 		t.Errorf("three from a directory: error %v, want one naming three", err)
 	}
+}
+
+// progressLog keeps the lasting lines a job reports.
+type progressLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (p *progressLog) Update(string, ...any) {}
+func (p *progressLog) Done(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lines = append(p.lines, fmt.Sprintf(format, args...))
+}
+func (p *progressLog) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
 }

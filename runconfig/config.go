@@ -1,11 +1,10 @@
-// Package run is a training run: its store (a local directory, or a
-// bucket of an object store mirrored in a local cache), its layout, its
-// resolved config (every default defined once, in the embedded
-// configs/runs/nine.yaml), the trainer's lease, the generation loop of
-// self-play, training and the arena, resume, the self-play workers beside
-// it, its status, metrics and plots. Commands wire it to flags and
-// terminals.
-package run
+// Package runconfig is a run's config: the run.yaml schema (Config),
+// every default defined once (the embedded configs/runs/nine.yaml, over
+// which a config file lays what differs), its checks, the settings that
+// may change between generations, the variant of a run, and the endgame
+// tables its tablebase key names. The loop, play, bench and the commands
+// read a run's config here without linking the loop.
+package runconfig
 
 import (
 	"bytes"
@@ -19,12 +18,11 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/engine"
-	"github.com/millzero/millzero/engine/tablebase"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
-	"github.com/millzero/millzero/train"
+	trainconfig "github.com/millzero/millzero/train/config"
 )
 
 // DefaultConfigName is the embedded config a run starts from: every
@@ -35,13 +33,13 @@ const DefaultConfigName = "runs/nine.yaml"
 // Config is a run's whole configuration: configs/runs/nine.yaml names
 // and comments every field.
 type Config struct {
-	Variant  string            `yaml:"variant"`
-	Model    model.Config      `yaml:"model"`
-	Train    train.Config      `yaml:"train"`
-	SelfPlay selfplay.Settings `yaml:"selfplay"`
-	Loop     LoopConfig        `yaml:"loop"`
-	Gate     GateConfig        `yaml:"gate"`
-	Strength StrengthConfig    `yaml:"strength"`
+	Variant  string             `yaml:"variant"`
+	Model    model.Config       `yaml:"model"`
+	Train    trainconfig.Config `yaml:"train"`
+	SelfPlay selfplay.Settings  `yaml:"selfplay"`
+	Loop     LoopConfig         `yaml:"loop"`
+	Gate     GateConfig         `yaml:"gate"`
+	Strength StrengthConfig     `yaml:"strength"`
 
 	// Tablebase is a directory of endgame tables of the variant (millzero
 	// tablebase build), local on every machine that plays; "auto" the
@@ -121,9 +119,9 @@ func (l LoopConfig) WindowAt(g int) int {
 	return int(math.Round(float64(w) * (1 + l.WindowGrowth*(math.Pow(x, a)-1)/a)))
 }
 
-// trunkAt is the trunk the loop trains at generation g: the model's,
+// TrunkAt is the trunk the loop trains at generation g: the model's,
 // widened by every grow step of generation g or earlier.
-func (c *Config) trunkAt(g int) model.Config {
+func (c *Config) TrunkAt(g int) model.Config {
 	m := c.Model
 	for _, s := range c.Loop.Grow {
 		if s.Generation <= g {
@@ -353,124 +351,6 @@ func (c *Config) CheckSameVariant(other *Config, whose string) error {
 		return fmt.Errorf("%s: %w", whose, err)
 	}
 	return engine.CheckSame(theirs, whose, mine, "this run")
-}
-
-func (c *Config) validate() error {
-	v, err := c.LoadVariant()
-	if err != nil {
-		return fmt.Errorf("variant: %w", err)
-	}
-	if c.Gate.MaxGames >= 2 && c.Gate.MaxGames < v.Players {
-		return fmt.Errorf("gate: max_games %d: want %d or more, one game per seat of %s (the candidate plays every opening in every seat)", c.Gate.MaxGames, v.Players, v.Name)
-	}
-	if n := v.NumSymmetries(); c.SelfPlay.Orientations > n {
-		return fmt.Errorf("selfplay: orientations %d: want at most %d, the symmetries of %s", c.SelfPlay.Orientations, n, v.Name)
-	}
-	if c.SelfPlay.Orientations > 1 && c.Model.Orientation == model.OrientCanonical {
-		return fmt.Errorf("selfplay: orientations %d with model.orientation %s: a canonical network sees one turn of each board (set orientations 1)", c.SelfPlay.Orientations, model.OrientCanonical)
-	}
-	if c.Model.Symmetric {
-		if c.Model.Width < v.Board.Points {
-			return fmt.Errorf("model: symmetric with width %d: want at least the %d points of %s (each point's units need a channel)", c.Model.Width, v.Board.Points, v.Name)
-		}
-		if len(c.Loop.Grow) > 0 {
-			return fmt.Errorf("model: symmetric with loop.grow: a symmetric network does not grow (its units are laid out by points); set loop.grow: []")
-		}
-	}
-	if c.Tablebase != "" && c.Tablebase != tablebase.Auto {
-		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {
-			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build --out DIR makes one)", c.Tablebase)
-		}
-	}
-	if err := c.Model.Validate(); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	if err := c.Train.Validate(); err != nil {
-		return fmt.Errorf("train: %w", err)
-	}
-	if err := c.Train.CheckKind(c.Model.Kind); err != nil {
-		return fmt.Errorf("train: %w", err)
-	}
-	if err := c.SelfPlay.Validate(); err != nil {
-		return err
-	}
-	l, g := c.Loop, c.Gate
-	switch {
-	case l.Generations < 0:
-		return fmt.Errorf("loop: generations %d: want 0 (no limit) or more", l.Generations)
-	case l.Hours < 0:
-		return fmt.Errorf("loop: hours %v: want 0 (no limit) or more", l.Hours)
-	case l.RunHours < 0:
-		return fmt.Errorf("loop: run_hours %v: want 0 (no limit) or more", l.RunHours)
-	case l.Games < 1:
-		return fmt.Errorf("loop: games %d: want 1 or more", l.Games)
-	case l.Steps < 1:
-		return fmt.Errorf("loop: steps %d: want 1 or more", l.Steps)
-	case l.WindowGenerations < 1:
-		return fmt.Errorf("loop: window_generations %d: want 1 or more", l.WindowGenerations)
-	case !(l.WindowGrowth >= 0 && l.WindowGrowth <= 10):
-		return fmt.Errorf("loop: window_growth %v: want 0 (a fixed window) up to 10 (KataGo's is 0.4)", l.WindowGrowth)
-	case !(l.Reanalyse >= 0 && l.Reanalyse <= 4):
-		return fmt.Errorf("loop: reanalyse %v: want 0 (off) up to 4 (positions searched again for each one a generation records)", l.Reanalyse)
-	case l.WindowSamples < 0 || l.Shuffle < 0 || l.ValBatches < 0:
-		return fmt.Errorf("loop: window_samples, shuffle and val_batches must not be negative")
-	case l.ValFraction < 0 || l.ValFraction >= 1:
-		return fmt.Errorf("loop: val_fraction %v: want 0..1", l.ValFraction)
-	case g.MaxGames < 0 || g.MaxGames == 1:
-		return fmt.Errorf("gate: max_games %d: want 0 (no gate) or 2 or more", g.MaxGames)
-	case g.OpeningPlies < 0:
-		return fmt.Errorf("gate: opening_plies %d: want 0 or more", g.OpeningPlies)
-	case g.LadderPairs < 0:
-		return fmt.Errorf("gate: ladder_pairs %d: want 0 or more", g.LadderPairs)
-	}
-	if set := c.GateSearch(); set.Validate() != nil {
-		return fmt.Errorf("gate: %w", set.Validate())
-	}
-	prev, prevGen := c.Model, 0
-	for i, s := range l.Grow {
-		m := model.Config{Width: s.Width, Blocks: s.Blocks}
-		switch err := m.Validate(); {
-		case err != nil:
-			return fmt.Errorf("loop: grow step %d: %w", i+1, err)
-		case s.Generation <= prevGen:
-			return fmt.Errorf("loop: grow step %d: generation %d: want 1 or more, after the step before", i+1, s.Generation)
-		case m.Width < prev.Width || m.Blocks < prev.Blocks:
-			return fmt.Errorf("loop: grow step %d: %dx%d after %dx%d: a network only grows (width and blocks no smaller)", i+1, m.Width, m.Blocks, prev.Width, prev.Blocks)
-		}
-		prev, prevGen = m, s.Generation
-	}
-	prevGen = 0
-	for i, s := range l.Visits {
-		if s.Generation <= prevGen {
-			return fmt.Errorf("loop: visits step %d: generation %d: want 1 or more, after the step before", i+1, s.Generation)
-		}
-		set := c.SelfPlayAt(s.Generation)
-		if err := set.Validate(); err != nil {
-			return fmt.Errorf("loop: visits step %d (simulations %d): %w", i+1, s.Simulations, err)
-		}
-		prevGen = s.Generation
-	}
-	if err := c.Strength.validate(); err != nil {
-		return err
-	}
-	if err := g.SPRT().Validate(); err != nil {
-		return fmt.Errorf("gate: %w", err)
-	}
-	for _, spec := range g.Ladder {
-		if _, err := referencePlayer(spec); err != nil {
-			return fmt.Errorf("gate: ladder: %w", err)
-		}
-	}
-	return nil
-}
-
-// referencePlayer is a fixed yardstick of the ladder: random or
-// alphabeta:DEPTH, as the arena reads them.
-func referencePlayer(spec string) (arena.Player, error) {
-	if spec != arena.RandomName && !strings.HasPrefix(spec, "alphabeta:") {
-		return nil, fmt.Errorf("player %q: want random or alphabeta:DEPTH", spec)
-	}
-	return arena.ParsePlayer(spec, nil, arena.SpecSettings{})
 }
 
 // Decision is the gate's verdict on res: "ungated" when there is no gate
