@@ -3,9 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -339,11 +337,9 @@ func (s *Store) CheckRun(ctx context.Context) (bool, error) {
 // overwritten, so the trainer and the workers call this before writing.
 // Readers (status) need not.
 func (s *Store) CheckWriteOnce(ctx context.Context) error {
-	var tok [8]byte
-	if _, err := rand.Read(tok[:]); err != nil {
-		return err
-	}
-	name := ".probe-" + hex.EncodeToString(tok[:]) + atomicfile.TempSuffix // hidden from List
+	// Hidden from List, and named as a temporary file of this process, so
+	// that a trainer resuming after this one was killed here sweeps it.
+	name := filepath.Base(atomicfile.TempName("probe"))
 	if err := s.Put(ctx, name, strings.NewReader("probe 1")); err != nil {
 		return fmt.Errorf("run store %s cannot be written: %w", s.loc, err)
 	}
