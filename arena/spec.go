@@ -37,6 +37,11 @@ func DefaultSpecSettings() SpecSettings {
 	return SpecSettings{Simulations: DefaultVisits}
 }
 
+// engineOption is the word of an engine: spec before an option sent to the
+// engine (engine:PATH --option NAME=VALUE): the external engine's own
+// syntax, not a flag of a command.
+const engineOption = "--option"
+
 // SpecHelp lists the player specs ParsePlayer reads, one per line.
 const SpecHelp = `random               uniformly random legal actions (Elo anchor, 0)
 alphabeta:N          the classical alpha-beta yardstick searching N plies (2 and 4 are the reference)
@@ -91,22 +96,22 @@ func ParsePlayer(spec string, v *engine.Variant, set SpecSettings) (Player, erro
 	case kind == "engine":
 		f := strings.Fields(arg)
 		if len(f) == 0 {
-			return nil, fmt.Errorf("player %q: want engine:PATH [ARGS] [--option NAME=VALUE]...", spec)
+			return nil, fmt.Errorf("player %q: want engine:PATH [ARGS] [%s NAME=VALUE]...", spec, engineOption)
 		}
 		e := &External{Label: "engine:" + filepath.Base(f[0]), Path: f[0], MoveTime: set.MoveTime}
 		for i := 1; i < len(f); i++ {
-			o, ok := strings.CutPrefix(f[i], "--option=")
-			if !ok && f[i] == "--option" && i+1 < len(f) {
+			o, ok := strings.CutPrefix(f[i], engineOption+"=")
+			if !ok && f[i] == engineOption && i+1 < len(f) {
 				i++
 				o, ok = f[i], true
 			}
-			if !ok && f[i] != "--option" {
+			if !ok && f[i] != engineOption {
 				e.Args = append(e.Args, f[i])
 				continue
 			}
 			name, value, found := strings.Cut(o, "=")
 			if !found || name == "" {
-				return nil, fmt.Errorf("player %q: --option %q: want --option NAME=VALUE", spec, o)
+				return nil, fmt.Errorf("player %q: %s %q: want %s NAME=VALUE", spec, engineOption, o, engineOption)
 			}
 			e.Options = append(e.Options, EngineOption{name, value})
 		}

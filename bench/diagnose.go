@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,6 +21,10 @@ import (
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
 )
+
+// ErrNoPlayer is matched by Diagnose.Run's error when the games hold more
+// than one player it could diagnose and none was chosen.
+var ErrNoPlayer = errors.New("choose the player")
 
 // DefaultDiagnoseDepth is the depth of the diagnosis's searches: about a
 // tenth of a second a search on one core, on average over the positions
@@ -165,7 +170,7 @@ func ReadGames(path string) ([]arena.Record, error) {
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("games %s: no arena records in it (the Parquet files of millzero bench strength --games or millzero arena)", path)
+		return nil, fmt.Errorf("games %s: no arena records in it (the Parquet files of the arena or of the strength benchmark)", path)
 	}
 	return recs, nil
 }
@@ -199,7 +204,7 @@ func DiagnosedPlayer(src string, recs []arena.Record, name string) (string, erro
 	case len(others) == 1:
 		return others[0], nil
 	}
-	return "", fmt.Errorf("games %s: choose the player (--player): one of %s", src, strings.Join(all, ", "))
+	return "", fmt.Errorf("games %s: %w: one of %s", src, ErrNoPlayer, strings.Join(all, ", "))
 }
 
 // Run diagnoses the games of player (see DiagnosedPlayer) in the records

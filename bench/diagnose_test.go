@@ -183,7 +183,7 @@ func TestDiagnose_BadInputIsAnErrorNamingIt(t *testing.T) {
 		{"an illegal action", write("illegal", illegal), "classic:4", Diagnose{}, []string{"illegal.parquet", illegal[1].Match, fmt.Sprintf("pair %d, game %d", illegal[1].Pair, illegal[1].Game), "action 4"}},
 		{"another variant", write("twelve", twelve), "classic:4", Diagnose{}, []string{"twelve.parquet", "games of nine and of twelve"}},
 		{"no such player", dir, "classic:9", Diagnose{}, []string{dir, `"classic:9"`, "classic:1, classic:4"}},
-		{"no player to choose", dir, "", Diagnose{}, []string{"--player", "classic:1, classic:4"}},
+		{"no player to choose", dir, "", Diagnose{}, []string{"choose the player", "classic:1, classic:4"}},
 		{"a missing file", missing, "", Diagnose{}, []string{missing}},
 		{"a directory without games", empty, "", Diagnose{}, []string{empty, "no arena records"}},
 		{"not a record file", notRecords, "", Diagnose{}, []string{notRecords}},

@@ -54,27 +54,27 @@ func LoadSource(c PlayerConfig) (Source, error) {
 	path := c.Model
 	switch {
 	case c.Model != "" && c.Run != "":
-		return Source{}, fmt.Errorf("give --model or --run, not both")
+		return Source{}, fmt.Errorf("a model and a run: give one, not both")
 	case c.Run != "":
 		r, err := store.Fetch(context.Background(), c.Run, "")
 		if err != nil {
 			return Source{}, err
 		}
 		if _, err := os.Stat(string(r)); err != nil {
-			return Source{}, fmt.Errorf("--run %s: %w", c.Run, err)
+			return Source{}, fmt.Errorf("run %s: %w", c.Run, err)
 		}
 		gen, err := r.Best()
 		if errors.Is(err, store.ErrNoModel) {
 			src := Source{Desc: fmt.Sprintf("random-rollout search (run %s has no model yet)", c.Run)}
 			if _, err := os.Stat(r.Config()); err == nil {
 				if src.Variant, err = runconfig.VariantOf(r); err != nil {
-					return Source{}, fmt.Errorf("--run %s: %w", c.Run, err)
+					return Source{}, fmt.Errorf("run %s: %w", c.Run, err)
 				}
 			}
 			return src, nil
 		}
 		if err != nil {
-			return Source{}, fmt.Errorf("--run %s: %w", c.Run, err)
+			return Source{}, fmt.Errorf("run %s: %w", c.Run, err)
 		}
 		path = r.Model(gen)
 		if _, err := os.Stat(path); gen == 0 && os.IsNotExist(err) {
@@ -157,7 +157,7 @@ func NewSourceBot(v *engine.Variant, src Source, sims, views int, seed uint64, p
 	return NewBot(v, p, p.Name(), seed)
 }
 
-// ParseOpponent is the classical engine the --opponent spec names
+// ParseOpponent is the classical engine the opponent spec names
 // (classic@TIME or classic:N) for variant v; "" is none (nil).
 func ParseOpponent(spec string, v *engine.Variant) (*arena.Classic, error) {
 	if spec == "" {
@@ -165,11 +165,11 @@ func ParseOpponent(spec string, v *engine.Variant) (*arena.Classic, error) {
 	}
 	p, err := arena.ParsePlayer(spec, v, arena.DefaultSpecSettings())
 	if err != nil {
-		return nil, fmt.Errorf("--opponent: %w", err)
+		return nil, err
 	}
 	c, ok := p.(arena.Classic)
 	if !ok {
-		return nil, fmt.Errorf("--opponent %q: want classic@TIME or classic:N", spec)
+		return nil, fmt.Errorf("%q is not the classical engine: want classic@TIME or classic:N", spec)
 	}
 	return &c, nil
 }

@@ -67,7 +67,7 @@ func ServeWeb(ctx context.Context, cfg WebConfig, out io.Writer, ready func(url 
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("--addr %s: %w", cfg.Addr, err)
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(out, "millzero play: %s against %s.\nOpen %s in a browser (interrupt to stop); each tab plays its own game, %d held at most.\n",
@@ -144,7 +144,7 @@ func NewWebServer(cfg WebConfig) (*WebServer, error) {
 	}
 	for _, h := range cfg.AllowHosts {
 		if h == "" || strings.ContainsAny(h, ":/ \t[]@") {
-			return nil, fmt.Errorf("allowed host %q: want a host name (no scheme, port or path), as in --allow-host mybox.local", h)
+			return nil, fmt.Errorf("allowed host %q: want a host name (no scheme, port or path), such as mybox.local", h)
 		}
 		s.hosts[hostName(h)] = true
 	}

@@ -70,7 +70,7 @@ func (r *Records) CheckVariant(ctx context.Context, v *engine.Variant) error {
 		return fmt.Errorf("run %s: %w", r.wd.Store(), err)
 	}
 	if rv.Name != v.Name {
-		return fmt.Errorf("run %s is a run of %s: its arena takes no games of %s (--variant %s)", r.wd.Store(), rv.Name, v.Name, v.Name)
+		return fmt.Errorf("run %s is a run of %s: its arena takes no games of %s", r.wd.Store(), rv.Name, v.Name)
 	}
 	return nil
 }

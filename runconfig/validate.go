@@ -71,7 +71,7 @@ func (c *Config) checkVariant(v *engine.Variant) error {
 func (c *Config) checkSections() error {
 	if c.Tablebase != "" && c.Tablebase != tablebase.Auto {
 		if st, err := os.Stat(c.Tablebase); err != nil || !st.IsDir() {
-			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build --out DIR makes one)", c.Tablebase)
+			return fmt.Errorf("tablebase: %q is not a directory of tables (millzero tablebase build makes one)", c.Tablebase)
 		}
 	}
 	if err := c.Model.Validate(); err != nil {

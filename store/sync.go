@@ -44,7 +44,7 @@ func (w *WorkDir) Local() bool { return w.local }
 func DefaultCache(loc, role string) (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("run %s: a cache directory (give --cache): %w", loc, err)
+		return "", fmt.Errorf("run %s: no cache directory to mirror it in: %w", loc, err)
 	}
 	sum := sha256.Sum256([]byte(loc))
 	return filepath.Join(base, "millzero", hex.EncodeToString(sum[:8]), role), nil

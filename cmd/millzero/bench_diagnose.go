@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,6 +52,9 @@ func runBenchDiagnose(args []string, out io.Writer) error {
 		prog.Update("diagnose: game %d of %d, %.0fs", done, total, time.Since(start).Seconds())
 	})
 	prog.Close()
+	if errors.Is(err, bench.ErrNoPlayer) {
+		err = fmt.Errorf("%w (--player)", err)
+	}
 	if err == nil && *asJSON {
 		return writeJSON(out, res)
 	} else if err == nil {

@@ -82,7 +82,7 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 	}
 	prover := runconfig.Prover(set)
 	if web.Opponent, err = play.ParseOpponent(*opponent, v); err != nil {
-		return err
+		return fmt.Errorf("--opponent: %w", err)
 	}
 	if *serve {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

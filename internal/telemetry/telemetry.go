@@ -124,7 +124,7 @@ func (m *Metrics) Handler() http.Handler {
 func Serve(ctx context.Context, addr string, m *Metrics, errs func(error)) (net.Addr, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--metrics-addr %s: %w", addr, err)
+		return nil, fmt.Errorf("listen on %s for metrics: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.Handler())
