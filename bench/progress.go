@@ -18,11 +18,12 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/internal/atomicfile"
+	"github.com/millzero/millzero/internal/plot"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/model/builtin"
-	"github.com/millzero/millzero/run"
 	"github.com/millzero/millzero/runconfig"
+	"github.com/millzero/millzero/runmetrics"
 	"github.com/millzero/millzero/store"
 )
 
@@ -156,7 +157,7 @@ func NewProgressBench(ctx context.Context, loc, cache string, c ProgressChoice) 
 	if err != nil {
 		return nil, err
 	}
-	hours, err := run.ModelHours(dir)
+	hours, err := runmetrics.ModelHours(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +307,7 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 			return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 		}
 	}
-	compute, err := run.ModelCompute(b.Dir)
+	compute, err := runmetrics.ModelCompute(b.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -411,15 +412,15 @@ func (b *ProgressBench) write(rows []ProgressRow, v *engine.Variant, axis string
 	if len(with) > 0 {
 		title = fmt.Sprintf("Progress (%s, %d visits, %d pairs a match, 95%% intervals)", v.Name, b.Simulations, b.Pairs)
 	}
-	var lines []run.HoursLine
+	var lines []plot.Line
 	for _, l := range append([]ProgressLine{this}, with...) {
 		x, err := l.X(axis)
 		if err != nil {
 			return err
 		}
-		lines = append(lines, run.HoursLine{Name: l.Name, Hours: x, Y: l.Y, Low: l.Low, High: l.High})
+		lines = append(lines, plot.Line{Name: l.Name, X: x, Y: l.Y, Low: l.Low, High: l.High})
 	}
-	return run.PlotLines(filepath.Join(b.Out, "progress.png"), title, axisLabels[axis], "Elo over "+anchor, true, lines...)
+	return plot.Scaled(filepath.Join(b.Out, "progress.png"), title, axisLabels[axis], "Elo over "+anchor, true, lines...)
 }
 
 // axisLabels are the x axes' labels in progress.png.

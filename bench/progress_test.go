@@ -12,6 +12,7 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/run"
+	"github.com/millzero/millzero/runmetrics"
 	"github.com/millzero/millzero/store"
 )
 
@@ -135,7 +136,7 @@ func TestProgressBench_RatesARunsModelsAgainstTheFirstAndReusesItsGames(t *testi
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
 		"gate: {max_games: 0}\n"
 	dir := trainRun(t, text)
-	hours, err := run.ModelHours(dir)
+	hours, err := runmetrics.ModelHours(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func trainRun(t *testing.T, text string) store.Dir {
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := run.Open(context.Background(), dir+"/run", cfg, run.Options{})
+	l, err := run.OpenTrainer(context.Background(), dir+"/run", cfg, run.TrainerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // MLP with heads is refused by name.
 func TestLoop_AuxHeadsFollowTheTrainWeights(t *testing.T) {
 	dir := t.TempDir()
-	run := func(weights string, generations int) *Loop {
+	run := func(weights string, generations int) *Trainer {
 		text := "variant: three\nmodel: {kind: graph, width: 8, blocks: 1}\n" +
 			fmt.Sprintf("train: {%s}\n", weights) +
 			fmt.Sprintf("loop: {generations: %d, games: 16, steps: 4}\n", generations) +
@@ -27,7 +27,7 @@ func TestLoop_AuxHeadsFollowTheTrainWeights(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		l, err := Open(context.Background(), filepath.Join(dir, "run"), cfg, Options{})
+		l, err := OpenTrainer(context.Background(), filepath.Join(dir, "run"), cfg, TrainerOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"time"
 
@@ -21,9 +22,9 @@ type awaiter struct {
 	say         func(msg string)
 }
 
-func newAwaiter(opts Options) *awaiter {
+func newAwaiter(log *slog.Logger) *awaiter {
 	now := time.Now()
-	return &awaiter{start: now, next: now.Add(store.WaitFirst), say: func(msg string) { opts.Log.Warn(msg) }}
+	return &awaiter{start: now, next: now.Add(store.WaitFirst), say: func(msg string) { log.Warn(msg) }}
 }
 
 // sleep reports what (a phrase) when it is time, then waits awaitPoll or
@@ -44,10 +45,10 @@ func (a *awaiter) sleep(ctx context.Context, what string) error {
 // awaitRunDir checks that the local run directory dir exists, without
 // making it: a process that only reads a run or adds games to it never
 // makes a directory (a mistyped path would be made and waited on). With
-// opts.WaitForRun it waits for the directory to appear (the trainer makes
-// it); else a missing directory is an error.
-func awaitRunDir(ctx context.Context, dir string, opts Options) error {
-	a := newAwaiter(opts)
+// wait it waits for the directory to appear (the trainer makes it); else
+// a missing directory is an error.
+func awaitRunDir(ctx context.Context, dir string, wait bool, log *slog.Logger) error {
+	a := newAwaiter(log)
 	for {
 		fi, err := os.Stat(dir)
 		switch {
@@ -57,7 +58,7 @@ func awaitRunDir(ctx context.Context, dir string, opts Options) error {
 			return fmt.Errorf("run %s: not a directory", dir)
 		case !errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("run %s: %w", dir, err)
-		case !opts.WaitForRun:
+		case !wait:
 			return fmt.Errorf("run %s: no such directory (a mistyped path?): start the run with millzero train first", dir)
 		}
 		if err := a.sleep(ctx, fmt.Sprintf("run %s to be made (millzero train --run %s)", dir, dir)); err != nil {
@@ -66,15 +67,19 @@ func awaitRunDir(ctx context.Context, dir string, opts Options) error {
 	}
 }
 
-// openStoreWaiting opens the store at loc; with opts.WaitForRun a store
+// openStoreWaiting opens the store at loc with the patience opts gives
+// (Options.StorePatience, its waits told to opts.Log); with wait a store
 // that cannot be reached or does not answer is waited for, saying so,
 // while an error no wait mends (bad credentials, an unknown scheme) is
 // returned at once.
-func openStoreWaiting(ctx context.Context, loc string, opts Options) (*store.Store, error) {
-	a := newAwaiter(opts)
+func openStoreWaiting(ctx context.Context, loc string, wait bool, opts Options) (*store.Store, error) {
+	a := newAwaiter(opts.Log)
 	for {
 		st, err := store.Open(ctx, loc)
-		if err == nil || !opts.WaitForRun || !(store.IsTransient(err) || store.IsUnreachable(err)) || store.IsCredentialError(err) {
+		if err == nil {
+			st.SetPatience(opts.StorePatience, func(msg string) { opts.Log.Warn(msg) })
+		}
+		if err == nil || !wait || !(store.IsTransient(err) || store.IsUnreachable(err)) || store.IsCredentialError(err) {
 			return st, err
 		}
 		if err := a.sleep(ctx, fmt.Sprintf("run store %s to answer (%v)", loc, err)); err != nil {
@@ -85,8 +90,8 @@ func openStoreWaiting(ctx context.Context, loc string, opts Options) (*store.Sto
 
 // awaitRun waits until the store holds a run (its run.yaml): a worker
 // started before its trainer.
-func awaitRun(ctx context.Context, st *store.Store, loc string, opts Options) error {
-	a := newAwaiter(opts)
+func awaitRun(ctx context.Context, st *store.Store, loc string, log *slog.Logger) error {
+	a := newAwaiter(log)
 	for {
 		ok, err := st.CheckRun(ctx)
 		if err != nil {

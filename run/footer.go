@@ -131,11 +131,11 @@ type shardCount struct {
 }
 
 // loadGameCounts reads the cache's counts (none, or unreadable: empty).
-func (l *Loop) loadGameCounts() *gameCounts {
-	if l.wd.Local() {
+func (r *Reader) loadGameCounts() *gameCounts {
+	if r.wd.Local() {
 		return nil
 	}
-	c := &gameCounts{path: l.wd.Path(gameCountsObject), counts: map[string]shardCount{}}
+	c := &gameCounts{path: r.wd.Path(gameCountsObject), counts: map[string]shardCount{}}
 	if data, err := os.ReadFile(c.path); err == nil {
 		if json.Unmarshal(data, &c.counts) != nil {
 			c.counts = map[string]shardCount{}

@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -115,9 +113,9 @@ func writeTestShard(t *testing.T, games, variant string, g int) string {
 }
 
 // quickLoop opens a new three-test run in dir, cut to a quick generation.
-func quickLoop(t *testing.T, dir string, log *slog.Logger) *Loop {
+func quickLoop(t *testing.T, dir string, log *slog.Logger) *Trainer {
 	t.Helper()
-	l, err := Open(context.Background(), dir, "three-test", Options{Log: log})
+	l, err := OpenTrainer(context.Background(), dir, "three-test", TrainerOptions{Options: Options{Log: log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +156,7 @@ func TestRun_TruncatedAndForeignShardsAreSkippedAndNamed(t *testing.T) {
 	if got := mustLoad(t, l.gens).column("games"); len(got) != 1 || got[0] != 64 {
 		t.Errorf("generation 0 counts %v games, want the 64 played (the skipped shards' none)", got)
 	}
-	if _, err := l.Status(context.Background()); err != nil {
+	if _, err := mustReader(t, l).Status(context.Background()); err != nil {
 		t.Errorf("status of a run with a truncated shard: %v", err)
 	}
 }
@@ -168,7 +166,7 @@ func TestRun_TruncatedAndForeignShardsAreSkippedAndNamed(t *testing.T) {
 // repeated number would merge two pairs.
 func TestMatchGames_AResumedMatchKeepsPairNumbersUnique(t *testing.T) {
 	l := quickLoop(t, t.TempDir(), nil)
-	a, err := l.player(0)
+	a, err := l.arenaPlayer(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,44 +278,12 @@ func readRows(t *testing.T, path string) [][]string {
 	return rows
 }
 
-// A generations.csv of an older version (fewer columns) is migrated: its
-// rows keep their values by column name, the new columns are empty, and
-// the next row rewrites the file with the new header.
-func TestSeries_AnOlderHeaderIsMigratedByName(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "generations.csv")
-	old := "generation,hours,games,moves_per_s,train_loss,val_loss,candidate,decision,llr,pairs,best,best_elo\n" +
-		"0,0.01,256,3631.59,2.4035,2.30879,gen-000001,accepted,1.42743,0/0/3/0/4,gen-000001,610.582\n"
-	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openSeries(path, genColumns...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m := mustLoad(t, s); len(m.rows) != 1 || m.column("best_elo")[0] != 610.582 || m.column("games")[0] != 256 || !math.IsNaN(m.column("train_s")[0]) {
-		t.Fatalf("migrated rows %v", m.rows)
-	}
-	if err := s.add(1, 0.02, 256, 1.0, 2.0, 2.1, "gen-000002", "rejected", -1.0, "0/0/1/0/0", "gen-000001", 600.0, 1.0, 2.0, 3.0, 4.0, 0.1, 0.25, 52.0, 0.2, "abc", 0.0); err != nil {
-		t.Fatal(err)
-	}
-	rows := readRows(t, path)
-	if !slices.Equal(rows[0], genColumns) || len(rows) != 3 || rows[1][2] != "256" || rows[1][len(genColumns)-1] != "" {
-		t.Fatalf("rewritten file %v", rows)
-	}
-	if err := os.WriteFile(path, []byte("generation,elo_of_the_moon\n0,1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := openSeries(path, genColumns...); err == nil || !strings.Contains(err.Error(), "elo_of_the_moon") {
-		t.Errorf("a file with an unknown column: %v, want an error naming it", err)
-	}
-}
-
 // train --config on an existing run lays the file over its run.yaml: the
 // settings a generation may change change, and are printed; the variant
 // and the network's shape are refused, naming each setting and why.
 func TestOpen_ConfigOnAnExistingRunChangesWhatMayChange(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	l, err := Open(context.Background(), dir, "three-test", Options{})
+	l, err := OpenTrainer(context.Background(), dir, "three-test", TrainerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +306,7 @@ func TestOpen_ConfigOnAnExistingRunChangesWhatMayChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out progressLog
-		l, err := Open(context.Background(), dir, change, Options{Progress: &out})
+		l, err := OpenTrainer(context.Background(), dir, change, TrainerOptions{Options: Options{Progress: &out}})
 		if len(c.refused) > 0 {
 			if err == nil {
 				l.Close()
@@ -384,7 +350,7 @@ func TestOpen_ValueMixWithThreeSeatsIsRefusedBeforeTheFirstGame(t *testing.T) {
 	if err := os.WriteFile(path, []byte("variant: moulin-rouge-3\ntablebase: \"\"\ntrain: {value_mix: 0.5}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Open(context.Background(), filepath.Join(t.TempDir(), "run"), path, Options{})
+	l, err := OpenTrainer(context.Background(), filepath.Join(t.TempDir(), "run"), path, TrainerOptions{})
 	if err == nil {
 		l.Close()
 		t.Fatal("value_mix with three seats opened, want an error before any game")
@@ -402,7 +368,7 @@ func TestOpen_SettingsThatFailTogetherAreFoundBeforeTheFirstGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	l, err := Open(context.Background(), dir, path, Options{})
+	l, err := OpenTrainer(context.Background(), dir, path, TrainerOptions{})
 	if err == nil {
 		l.Close()
 		t.Fatal("a gate of 20 pairs from 0 opening plies opened, want an error before any game")

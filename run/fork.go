@@ -15,6 +15,7 @@ import (
 	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/internal/gen"
 	"github.com/millzero/millzero/runconfig"
+	"github.com/millzero/millzero/runmetrics"
 	"github.com/millzero/millzero/store"
 )
 
@@ -40,23 +41,19 @@ func Fork(src, dst string, n int) (int, error) {
 	if _, _, err := runconfig.LoadRunConfig(from.Config()); err != nil {
 		return 0, fmt.Errorf("fork %s: %w", src, err)
 	}
-	gens, err := openSeries(from.Path(store.GenerationsTable), genColumns...)
-	if err != nil {
-		return 0, fmt.Errorf("fork %s: %w", src, err)
-	}
-	t, err := gens.load()
+	rows, err := runmetrics.Generations(from).Rows()
 	if err != nil {
 		return 0, fmt.Errorf("fork %s: %w", src, err)
 	}
 	if n == 0 {
-		n = len(t.rows)
+		n = len(rows)
 	}
-	if n < 1 || n > len(t.rows) {
-		return 0, fmt.Errorf("fork %s at generation %d: the run has ended generations 0..%d, want 1..%d", src, n, len(t.rows)-1, len(t.rows))
+	if n < 1 || n > len(rows) {
+		return 0, fmt.Errorf("fork %s at generation %d: the run has ended generations 0..%d, want 1..%d", src, n, len(rows)-1, len(rows))
 	}
-	best, ok := store.ParseModelName(t.text("best")[n-1])
+	best, ok := store.ParseModelName(rows[n-1].Best)
 	if !ok {
-		return 0, fmt.Errorf("fork %s: generation %d's row names best %q, not a model", src, n-1, t.text("best")[n-1])
+		return 0, fmt.Errorf("fork %s: generation %d's row names best %q, not a model", src, n-1, rows[n-1].Best)
 	}
 	for _, g := range []int{n, best} {
 		if _, err := os.Stat(from.Model(g)); g > 0 && err != nil {

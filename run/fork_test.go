@@ -105,7 +105,7 @@ func TestFork_IsTheRunAfterNGenerationsAndTrainsOn(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(grown), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(context.Background(), dst, cfg, Options{})
+	f, err := OpenTrainer(context.Background(), dst, cfg, TrainerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

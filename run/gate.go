@@ -17,21 +17,22 @@ import (
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/runconfig"
+	"github.com/millzero/millzero/runmetrics"
 	"github.com/millzero/millzero/store"
 )
 
-// player is the arena player of model generation gen, searching with
+// arenaPlayer is the arena player of model generation gen, searching with
 // the run's own search settings (runconfig.Config.GateSearch).
-func (l *Loop) player(gen int) (arena.Player, error) {
-	e := arena.Evaluation{Playouts: l.cfg.SelfPlay.RolloutPlayouts, PlayoutPlies: l.cfg.SelfPlay.RolloutPlies}
+func (t *Trainer) arenaPlayer(gen int) (arena.Player, error) {
+	e := arena.Evaluation{Playouts: t.cfg.SelfPlay.RolloutPlayouts, PlayoutPlies: t.cfg.SelfPlay.RolloutPlies}
 	if gen > 0 {
-		net, err := l.network(gen)
+		net, err := t.network(gen)
 		if err != nil {
 			return nil, err
 		}
 		e = arena.Evaluation{Net: net}
 	}
-	return arena.NewSearchPlayer(store.ModelName(gen), l.cfg.GateSearch(), e), nil
+	return arena.NewSearchPlayer(store.ModelName(gen), t.cfg.GateSearch(), e), nil
 }
 
 // gate plays the candidate against the best until the SPRT decides or
@@ -40,25 +41,25 @@ func (l *Loop) player(gen int) (arena.Player, error) {
 // SPRT on its mean score over those rounds (arena.SPRT.DecideRounds). Every finished game is journalled as it ends,
 // so a killed run loses none and replays none; the games go to one
 // Parquet file when the gate is over.
-func (l *Loop) gate(ctx context.Context, cand, best int) (arena.GateResult, error) {
-	gc := l.cfg.Gate
+func (t *Trainer) gate(ctx context.Context, cand, best int) (arena.GateResult, error) {
+	gc := t.cfg.Gate
 	test := gc.SPRT()
 	res := arena.GateResult{}
 	res.Lower, res.Upper = test.Bounds()
-	a, err := l.player(cand)
+	a, err := t.arenaPlayer(cand)
 	if err != nil {
 		return res, err
 	}
-	b, err := l.player(best)
+	b, err := t.arenaPlayer(best)
 	if err != nil {
 		return res, err
 	}
 	id := "gate-" + store.ModelName(cand)
-	recs, err := l.matchGames(ctx, id, arena.Match{Variant: l.v, A: a, B: b, OpeningPlies: gc.OpeningPlies}, gc.MaxGames,
+	recs, err := t.matchGames(ctx, id, arena.Match{Variant: t.v, A: a, B: b, OpeningPlies: gc.OpeningPlies}, gc.MaxGames,
 		func(recs []arena.Record) bool {
 			res.Penta, res.Rounds, res.Decision, res.LLR = tally(recs, a.Name(), test)
-			l.phase(len(recs), gc.MaxGames)
-			l.prog.Update("generation %d arena: %s vs %s: %d games, %s %s, LLR %.2f in [%.2f, %.2f]",
+			t.phase(len(recs), gc.MaxGames)
+			t.prog.Update("generation %d arena: %s vs %s: %d games, %s %s, LLR %.2f in [%.2f, %.2f]",
 				cand-1, a.Name(), b.Name(), len(recs), res.Unit(), res.Counts(), res.LLR, res.Lower, res.Upper)
 			return res.Decision != arena.Continue
 		})
@@ -85,24 +86,24 @@ func tally(recs []arena.Record, cand string, test arena.SPRT) (arena.Penta, aren
 // per generation that becomes best: ladder_pairs openings, each once per
 // seating rotation (with 3-4 seats the model against copies of the
 // reference player).
-func (l *Loop) ladder(ctx context.Context, gen int) error {
-	if l.cfg.Gate.LadderPairs == 0 {
+func (t *Trainer) ladder(ctx context.Context, gen int) error {
+	if t.cfg.Gate.LadderPairs == 0 {
 		return nil
 	}
-	me, err := l.player(gen)
+	me, err := t.arenaPlayer(gen)
 	if err != nil {
 		return err
 	}
-	for _, spec := range l.cfg.Gate.Ladder {
+	for _, spec := range t.cfg.Gate.Ladder {
 		ref, err := runconfig.ReferencePlayer(spec)
 		if err != nil {
 			return err
 		}
 		id := "ladder-" + store.ModelName(gen) + "-" + strings.ReplaceAll(spec, ":", "")
-		_, err = l.matchGames(ctx, id, arena.Match{Variant: l.v, A: me, B: ref, OpeningPlies: l.cfg.Gate.OpeningPlies},
-			l.v.Players*l.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
-				l.phase(len(recs), l.v.Players*l.cfg.Gate.LadderPairs)
-				l.prog.Update("ladder: %s vs %s: %d/%d games", me.Name(), spec, len(recs), l.v.Players*l.cfg.Gate.LadderPairs)
+		_, err = t.matchGames(ctx, id, arena.Match{Variant: t.v, A: me, B: ref, OpeningPlies: t.cfg.Gate.OpeningPlies},
+			t.v.Players*t.cfg.Gate.LadderPairs, func(recs []arena.Record) bool {
+				t.phase(len(recs), t.v.Players*t.cfg.Gate.LadderPairs)
+				t.prog.Update("ladder: %s vs %s: %d/%d games", me.Name(), spec, len(recs), t.v.Players*t.cfg.Gate.LadderPairs)
 				return false
 			})
 		if err != nil {
@@ -116,9 +117,9 @@ func (l *Loop) ladder(ctx context.Context, gen int) error {
 // enough says so, journalling each finished game in arena/id.jsonl. When
 // the match is over its games go to arena/id.parquet and the journal is
 // removed; when that file exists the match is not played again.
-func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGames int, enough func([]arena.Record) bool) ([]arena.Record, error) {
-	final := filepath.Join(l.dir.Arena(), id+arena.RecordExt)
-	journal := filepath.Join(l.dir.Arena(), id+".jsonl")
+func (t *Trainer) matchGames(ctx context.Context, id string, m arena.Match, maxGames int, enough func([]arena.Record) bool) ([]arena.Record, error) {
+	final := filepath.Join(t.dir.Arena(), id+arena.RecordExt)
+	journal := filepath.Join(t.dir.Arena(), id+".jsonl")
 	if _, err := os.Stat(final); err == nil {
 		// A kill between the file and the journal's removal leaves the
 		// journal, whose games the file holds.
@@ -132,7 +133,7 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		return nil, err
 	}
 	if len(recs) < maxGames && !enough(recs) {
-		if err := os.MkdirAll(l.dir.Arena(), 0o755); err != nil {
+		if err := os.MkdirAll(t.dir.Arena(), 0o755); err != nil {
 			return nil, err
 		}
 		f, err := os.OpenFile(journal, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
@@ -140,8 +141,8 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 			return nil, err
 		}
 		defer f.Close()
-		m.Pairs = (maxGames - len(recs) + l.v.Players - 1) / l.v.Players
-		m.Seed = seed.Derive(l.cfg.Loop.Seed, "match "+id, uint64(len(recs)))
+		m.Pairs = (maxGames - len(recs) + t.v.Players - 1) / t.v.Players
+		m.Seed = seed.Derive(t.cfg.Loop.Seed, "match "+id, uint64(len(recs)))
 		var next int32 // the pairs of a resumed match follow the journal's: a pair is (match, pair)
 		for _, r := range recs {
 			next = max(next, r.Pair+1)
@@ -173,7 +174,7 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 			return nil, err
 		}
 	}
-	written, err := arena.WriteRecords(l.dir.Arena(), id, recs)
+	written, err := arena.WriteRecords(t.dir.Arena(), id, recs)
 	if errors.Is(err, fs.ErrExist) {
 		// A trainer whose lease this one took wrote the match first: its
 		// games are the match's.
@@ -186,7 +187,7 @@ func (l *Loop) matchGames(ctx context.Context, id string, m arena.Match, maxGame
 		return nil, err
 	}
 	if written != "" {
-		if err := l.wd.Push(ctx, store.ArenaPrefix+id+arena.RecordExt); err != nil {
+		if err := t.wd.Push(ctx, store.ArenaPrefix+id+arena.RecordExt); err != nil {
 			return nil, err
 		}
 	}
@@ -242,19 +243,19 @@ func eloFile(name string, g, best int) bool {
 // (eloFile), writes the ladder to arena/ratings.csv (players outside the
 // refit keep their rows from the last refit that had them) and the best's
 // rating to metrics/elo.csv, and returns the best's Elo.
-func (l *Loop) ratings(g int) (float64, error) {
-	best, err := l.dir.Best()
+func (t *Trainer) ratings(g int) (float64, error) {
+	best, err := t.dir.Best()
 	if errors.Is(err, store.ErrNoModel) {
 		best = 0
 	} else if err != nil {
 		return 0, err
 	}
-	recs, err := arena.ReadRecordDirFunc(l.dir.Arena(), func(name string) bool { return eloFile(name, g, best) })
+	recs, err := arena.ReadRecordDirFunc(t.dir.Arena(), func(name string) bool { return eloFile(name, g, best) })
 	if err != nil {
 		return 0, err
 	}
 	set := arena.DefaultEloSettings()
-	set.Anchor, set.DropUnlinked = l.eloAnchor(), true
+	set.Anchor, set.DropUnlinked = t.eloAnchor(), true
 	rs, err := arena.FitElo(recs, set)
 	if err != nil {
 		return 0, err
@@ -262,24 +263,23 @@ func (l *Loop) ratings(g int) (float64, error) {
 	if len(rs) == 0 && len(recs) > 0 {
 		// No reference player played: every game, relative to the first
 		// player (a refit that grows with the run).
-		if recs, err = arena.ReadRecordDir(l.dir.Arena()); err != nil {
+		if recs, err = arena.ReadRecordDir(t.dir.Arena()); err != nil {
 			return 0, err
 		}
 		if rs, err = arena.FitElo(recs, arena.DefaultEloSettings()); err != nil {
 			return 0, err
 		}
 	}
-	gen := fmt.Sprint(g) // a resumed generation's ratings replace its earlier ones
-	if len(rs) == 0 {
-		return math.NaN(), l.elo.replace(gen)
+	if len(rs) == 0 { // a resumed generation's ratings replace its earlier ones
+		return math.NaN(), t.elo.Replace(g)
 	}
-	path := l.dir.Path(store.RatingsObject)
+	path := t.dir.Path(store.RatingsObject)
 	old, err := arena.ReadRatingsCSV(path)
 	if err != nil {
 		return 0, err
 	}
 	eloBest := math.NaN()
-	var rows [][]any
+	var rows []runmetrics.EloRow
 	fitted := map[string]bool{}
 	for _, r := range rs {
 		fitted[r.Name] = true
@@ -288,12 +288,12 @@ func (l *Loop) ratings(g int) (float64, error) {
 		case r.Name == store.ModelName(best):
 			eloBest = r.Elo
 			player = "best"
-		case !slices.Contains(l.cfg.Gate.Ladder, r.Name) || r.Name == arena.RandomName:
+		case !slices.Contains(t.cfg.Gate.Ladder, r.Name) || r.Name == arena.RandomName:
 			continue // the anchor is 0 by definition; other models are in ratings.csv
 		}
-		rows = append(rows, []any{g, l.hours(), player, r.Elo, r.Low, r.High, r.Games})
+		rows = append(rows, runmetrics.EloRow{Generation: g, Hours: t.hours(), Player: player, Elo: r.Elo, Low: r.Low, High: r.High, Games: r.Games})
 	}
-	if err := l.elo.replace(gen, rows...); err != nil {
+	if err := t.elo.Replace(g, rows...); err != nil {
 		return 0, err
 	}
 	for _, r := range old {
@@ -307,9 +307,9 @@ func (l *Loop) ratings(g int) (float64, error) {
 
 // eloAnchor is the player the loop's ratings are relative to: the random
 // player when the ladder has it, else its first reference player.
-func (l *Loop) eloAnchor() string {
-	if len(l.cfg.Gate.Ladder) == 0 || slices.Contains(l.cfg.Gate.Ladder, arena.RandomName) {
+func (t *Trainer) eloAnchor() string {
+	if len(t.cfg.Gate.Ladder) == 0 || slices.Contains(t.cfg.Gate.Ladder, arena.RandomName) {
 		return arena.RandomName
 	}
-	return l.cfg.Gate.Ladder[0]
+	return t.cfg.Gate.Ladder[0]
 }

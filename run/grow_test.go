@@ -72,7 +72,7 @@ func loadConfigText(t *testing.T, text string) (runconfig.Config, error) {
 // same weights, and a network grown later keeps it.
 func TestLoop_OrientationChangesInARunUnderWay(t *testing.T) {
 	dir := t.TempDir()
-	run := func(orientation string, generations int, grow string) *Loop {
+	run := func(orientation string, generations int, grow string) *Trainer {
 		text := fmt.Sprintf("variant: three\nmodel: {width: 16, blocks: 1, orientation: %s}\n", orientation) +
 			fmt.Sprintf("loop: {generations: %d, games: 16, steps: 4, grow: [%s]}\n", generations, grow) +
 			"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n" +
@@ -81,7 +81,7 @@ func TestLoop_OrientationChangesInARunUnderWay(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		l, err := Open(context.Background(), filepath.Join(dir, "run"), cfg, Options{})
+		l, err := OpenTrainer(context.Background(), filepath.Join(dir, "run"), cfg, TrainerOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestLoop_VisitsDeepenTheFullSearchesFromTheirGeneration(t *testing.T) {
 		"loop: {generations: 2, games: 16, steps: 4, visits: [{generation: 3, simulations: 12}, {generation: 5, simulations: 20}]}\n"+
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n"+
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n")
-	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
+	l, err := OpenTrainer(context.Background(), dir+"/run", cfg, TrainerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func runUnderLoad(t *testing.T, loc string, lease store.LeaseOptions, outage fun
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := Open(ctx, loc, "", Options{Existing: true, WaitForRun: true, StorePatience: -1, Cache: t.TempDir()})
+			w, err := OpenWorker(ctx, loc, WorkerOptions{Options: Options{StorePatience: -1, Cache: t.TempDir()}, WaitForRun: true})
 			if err != nil {
 				if ctx.Err() == nil {
 					errs <- fmt.Errorf("worker %d: open: %w", i, err)
@@ -61,8 +61,8 @@ func runUnderLoad(t *testing.T, loc string, lease store.LeaseOptions, outage fun
 			}
 		}()
 	}
-	trainer, err := Open(context.Background(), loc, "three-test", Options{NoLocalSelfplay: true, StorePatience: time.Minute, Cache: t.TempDir(),
-		Progress: testProgress{t}, Lease: lease})
+	trainer, err := OpenTrainer(context.Background(), loc, "three-test", TrainerOptions{NoLocalSelfplay: true, Lease: lease,
+		Options: Options{StorePatience: time.Minute, Cache: t.TempDir(), Progress: testProgress{t}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +71,14 @@ func runUnderLoad(t *testing.T, loc string, lease store.LeaseOptions, outage fun
 	c.Loop.Generations, c.Loop.Games, c.Loop.Steps = loadGens, 16, 5
 	c.Gate.MaxGames, c.Gate.LadderPairs = 2, 0
 	statusErrs := make(chan error, 1)
+	reader, err := openReaderOn(ctx, trainer.wd.Store(), loc, Options{Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		// status, again and again, while the workers write.
 		for ctx.Err() == nil {
-			if _, err := trainer.Status(ctx); err != nil && ctx.Err() == nil {
+			if _, err := reader.Status(ctx); err != nil && ctx.Err() == nil {
 				statusErrs <- err
 				return
 			}
@@ -155,10 +159,7 @@ func runUnderLoad(t *testing.T, loc string, lease store.LeaseOptions, outage fun
 		shards[g]++
 		games[g] += k.Games
 	}
-	status, err := trainer.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	status := statusOf(t, trainer.wd.Store(), loc)
 	recorded := mustLoad(t, trainer.gens).column("games")
 	for _, gs := range status.PerGen {
 		if gs.Shards != shards[gs.Generation] || gs.Games != games[gs.Generation] {

@@ -21,7 +21,7 @@ import (
 func BenchmarkLoop_MemoryFlat(b *testing.B) {
 	const gens = 50
 	for range b.N {
-		l, err := Open(context.Background(), b.TempDir(), "three-test", Options{})
+		l, err := OpenTrainer(context.Background(), b.TempDir(), "three-test", TrainerOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

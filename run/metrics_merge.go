@@ -5,20 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 
+	"github.com/millzero/millzero/runmetrics"
 	"github.com/millzero/millzero/store"
 )
 
-// leaseColumn is the column of generations.csv and losses.csv that holds
-// the token (leaseTag) of the trainer's lease under which a row was
-// written: two trainers that overlapped (a lease broken, or taken in an
-// outage) write rows that can be told apart.
-const leaseColumn = "lease"
-
-// leaseTag is the short form of a lease token written in the metrics.
+// leaseTag is the short form of a lease token written in the metrics
+// (runmetrics.LeaseColumn).
 func leaseTag(l *store.Lease) string {
 	if l == nil {
 		return ""
@@ -146,88 +141,85 @@ func keepCommittedLosses(rows [][]string, leaseAt int, genLease map[int]string) 
 // generations.csv is repaired (repairGenerations) and losses.csv keeps the
 // committed lease's rows; a table is written where it changed and uploaded
 // where the store's copy differs. It is one commit.
-func (l *Loop) reconcileMetrics(ctx context.Context) error {
-	return l.commit(ctx, l.reconcileTables)
+func (t *Trainer) reconcileMetrics(ctx context.Context) error {
+	return t.commit(ctx, t.reconcileTables)
+}
+
+// rawTable is a metrics table read and written as text
+// (runmetrics.Table's), as the merges of reconcileTables take it.
+type rawTable interface {
+	Raw() ([][]string, error)
+	WriteRaw(rows [][]string) error
+	Header() []string
 }
 
 // reconcileTables is reconcileMetrics under the lease.
-func (l *Loop) reconcileTables(ctx context.Context) error {
-	tables := []struct {
-		s    *series
-		name string
-	}{{l.gens, store.GenerationsTable}, {l.loss, store.LossesTable}, {l.elo, store.EloTable}, {l.str, store.StrengthTable}, {l.phases, store.PhasesTable}}
-	for _, t := range tables {
-		s, name := t.s, t.name
-		local, err := s.load()
-		if err != nil {
+func (t *Trainer) reconcileTables(ctx context.Context) error {
+	for _, tb := range []struct {
+		table rawTable
+		name  string
+	}{{t.gens, store.GenerationsTable}, {t.loss, store.LossesTable}, {t.elo, store.EloTable}, {t.str, store.StrengthTable}, {t.phases, store.PhasesTable}} {
+		if err := t.reconcileTable(ctx, tb.table, tb.name); err != nil {
 			return err
-		}
-		rows, store := local.rows, local.rows
-		if !l.wd.Local() {
-			if store, err = l.storeCopy(ctx, name, s.header); err != nil {
-				return err
-			}
-			rows = mergeByGeneration(local.rows, store, slices.Index(s.header, leaseColumn))
-		}
-		if s == l.gens {
-			var why string
-			if rows, why = repairGenerations(rows); why != "" {
-				l.prog.Done("run %s: %s", l.loc, why)
-			}
-		}
-		if s == l.loss {
-			gens, err := l.gens.load()
-			if err != nil {
-				return err
-			}
-			genLease := map[int]string{}
-			at := slices.Index(l.gens.header, leaseColumn)
-			for _, r := range gens.rows {
-				if g, err := strconv.Atoi(r[0]); err == nil {
-					genLease[g] = r[at]
-				}
-			}
-			rows = keepCommittedLosses(rows, slices.Index(s.header, leaseColumn), genLease)
-		}
-		same := func(a, b [][]string) bool { return slices.EqualFunc(a, b, slices.Equal) }
-		if !same(rows, local.rows) {
-			if err := s.write(rows); err != nil {
-				return err
-			}
-		}
-		if !same(rows, store) {
-			if err := l.wd.Push(ctx, name); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
 }
 
+// reconcileTable merges and repairs the metrics table name (as
+// reconcileMetrics says), writing and uploading it where it changed.
+func (t *Trainer) reconcileTable(ctx context.Context, table rawTable, name string) error {
+	local, err := table.Raw()
+	if err != nil {
+		return err
+	}
+	rows, stored := local, local
+	if !t.wd.Local() {
+		if stored, err = t.storeCopy(ctx, name, table.Header()); err != nil {
+			return err
+		}
+		rows = mergeByGeneration(local, stored, slices.Index(table.Header(), runmetrics.LeaseColumn))
+	}
+	switch name {
+	case store.GenerationsTable:
+		var why string
+		if rows, why = repairGenerations(rows); why != "" {
+			t.prog.Done("run %s: %s", t.loc, why)
+		}
+	case store.LossesTable:
+		gens, err := t.gens.Rows()
+		if err != nil {
+			return err
+		}
+		genLease := map[int]string{}
+		for _, r := range gens {
+			genLease[r.Generation] = r.Lease
+		}
+		rows = keepCommittedLosses(rows, slices.Index(table.Header(), runmetrics.LeaseColumn), genLease)
+	}
+	same := func(a, b [][]string) bool { return slices.EqualFunc(a, b, slices.Equal) }
+	if !same(rows, local) {
+		if err := table.WriteRaw(rows); err != nil {
+			return err
+		}
+	}
+	if !same(rows, stored) {
+		return t.wd.Push(ctx, name)
+	}
+	return nil
+}
+
 // storeCopy reads the store's copy of the metrics table name (none: no
-// rows), its columns mapped onto header as openSeries maps an older file's.
-func (l *Loop) storeCopy(ctx context.Context, name string, header []string) ([][]string, error) {
-	data, err := l.wd.Store().Get(ctx, name)
+// rows), its columns mapped onto header as an older file's are.
+func (t *Trainer) storeCopy(ctx context.Context, name string, header []string) ([][]string, error) {
+	data, err := t.wd.Store().Get(ctx, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp("", "millzero-metrics-*.csv")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	s := &series{path: tmp.Name(), header: header}
-	rows, _, err := s.read()
+	rows, err := runmetrics.ReadRaw(name, header, data)
 	if err != nil {
 		return nil, fmt.Errorf("the store's %s: %w", name, err)
 	}

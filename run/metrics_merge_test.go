@@ -2,11 +2,10 @@ package run
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/millzero/millzero/runconfig"
+	"github.com/millzero/millzero/runmetrics"
 	"github.com/millzero/millzero/store"
 )
 
@@ -73,12 +72,8 @@ func TestReconcileMetrics_TheStoresOlderCopyNeverOverwritesTheCache(t *testing.T
 	ctx := context.Background()
 	st := sharedStore(t)
 	cache := t.TempDir()
-	cfg, text, err := runconfig.LoadConfig("three-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := func() *Loop {
-		l, err := openOn(ctx, st, "mem://test", cfg, text, true, Options{Cache: cache})
+	open := func() *Trainer {
+		l, err := openTrainerOn(ctx, st, "mem://test", trainerRequest(t, "three-test"), TrainerOptions{Options: Options{Cache: cache}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,21 +81,22 @@ func TestReconcileMetrics_TheStoresOlderCopyNeverOverwritesTheCache(t *testing.T
 	}
 	l := open()
 	tag := leaseTag(l.lease)
-	row := func(g int) []any {
-		return []any{g, 0.1, 16, 1.0, 2.0, 2.1, store.ModelName(g + 1), "accepted", 0.0, "0/0/0/0/0", store.ModelName(g + 1), 0.0,
-			1.0, 1.0, 1.0, 1.0, 0.1, 0.2, 30.0, 0.5, tag, 0.0}
+	row := func(g int) runmetrics.GenRow {
+		return runmetrics.GenRow{Generation: g, Hours: 0.1, Games: 16, MovesPerS: 1, TrainLoss: 2, ValLoss: 2.1, Candidate: store.ModelName(g + 1),
+			Decision: "accepted", Pairs: "0/0/0/0/0", Best: store.ModelName(g + 1), SelfplayS: 1, TrainS: 1, GateS: 1, LadderS: 1,
+			SearchKL: 0.1, DrawShare: 0.2, GamePlies: 30, TargetEntropy: 0.5, Lease: tag}
 	}
-	if err := l.gens.add(row(0)...); err != nil {
+	if err := l.gens.Add(row(0)); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.wd.Push(ctx, "metrics/generations.csv"); err != nil { // the store has generation 0
 		t.Fatal(err)
 	}
-	if err := l.gens.add(row(1)...); err != nil { // generation 1's upload failed
+	if err := l.gens.Add(row(1)); err != nil { // generation 1's upload failed
 		t.Fatal(err)
 	}
 	for g := range 2 {
-		if err := l.loss.replace(fmt.Sprint(g), []any{g, 10, "train", 0.002, 2.0, 1.0, 1.0, 0.0, tag}); err != nil {
+		if err := l.loss.Replace(g, runmetrics.LossRow{Generation: g, Step: 10, Split: "train", LR: 0.002, Total: 2, Policy: 1, Outcome: 1, Lease: tag}); err != nil {
 			t.Fatal(err)
 		}
 	}

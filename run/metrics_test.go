@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,73 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/runmetrics"
 )
-
-func TestSeries_ReopensWithItsRows(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m", "loss.csv")
-	s, err := openSeries(path, "step", "loss")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.add(1, 0.5); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.add(2, float32(0.25)); err != nil {
-		t.Fatal(err)
-	}
-	again, err := openSeries(path, "step", "loss")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := mustLoad(t, again).column("loss"); len(got) != 2 || got[1] != 0.25 {
-		t.Fatalf("reopened column %v", got)
-	}
-	if _, err := openSeries(path, "step", "elo"); err == nil {
-		t.Fatal("a table with another header opened")
-	}
-	// A generation's rows replaced: the others stay, in order.
-	if err := again.replace("1", []any{1, 0.75}, []any{1, 0.5}); err != nil {
-		t.Fatal(err)
-	}
-	if got := mustLoad(t, s).column("loss"); !slices.Equal(got, []float64{0.25, 0.75, 0.5}) {
-		t.Errorf("after replacing step 1: %v (%d rows), want [0.25 0.75 0.5]", got, len(got))
-	}
-}
-
-// mustLoad reads a series' rows.
-func mustLoad(t *testing.T, s *series) *table {
-	t.Helper()
-	tab, err := s.load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tab
-}
-
-func TestPlotLines_WritesAPNG(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "elo.png")
-	ln := line{name: "best", x: []float64{0, 1, 2}, y: []float64{0, 50, 80}}
-	if err := plotLines(path, "Elo", "hours", "Elo", ln); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) < 8 || string(data[1:4]) != "PNG" {
-		t.Fatalf("not a PNG: %v", err)
-	}
-	// The same line with error bars draws them.
-	ln.low, ln.high = []float64{0, 20, 40}, []float64{0, 80, 120}
-	barsPath := filepath.Join(t.TempDir(), "bars.png")
-	if err := plotLines(barsPath, "Elo", "hours", "Elo", ln); err != nil {
-		t.Fatal(err)
-	}
-	bars, err := os.ReadFile(barsPath)
-	if err != nil || len(bars) < 8 || string(bars[1:4]) != "PNG" {
-		t.Fatalf("with error bars, not a PNG: %v", err)
-	}
-	if bytes.Equal(bars, data) {
-		t.Error("the plot with error bars is the plot without them")
-	}
-}
 
 // The loop's Elo refit reads the newest generations' matches and the
 // best's ladder, not every match of the run: a refit over all of them
@@ -136,7 +71,7 @@ func TestPlots_DrawnNowAndThenAndAtTheEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	l2, err := Open(ctx, filepath.Join(dir, "run"), cfg, Options{Progress: cancelAfter{"generation 1: gen-000002", cancel}})
+	l2, err := OpenTrainer(ctx, filepath.Join(dir, "run"), cfg, TrainerOptions{Options: Options{Progress: cancelAfter{"generation 1: gen-000002", cancel}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,50 +88,20 @@ func TestPlots_DrawnNowAndThenAndAtTheEnd(t *testing.T) {
 	}
 }
 
-// TestInMinutes_RunHoursUnderTwoReadAsMinutes: an hours axis under two
-// hours becomes minutes (no "0.00035" ticks); a longer one stays hours.
-func TestInMinutes_RunHoursUnderTwoReadAsMinutes(t *testing.T) {
-	short := []line{{name: "best", x: []float64{0.0001, 0.5, 1.5}, y: []float64{1, 2, 3}}}
-	got, label := inMinutes("run hours", short)
-	if label != "run minutes" || got[0].x[1] != 30 || short[0].x[1] != 0.5 {
-		t.Errorf("under two hours: label %q, x %v (input %v): want run minutes, 30, the input untouched", label, got[0].x, short[0].x)
-	}
-	long := []line{{name: "best", x: []float64{0.5, 8}, y: []float64{1, 2}}}
-	if _, label := inMinutes("hours", long); label != "hours" {
-		t.Errorf("eight hours: label %q, want hours", label)
-	}
-	if _, label := inMinutes("optimizer steps", short); label != "optimizer steps" {
-		t.Errorf("steps: label %q, want it kept", label)
-	}
-}
-
 // TestLossLines_PolicyAndOutcomeApart: loss.png draws training's policy
 // and outcome losses apart from its total, and validation's total.
 func TestLossLines_PolicyAndOutcomeApart(t *testing.T) {
-	tb := &table{header: []string{"generation", "step", "split", "lr", "total", "policy", "outcome", "l2"}, rows: [][]string{
-		{"0", "80", "train", "0.001", "3.4", "2.3", "0.9", "0.1"},
-		{"0", "160", "train", "0.001", "3.1", "2.2", "0.7", "0.1"},
-		{"0", "160", "val", "", "3.2", "2.25", "0.8", "0.1"},
-	}}
-	lines := lossLines(tb)
+	lines := lossLines([]runmetrics.LossRow{
+		{Generation: 0, Step: 80, Split: "train", LR: 0.001, Total: 3.4, Policy: 2.3, Outcome: 0.9, L2: 0.1},
+		{Generation: 0, Step: 160, Split: "train", LR: 0.001, Total: 3.1, Policy: 2.2, Outcome: 0.7, L2: 0.1},
+		{Generation: 0, Step: 160, Split: "val", Total: 3.2, Policy: 2.25, Outcome: 0.8, L2: 0.1},
+	})
 	var names []string
 	for _, l := range lines {
-		names = append(names, fmt.Sprintf("%s:%v", l.name, l.y))
+		names = append(names, fmt.Sprintf("%s:%v", l.Name, l.Y))
 	}
 	want := []string{"train total:[3.4 3.1]", "train policy:[2.3 2.2]", "train outcome (value):[0.9 0.7]", "validation total:[3.2]"}
 	if !slices.Equal(names, want) {
 		t.Errorf("lines %v, want %v", names, want)
-	}
-}
-
-// TestDoublingTicks_EveryDoublingInRange: the log axis of run hours is
-// labelled at each doubling within its range.
-func TestDoublingTicks_EveryDoublingInRange(t *testing.T) {
-	var got []string
-	for _, tk := range (doublingTicks{}).Ticks(0.2, 1.9) {
-		got = append(got, tk.Label)
-	}
-	if want := []string{"0.25", "0.5", "1"}; !slices.Equal(got, want) {
-		t.Errorf("ticks %v, want %v", got, want)
 	}
 }

@@ -4,10 +4,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/runmetrics"
+	"github.com/millzero/millzero/store"
 )
+
+// phasesOf is a trainer that knows only the phases table of the run in
+// dir, enough for phaseTotals.
+func phasesOf(dir store.Dir) *Trainer {
+	return &Trainer{player: player{core: core{phases: runmetrics.Phases(dir)}}}
+}
 
 // TestPhaseTotals_SumEveryProcessOfAGeneration: a generation's self-play
 // ran in two processes (a stop between them); its totals are the sums of
@@ -15,20 +22,14 @@ import (
 // both, not the mean of two processes' shares. Another generation's rows
 // and the other phases' rows add nothing to them.
 func TestPhaseTotals_SumEveryProcessOfAGeneration(t *testing.T) {
-	s, err := openSeries(filepath.Join(t.TempDir(), "phases.csv"), phaseColumns...)
-	if err != nil {
+	l := phasesOf(store.Dir(t.TempDir()))
+	if err := l.phases.Add(
+		runmetrics.PhaseRow{Generation: 3, Phase: "selfplay", Seconds: 2, Moves: 5000, Positions: 600, KLMicro: 300e6, Games: 100, Plies: 5000, Draws: 60, EntropyMicro: 150e6},
+		runmetrics.PhaseRow{Generation: 3, Phase: "train", Seconds: 1.5},
+		runmetrics.PhaseRow{Generation: 4, Phase: "selfplay", Seconds: 9, Moves: 9000, Positions: 900, KLMicro: 900e6, Games: 200, Plies: 9000, Draws: 10, EntropyMicro: 700e6},
+		runmetrics.PhaseRow{Generation: 3, Phase: "selfplay", Seconds: 1, Moves: 1000, Positions: 400, KLMicro: 100e6, Games: 25, Plies: 1250, Draws: 0, EntropyMicro: 50e6},
+	); err != nil {
 		t.Fatal(err)
-	}
-	l := &Loop{phases: s}
-	for _, r := range [][]any{
-		{3, "selfplay", 2.0, 5000, 600, 300e6, 100, 5000, 60, 150e6},
-		{3, "train", 1.5, 0, 0, 0, 0, 0, 0, 0},
-		{4, "selfplay", 9.0, 9000, 900, 900e6, 200, 9000, 10, 700e6},
-		{3, "selfplay", 1.0, 1000, 400, 100e6, 25, 1250, 0, 50e6},
-	} {
-		if err := s.add(r...); err != nil {
-			t.Fatal(err)
-		}
 	}
 	tot, err := l.phaseTotals(3)
 	if err != nil {
@@ -53,24 +54,26 @@ func TestPhaseTotals_SumEveryProcessOfAGeneration(t *testing.T) {
 }
 
 // TestPhaseTotals_AnOlderFileSaysNothingOfDraws: phases.csv from before
-// the games, plies and draws columns migrates with those cells empty, so
+// the games, plies and draws columns is read with those cells empty, so
 // a generation with such a row has no draw share or length (an empty
 // cell in generations.csv), where a guess from the newer rows alone would
 // be a wrong figure.
 func TestPhaseTotals_AnOlderFileSaysNothingOfDraws(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "phases.csv")
+	dir := store.Dir(t.TempDir())
+	path := dir.Path(store.PhasesTable)
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		t.Fatal(err)
+	}
 	old := "generation,phase,seconds,moves,positions,kl_micro\n3,selfplay,2,5000,600,300000000\n"
 	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := openSeries(path, phaseColumns...)
-	if err != nil {
+	l := phasesOf(dir)
+	if err := l.phases.Add(runmetrics.PhaseRow{Generation: 3, Phase: "selfplay", Seconds: 1, Moves: 1000, Positions: 400, KLMicro: 100e6,
+		Games: 25, Plies: 1250, Draws: 5, EntropyMicro: 80e6}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.add(3, "selfplay", 1.0, 1000, 400, 100e6, 25, 1250, 5, 80e6); err != nil {
-		t.Fatal(err)
-	}
-	tot, err := (&Loop{phases: s}).phaseTotals(3)
+	tot, err := l.phaseTotals(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,20 +83,5 @@ func TestPhaseTotals_AnOlderFileSaysNothingOfDraws(t *testing.T) {
 	}
 	if got := tot.movesPerSecond(); got != 2000 {
 		t.Errorf("moves/s %v, want 2000 from both rows", got)
-	}
-}
-
-// TestGenRow_AFieldForEveryColumn: the typed row of generations.csv has a
-// field for each column, in the columns' order by name.
-func TestGenRow_AFieldForEveryColumn(t *testing.T) {
-	ty := reflect.TypeOf(genRow{})
-	if ty.NumField() != len(genColumns) || len(genRow{}.values()) != len(genColumns) {
-		t.Fatalf("genRow: %d fields, %d values; generations.csv has %d columns", ty.NumField(), len(genRow{}.values()), len(genColumns))
-	}
-	for i, col := range genColumns {
-		name := strings.ReplaceAll(strings.ToLower(ty.Field(i).Name), "_", "")
-		if want := strings.ReplaceAll(col, "_", ""); name != want && !(col == leaseColumn && name == "lease") {
-			t.Errorf("field %d is %s, column %s", i, ty.Field(i).Name, col)
-		}
 	}
 }

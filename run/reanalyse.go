@@ -18,12 +18,12 @@ import (
 // full searches are, their fresh targets written as a shard of generation
 // g beside its games. A generation that holds a reanalysed shard already
 // (a resumed one) is not reanalysed again.
-func (l *Loop) reanalyse(ctx context.Context, g, best int) error {
-	share := l.cfg.Loop.Reanalyse
+func (t *Trainer) reanalyse(ctx context.Context, g, best int) error {
+	share := t.cfg.Loop.Reanalyse
 	if share <= 0 || best < 1 {
 		return nil
 	}
-	dir := l.dir.ShardDir(g)
+	dir := t.dir.ShardDir(g)
 	files, err := dataset.ShardFiles(dir)
 	if err != nil {
 		return err
@@ -39,28 +39,28 @@ func (l *Loop) reanalyse(ctx context.Context, g, best int) error {
 		}
 		recorded += info.Rows
 	}
-	first := max(0, g+1-l.cfg.Loop.WindowAt(g+1))
-	rng := rand.New(rand.NewPCG(seedpkg.Derive(l.cfg.Loop.Seed, "reanalyse", uint64(g)), 0))
-	samples := l.reanalyseSamples(first, g, int(share*float64(recorded)+0.5), rng)
+	first := max(0, g+1-t.cfg.Loop.WindowAt(g+1))
+	rng := rand.New(rand.NewPCG(seedpkg.Derive(t.cfg.Loop.Seed, "reanalyse", uint64(g)), 0))
+	samples := t.reanalyseSamples(first, g, int(share*float64(recorded)+0.5), rng)
 	if len(samples) == 0 {
 		return nil
 	}
-	net, err := l.network(best)
+	net, err := t.network(best)
 	if err != nil {
 		return err
 	}
-	set := l.cfg.SelfPlayAt(g)
-	seed := seedpkg.Derive(l.cfg.Loop.Seed, "reanalyse searches", uint64(g))
-	st, err := selfplay.Reanalyse(ctx, selfplay.ReanalyseJob{Variant: l.v, Settings: set, Samples: samples,
+	set := t.cfg.SelfPlayAt(g)
+	seed := seedpkg.Derive(t.cfg.Loop.Seed, "reanalyse searches", uint64(g))
+	st, err := selfplay.Reanalyse(ctx, selfplay.ReanalyseJob{Variant: t.v, Settings: set, Samples: samples,
 		Generation: g, Model: best, ShardDir: dir, Seed: seed,
-		NewEvaluator: model.WorkerEvaluators(l.v, net, set.MaxBatch(), set.Orientations, seed)})
+		NewEvaluator: model.WorkerEvaluators(t.v, net, set.MaxBatch(), set.Orientations, seed)})
 	if err != nil {
 		return err
 	}
-	if err := l.wd.PushAll(ctx, store.ShardsPrefix(g)); err != nil {
+	if err := t.wd.PushAll(ctx, store.ShardsPrefix(g)); err != nil {
 		return err
 	}
-	l.prog.Done("generation %d reanalysis (%s): %d positions of generations %d-%d searched again, %d of them with another most probable action, %.0f positions/s",
+	t.prog.Done("generation %d reanalysis (%s): %d positions of generations %d-%d searched again, %d of them with another most probable action, %.0f positions/s",
 		g, store.ModelName(best), st.Positions, first, g-1, st.Changed, float64(st.Positions)/st.Elapsed.Seconds())
 	return nil
 }
@@ -70,15 +70,15 @@ func (l *Loop) reanalyse(ctx context.Context, g, best int) error {
 // shards taken in random order, at most a thirty-second of n from any
 // one, so they spread over many games. Reanalysed shards and shards that
 // cannot be read are passed over.
-func (l *Loop) reanalyseSamples(first, last, n int, rng *rand.Rand) []dataset.Sample {
+func (t *Trainer) reanalyseSamples(first, last, n int, rng *rand.Rand) []dataset.Sample {
 	if n <= 0 {
 		return nil
 	}
 	var files []dataset.ShardFile
 	for k := first; k < last; k++ {
-		fs, err := dataset.ShardFiles(l.dir.ShardDir(k))
+		fs, err := dataset.ShardFiles(t.dir.ShardDir(k))
 		if err != nil {
-			l.log.Warn("reanalysis: list shards", "generation", k, "err", err)
+			t.log.Warn("reanalysis: list shards", "generation", k, "err", err)
 			continue
 		}
 		files = append(files, fs...)
@@ -94,14 +94,14 @@ func (l *Loop) reanalyseSamples(first, last, n int, rng *rand.Rand) []dataset.Sa
 		if err != nil || selfplay.IsReanalysed(info) {
 			continue
 		}
-		all, err := dataset.ReadShardFor(f.Path, l.v)
+		all, err := dataset.ReadShardFor(f.Path, t.v)
 		if err != nil {
-			l.log.Warn("reanalysis: skipping shard", "path", f.Path, "err", err)
+			t.log.Warn("reanalysis: skipping shard", "path", f.Path, "err", err)
 			continue
 		}
 		kept := all[:0]
 		for _, s := range all {
-			if s.Full && !dataset.InValidation(s.GameID, l.cfg.Loop.ValFraction) {
+			if s.Full && !dataset.InValidation(s.GameID, t.cfg.Loop.ValFraction) {
 				kept = append(kept, s)
 			}
 		}

@@ -19,10 +19,7 @@ func TestLoop_ReanalyseWritesFreshTargetsOfOlderGamesOnce(t *testing.T) {
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n"+
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n")
 	games := map[string]int{} // the generation of every game played
-	st, err := l.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := statusOf(t, l.wd.Store(), l.loc)
 	for g := range 3 {
 		files, err := dataset.ShardFiles(l.dir.ShardDir(g))
 		if err != nil {
@@ -77,10 +74,7 @@ func TestLoop_ReanalyseWritesFreshTargetsOfOlderGamesOnce(t *testing.T) {
 				g, gs.Shards, gs.Games, gs.Reanalysed, len(files)-wantRe, wantRe)
 		}
 	}
-	gens, err := l.gens.load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	gens := mustLoad(t, l.gens)
 	if secs := gens.column("reanalyse_s"); len(secs) != 3 || secs[0] != 0 || !(secs[1] > 0 && secs[2] > 0) {
 		t.Errorf("reanalyse_s %v: want 0 for generation 0 and time for 1 and 2", secs)
 	}

@@ -15,19 +15,19 @@ import (
 // (none: the rollouts of generation 0 play), said to the user and
 // uploaded; the generations after it are played with that model, and the
 // next candidate trains from the newest checkpoint there is.
-func (l *Loop) recoverBest(ctx context.Context) error {
-	best, err := l.dir.Best()
+func (t *Trainer) recoverBest(ctx context.Context) error {
+	best, err := t.dir.Best()
 	if errors.Is(err, store.ErrNoModel) || err == nil && best == 0 {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	have, err := l.checkpointAt(ctx, best)
+	have, err := t.checkpointAt(ctx, best)
 	if err != nil || have {
 		return err
 	}
-	objs, err := l.wd.Store().List(ctx, store.CheckpointsPrefix)
+	objs, err := t.wd.Store().List(ctx, store.CheckpointsPrefix)
 	if err != nil {
 		return err
 	}
@@ -39,44 +39,44 @@ func (l *Loop) recoverBest(ctx context.Context) error {
 		}
 	}
 	if fallback > 0 {
-		if err := l.wd.Pull(ctx, store.CheckpointObject(fallback)); err != nil {
+		if err := t.wd.Pull(ctx, store.CheckpointObject(fallback)); err != nil {
 			return err
 		}
-		err := l.commit(ctx, func(ctx context.Context) error {
-			if err := l.dir.SetBest(fallback); err != nil {
+		err := t.commit(ctx, func(ctx context.Context) error {
+			if err := t.dir.SetBest(fallback); err != nil {
 				return err
 			}
-			return l.wd.Push(ctx, store.BestObject)
+			return t.wd.Push(ctx, store.BestObject)
 		})
 		if err != nil {
 			return err
 		}
-		l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone; falling back to %s, the newest earlier checkpoint",
-			l.loc, store.ModelName(best), l.wd.Store().Where(store.CheckpointObject(best)), store.ModelName(fallback))
+		t.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone; falling back to %s, the newest earlier checkpoint",
+			t.loc, store.ModelName(best), t.wd.Store().Where(store.CheckpointObject(best)), store.ModelName(fallback))
 		return nil
 	}
-	err = l.commit(ctx, func(ctx context.Context) error {
-		if err := os.Remove(l.dir.BestFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	err = t.commit(ctx, func(ctx context.Context) error {
+		if err := os.Remove(t.dir.BestFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		return l.wd.Store().Delete(ctx, store.BestObject)
+		return t.wd.Store().Delete(ctx, store.BestObject)
 	})
 	if err != nil {
 		return err
 	}
-	l.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone, and no earlier checkpoint is left; self-play goes on with rollouts until a candidate is accepted",
-		l.loc, store.ModelName(best), l.wd.Store().Where(store.CheckpointObject(best)))
+	t.prog.Done("run %s: models/best names %s, whose checkpoint %s is gone, and no earlier checkpoint is left; self-play goes on with rollouts until a candidate is accepted",
+		t.loc, store.ModelName(best), t.wd.Store().Where(store.CheckpointObject(best)))
 	return nil
 }
 
 // checkpointAt tells whether generation gen's checkpoint exists, bringing
 // it into the cache when only the store has it.
-func (l *Loop) checkpointAt(ctx context.Context, gen int) (bool, error) {
+func (t *Trainer) checkpointAt(ctx context.Context, gen int) (bool, error) {
 	name := store.CheckpointObject(gen)
-	if err := l.wd.Pull(ctx, name); err != nil {
+	if err := t.wd.Pull(ctx, name); err != nil {
 		return false, err
 	}
-	_, err := os.Stat(l.wd.Path(name))
+	_, err := os.Stat(t.wd.Path(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

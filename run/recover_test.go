@@ -39,7 +39,7 @@ func TestRun_ResumeWithTheBestCheckpointDeleted_FallsBackToTheLastOne(t *testing
 		t.Fatal(err)
 	}
 	var prog progressBuf
-	l, err := Open(context.Background(), dir, "", Options{Progress: &prog})
+	l, err := OpenTrainer(context.Background(), dir, "", TrainerOptions{Options: Options{Progress: &prog}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,21 +32,60 @@ func sharedStore(t *testing.T) *store.Store {
 	return st
 }
 
-// openTest opens the run in st with its own cache, like a process on its
-// own machine.
-func openTest(t *testing.T, st *store.Store, cfgName string, opts Options) *Loop {
+// openTrainerTest opens the run in st for a trainer with its own cache,
+// like a process on its own machine.
+func openTrainerTest(t *testing.T, st *store.Store, cfgName string, opts TrainerOptions) *Trainer {
 	t.Helper()
-	cfg, text, err := runconfig.LoadConfig(cfgName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Cache = t.TempDir()
-	l, err := openOn(context.Background(), st, "mem://test", cfg, text, cfgName != "", opts)
+	l, err := openTrainerOn(context.Background(), st, "mem://test", trainerRequest(t, cfgName), withCache(t, opts))
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.cfg.SelfPlay.Workers = 1
 	return l
+}
+
+// trainerRequest is the config cfgName asks a trainer for.
+func trainerRequest(t *testing.T, cfgName string) configRequest {
+	t.Helper()
+	req := configRequest{path: cfgName}
+	req.cfg, req.text, req.err = runconfig.LoadConfig(cfgName)
+	if req.err != nil {
+		t.Fatal(req.err)
+	}
+	return req
+}
+
+// withCache is opts with a cache of the test's own.
+func withCache(t *testing.T, opts TrainerOptions) TrainerOptions {
+	opts.Cache = t.TempDir()
+	return opts
+}
+
+// openWorkerTest opens the run in st for a worker with its own cache.
+func openWorkerTest(t *testing.T, st *store.Store, opts Options) *Worker {
+	t.Helper()
+	opts.Cache = t.TempDir()
+	w, err := openWorkerOn(context.Background(), st, "mem://test", WorkerOptions{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.cfg.SelfPlay.Workers = 1
+	return w
+}
+
+// statusOf is the status of the run in st at loc, read by a reader of its
+// own cache (not closed: st is the caller's).
+func statusOf(t *testing.T, st *store.Store, loc string) Status {
+	t.Helper()
+	r, err := openReaderOn(context.Background(), st, loc, Options{Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := r.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status
 }
 
 // storeShards lists the store's shards of generation g.
@@ -70,7 +109,7 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 		t.Skip("two generations of three-test with two workers")
 	}
 	st := sharedStore(t)
-	trainer := openTest(t, st, "three-test", Options{NoLocalSelfplay: true})
+	trainer := openTrainerTest(t, st, "three-test", TrainerOptions{NoLocalSelfplay: true})
 	trainer.cfg.Loop.Generations = 2
 	trainer.cfg.Loop.Games, trainer.cfg.Loop.Steps = 128, 100
 	// Every candidate is accepted, so models/best exists whatever two
@@ -79,11 +118,11 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	var wg sync.WaitGroup
-	workers := make([]*Loop, 2)
+	workers := make([]*Worker, 2)
 	for i := range workers {
-		workers[i] = openTest(t, st, "", Options{Existing: true})
+		workers[i] = openWorkerTest(t, st, Options{})
 		wg.Add(1)
-		go func(w *Loop) {
+		go func(w *Worker) {
 			defer wg.Done()
 			if _, err := w.Selfplay(ctx, 0, true); err != nil {
 				t.Errorf("worker: %v", err)
@@ -114,7 +153,7 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 	}
 	// Every game of a generation is the workers', each shard tagged with
 	// the model that played it: none in generation 0, the best after.
-	reader := openTest(t, st, "", Options{Existing: true})
+	reader := openWorkerTest(t, st, Options{}) // its cache, to look into the shards
 	for g := 0; g < 2; g++ {
 		shards := storeShards(t, st, g)
 		games := 0
@@ -142,10 +181,7 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 		t.Fatalf("%d generation rows, want 2", len(rows))
 	}
 	// Status reads the same from the store.
-	status, err := reader.Status(context.Background()) // ctx ended with the workers
-	if err != nil {
-		t.Fatal(err)
-	}
+	status := statusOf(t, st, "mem://test")
 	if status.Generations != 2 || len(status.PerGen) < 2 || status.PerGen[0].Games < trainer.cfg.Loop.Games || len(status.Workers) == 0 {
 		t.Errorf("status %+v", status)
 	}
@@ -153,13 +189,9 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 
 func TestRoles_ASecondTrainerStopsAtOnceNamingTheHolder(t *testing.T) {
 	st := sharedStore(t)
-	openTest(t, st, "three-test", Options{}) // the first trainer holds the lease
-	cfg, text, err := runconfig.LoadConfig("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	openTrainerTest(t, st, "three-test", TrainerOptions{}) // the first trainer holds the lease
 	start := time.Now()
-	_, err = openOn(context.Background(), st, "mem://test", cfg, text, false, Options{Cache: t.TempDir()})
+	_, err := openTrainerOn(context.Background(), st, "mem://test", configRequest{}, withCache(t, TrainerOptions{}))
 	if !errors.Is(err, store.ErrLeaseHeld) || !strings.Contains(err.Error(), `"train"`) {
 		t.Fatalf("a second trainer: %v, want the lease's holder named", err)
 	}
@@ -170,20 +202,20 @@ func TestRoles_ASecondTrainerStopsAtOnceNamingTheHolder(t *testing.T) {
 		t.Errorf("the second trainer played %d shards", len(shards))
 	}
 	// A worker opens the run beside the trainer.
-	if _, err := openOn(context.Background(), st, "mem://test", cfg, text, false, Options{Cache: t.TempDir(), Existing: true}); err != nil {
+	if _, err := openWorkerOn(context.Background(), st, "mem://test", WorkerOptions{Options: Options{Cache: t.TempDir()}}); err != nil {
 		t.Errorf("a worker beside the trainer: %v", err)
 	}
 }
 
 func TestRoles_AWorkerThatCannotLoadTheModelPlaysNothingAndRetries(t *testing.T) {
 	st := sharedStore(t)
-	openTest(t, st, "three-test", Options{}) // creates the run
+	openTrainerTest(t, st, "three-test", TrainerOptions{}) // creates the run
 	// The best pointer names a generation whose checkpoint is missing.
 	if err := st.PutReplace(context.Background(), "models/best", []byte("3\n")); err != nil {
 		t.Fatal(err)
 	}
 	var out progressLog
-	w := openTest(t, st, "", Options{Existing: true, Progress: &out})
+	w := openWorkerTest(t, st, Options{Progress: &out})
 	ctx, stop := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer stop()
 	total, err := w.Selfplay(ctx, 0, true)
@@ -231,7 +263,7 @@ func TestRoles_ANewRunWhoseTrainerDiedBeforeItsConfigStartsAgain(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, store.LeaseRecord(1)), []byte(stale), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Open(context.Background(), dir, "three-test", Options{})
+	l, err := OpenTrainer(context.Background(), dir, "three-test", TrainerOptions{})
 	if err != nil {
 		t.Fatalf("a new run with only a stale lease: %v", err)
 	}
@@ -246,10 +278,16 @@ func TestRoles_ARunLocationHoldingSomethingElseIsRefusedBeforeAnyWork(t *testing
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a run"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range []Options{{}, {Existing: true}} {
-		_, err := Open(context.Background(), dir, "three-test", opts)
-		if err == nil || !strings.Contains(err.Error(), "something other than a run") {
-			t.Errorf("trainer %v: %v, want an error naming what is there", !opts.Existing, err)
+	for role, open := range map[string]func() error{
+		"trainer": func() error {
+			_, err := OpenTrainer(context.Background(), dir, "three-test", TrainerOptions{})
+			return err
+		},
+		"worker": func() error { _, err := OpenWorker(context.Background(), dir, WorkerOptions{}); return err },
+		"reader": func() error { _, err := OpenReader(context.Background(), dir, Options{}); return err },
+	} {
+		if err := open(); err == nil || !strings.Contains(err.Error(), "something other than a run") {
+			t.Errorf("%s: %v, want an error naming what is there", role, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, store.LeasePrefix)); !os.IsNotExist(err) {
@@ -281,9 +319,74 @@ func TestRoles_ATrainerKilledRightAfterTakingTheLeaseDoesNotBlockTheNext(t *test
 			t.Fatal(err)
 		}
 	}
-	l, err := Open(context.Background(), dir, "three-test", Options{})
+	l, err := OpenTrainer(context.Background(), dir, "three-test", TrainerOptions{})
 	if err != nil {
 		t.Fatalf("after killed trainers: %v", err)
 	}
 	l.Close()
+}
+
+// A reader of a run (status) writes nothing of it, takes no lease, and
+// neither opens nor builds endgame tables, also with tablebase: auto.
+func TestRoles_AReaderNeverWritesLeasesOrOpensTables(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	dir := filepath.Join(t.TempDir(), "run")
+	cfg := writeFile(t, t.TempDir(), "c.yaml", "variant: three\nmodel: {width: 16, blocks: 1}\nloop: {generations: 1, games: 16, steps: 4}\n"+
+		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\ngate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n")
+	tr, err := OpenTrainer(context.Background(), dir, cfg, TrainerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	// The run's tables are auto's from now on: a process that opened them
+	// would build them in the user's cache.
+	text, err := os.ReadFile(filepath.Join(dir, "run.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = []byte(strings.Replace(string(text), `tablebase: ""`, "tablebase: auto", 1))
+	if err := os.WriteFile(filepath.Join(dir, "run.yaml"), text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	r, err := OpenReader(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.Status(context.Background())
+	if err != nil || st.Generations != 1 || st.Lease != nil {
+		t.Fatalf("status = %+v, %v; want one generation and no lease held", st, err)
+	}
+	r.Close()
+	if after := snapshot(t, dir); after != before {
+		t.Errorf("the reader changed the run:\nbefore %s\nafter  %s", before, after)
+	}
+	if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+		t.Errorf("the reader put %d entries in the user cache (tables?)", len(entries))
+	}
+}
+
+// snapshot is every file of dir with its size and modification time.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %d;", p, info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

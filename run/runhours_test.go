@@ -18,21 +18,18 @@ func TestLoop_RunHoursCountEveryInvocation(t *testing.T) {
 		"selfplay: {workers: 1, games_in_flight: 8, search: {simulations: 8}, fast_simulations: 4}\n"+
 		"gate: {max_games: 0, ladder: [random], ladder_pairs: 1}\n")
 	loc := dir + "/run"
-	open := func(t *testing.T) *Loop {
+	open := func(t *testing.T) *Trainer {
 		t.Helper()
-		l, err := Open(context.Background(), loc, cfg, Options{})
+		l, err := OpenTrainer(context.Background(), loc, cfg, TrainerOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close() })
 		return l
 	}
-	finished := func(t *testing.T, l *Loop) (int, float64) {
+	finished := func(t *testing.T, l *Trainer) (int, float64) {
 		t.Helper()
-		gens, err := l.gens.load()
-		if err != nil {
-			t.Fatal(err)
-		}
+		gens := mustLoad(t, l.gens)
 		h := gens.column("hours")
 		return len(h), h[len(h)-1]
 	}

@@ -15,6 +15,16 @@ import (
 	"github.com/millzero/millzero/store"
 )
 
+// Worker is a self-play process beside the trainer (millzero selfplay):
+// it adds games to the run's current generation, with the run's best
+// model, and writes nothing else of the run.
+type Worker struct {
+	player
+}
+
+// Close releases the run's store.
+func (w *Worker) Close() error { return w.closeStore() }
+
 // retryEvery is how long a following worker waits before it tries again
 // to load a model it could not load.
 const retryEvery = 10 * time.Second
@@ -30,18 +40,18 @@ const retryEvery = 10 * time.Second
 // store error) is reported and tried again every retryEvery; no game is
 // played meanwhile, so no shard holds games of a model the worker did not
 // load. Without follow it is an error.
-func (l *Loop) Selfplay(ctx context.Context, games int, follow bool) (selfplay.Stats, error) {
-	if err := l.wd.Store().CheckWriteOnce(ctx); err != nil {
+func (w *Worker) Selfplay(ctx context.Context, games int, follow bool) (selfplay.Stats, error) {
+	if err := w.wd.Store().CheckWriteOnce(ctx); err != nil {
 		return selfplay.Stats{}, err
 	}
-	round := l.cfg.SelfPlay.GamesPerShard * max(1, l.cfg.SelfPlay.Workers)
+	round := w.cfg.SelfPlay.GamesPerShard * max(1, w.cfg.SelfPlay.Workers)
 	var total selfplay.Stats
 	for games == 0 || int(total.Games) < games {
 		n := round
 		if games > 0 {
 			n = min(n, games-int(total.Games))
 		}
-		st, err := l.round(ctx, n)
+		st, err := w.round(ctx, n)
 		total.Games += st.Games
 		total.Positions += st.Positions
 		total.Moves += st.Moves
@@ -56,7 +66,7 @@ func (l *Loop) Selfplay(ctx context.Context, games int, follow bool) (selfplay.S
 		case ctx.Err() != nil:
 			return total, nil
 		case follow && errors.As(err, &noModel):
-			l.prog.Done("selfplay: %v; trying again in %s", err, retryEvery)
+			w.prog.Done("selfplay: %v; trying again in %s", err, retryEvery)
 			select {
 			case <-ctx.Done():
 				return total, nil
@@ -82,55 +92,55 @@ func (e *modelError) Unwrap() error { return e.err }
 
 // round plays n games into the run's current generation with its current
 // best model, and uploads the shards.
-func (l *Loop) round(ctx context.Context, n int) (selfplay.Stats, error) {
+func (w *Worker) round(ctx context.Context, n int) (selfplay.Stats, error) {
 	for _, name := range []string{store.GenerationsTable, store.BestObject} {
-		if err := l.wd.Pull(ctx, name); err != nil {
+		if err := w.wd.Pull(ctx, name); err != nil {
 			return selfplay.Stats{}, err
 		}
 	}
-	gens, err := l.gens.load() // another process may have added rows
+	gens, err := w.gens.Rows() // another process may have added rows
 	if err != nil {
 		return selfplay.Stats{}, err
 	}
-	g := len(gens.rows)
-	l.telGeneration(g)
-	best, err := l.dir.Best()
+	g := len(gens)
+	w.telGeneration(g)
+	best, err := w.dir.Best()
 	if errors.Is(err, store.ErrNoModel) {
 		best = 0
 	} else if err != nil {
 		return selfplay.Stats{}, err
 	}
-	l.forget(best)
+	w.forget(best)
 	if best > 0 {
-		err := l.wd.Pull(ctx, store.CheckpointObject(best))
+		err := w.wd.Pull(ctx, store.CheckpointObject(best))
 		if err == nil {
-			_, err = l.network(best)
+			_, err = w.network(best)
 		}
 		if err != nil {
 			return selfplay.Stats{}, &modelError{best, err}
 		}
 	}
-	job, err := l.selfplayJob(g, best, n, seedNow())
+	job, err := w.selfplayJob(g, best, n, seedNow())
 	if err != nil {
 		return selfplay.Stats{}, err
 	}
 	job.ProgressEvery = time.Second
 	line := func(s selfplay.Stats) string {
 		return fmt.Sprintf("selfplay into generation %d with %s: %d/%d games, %.0f positions/s, %.0f moves/s, mean length %.0f, wins %v, draws %d",
-			g, store.ModelName(best), s.Games, n, s.PositionsPerSecond(), s.MovesPerSecond(), s.MeanLength(), s.Wins[:l.v.Players], s.Draws)
+			g, store.ModelName(best), s.Games, n, s.PositionsPerSecond(), s.MovesPerSecond(), s.MeanLength(), s.Wins[:w.v.Players], s.Draws)
 	}
-	tell := l.selfplayTelemetry()
-	job.Progress = func(s selfplay.Stats) { l.phase(int(s.Games), n); tell(s); l.prog.Update("%s", line(s)) }
+	tell := w.selfplayTelemetry()
+	job.Progress = func(s selfplay.Stats) { w.phase(int(s.Games), n); tell(s); w.prog.Update("%s", line(s)) }
 	st, err := selfplay.Run(ctx, job)
 	tell(st)
-	l.prog.Done("%s", line(st))
+	w.prog.Done("%s", line(st))
 	// The finished shards go up even when the round was interrupted; a
 	// shard being written when it was is never finished, so never sent.
 	pctx, pcancel := afterStop(ctx)
 	defer pcancel()
-	perr := l.wd.PushAll(pctx, store.ShardsPrefix(g))
-	if perr == nil && !l.wd.Local() {
-		perr = dropOwnShards(l.dir.ShardDir(g))
+	perr := w.wd.PushAll(pctx, store.ShardsPrefix(g))
+	if perr == nil && !w.wd.Local() {
+		perr = dropOwnShards(w.dir.ShardDir(g))
 	}
 	if err == nil {
 		err = perr

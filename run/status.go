@@ -13,8 +13,18 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/dataset"
+	"github.com/millzero/millzero/runmetrics"
 	"github.com/millzero/millzero/store"
 )
+
+// Reader reads a run's state (millzero status): it never writes the run,
+// takes no lease and opens no tables.
+type Reader struct {
+	core
+}
+
+// Close releases the run's store.
+func (r *Reader) Close() error { return r.closeStore() }
 
 // Status is a run's state for people and programs (millzero status).
 type Status struct {
@@ -71,54 +81,93 @@ type WorkerStatus struct {
 	Games  int    `json:"games"`
 }
 
-// Status reads the run's state from its store: every generation's games
+// Status reads the run's state from its store (the metrics tables pulled
+// afresh into a reader's cache): every generation's games
 // are counted from its shards' Parquet footers (in an object store by
 // ranged reads of their ends: no shard is downloaded), so they are the
 // games the store holds, also those added after the generation finished.
-func (l *Loop) Status(ctx context.Context) (Status, error) {
-	gt, err := l.gens.load()
+func (r *Reader) Status(ctx context.Context) (Status, error) {
+	if err := r.pullTables(ctx); err != nil {
+		return Status{}, fmt.Errorf("run %s: %w", r.loc, err)
+	}
+	rows, err := r.gens.Rows()
 	if err != nil {
 		return Status{}, err
 	}
-	st := Status{Run: l.loc, Variant: l.v.Name, Generations: len(gt.rows), RunHours: l.cfg.Loop.RunHours}
-	if h := gt.column("hours"); len(h) > 0 {
-		st.Hours = h[len(h)-1]
-		if k := min(paceGenerations, len(h)-1); k > 0 {
-			st.Pace = 3600 * (h[len(h)-1] - h[len(h)-1-k]) / float64(k)
+	st, err := r.summary(ctx, rows)
+	if err != nil {
+		return st, err
+	}
+	gens, err := r.countShards(ctx, &st)
+	if err != nil {
+		return st, err
+	}
+	for g := range st.Generations {
+		gs := gens[g]
+		if gs == nil {
+			gs = &GenerationStatus{Generation: g}
+			gens[g] = gs
+		}
+		gs.Decision = rows[g].Decision
+	}
+	for _, gs := range gens {
+		st.PerGen = append(st.PerGen, *gs)
+	}
+	sort.Slice(st.PerGen, func(i, j int) bool { return st.PerGen[i].Generation < st.PerGen[j].Generation })
+	return st, nil
+}
+
+// summary is the run's status but its generations' games and workers:
+// its hours and pace (from rows, generations.csv's), its newest figures,
+// best model, lease and last error.
+func (r *Reader) summary(ctx context.Context, rows []runmetrics.GenRow) (Status, error) {
+	st := Status{Run: r.loc, Variant: r.v.Name, Generations: len(rows), RunHours: r.cfg.Loop.RunHours}
+	if n := len(rows); n > 0 {
+		st.Hours = rows[n-1].Hours
+		if k := min(paceGenerations, n-1); k > 0 {
+			st.Pace = 3600 * (rows[n-1].Hours - rows[n-1-k].Hours) / float64(k)
 		}
 	}
-	if st.Strength, err = l.newestStrength(); err != nil {
+	var err error
+	if st.Strength, err = r.newestStrength(); err != nil {
 		return st, err
 	}
-	if err := l.newestFigures(&st); err != nil {
+	if err := r.newestFigures(&st); err != nil {
 		return st, err
 	}
-	if best, err := l.dir.Best(); err == nil {
+	if best, err := r.dir.Best(); err == nil {
 		st.Best = store.ModelName(best)
 	} else if !errors.Is(err, store.ErrNoModel) {
 		return st, err
 	}
-	if info, err := store.ReadLease(ctx, l.wd.Store()); err == nil {
+	if info, err := store.ReadLease(ctx, r.wd.Store()); err == nil {
 		st.Lease = &info
 		st.LeaseState, st.LeaseWhy = leaseState(info, time.Now())
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return st, err
 	}
-	if err := l.wd.Pull(ctx, store.LastErrorObject); err != nil {
+	if err := r.wd.Pull(ctx, store.LastErrorObject); err != nil {
 		return st, err
 	}
-	if data, err := os.ReadFile(l.wd.Path(store.LastErrorObject)); err == nil {
+	if data, err := os.ReadFile(r.wd.Path(store.LastErrorObject)); err == nil {
 		st.LastError = strings.TrimSpace(string(data))
 	}
-	objs, err := l.wd.Store().List(ctx, store.GamesPrefix)
+	return st, nil
+}
+
+// countShards counts every generation's shards and games in the store,
+// and each worker's over the training window into st.Workers; a shard
+// that cannot be read is skipped (the trainer skips it too) and said.
+func (r *Reader) countShards(ctx context.Context, st *Status) (map[int]*GenerationStatus, error) {
+	objs, err := r.wd.Store().List(ctx, store.GamesPrefix)
 	if err != nil {
-		return st, err
+		return nil, err
 	}
-	counts := l.loadGameCounts()
-	defer counts.save(l.log)
+	counts := r.loadGameCounts()
+	defer counts.save(r.log)
 	gens := map[int]*GenerationStatus{}
 	workers := map[string]*WorkerStatus{}
-	window := st.Generations - l.cfg.Loop.WindowAt(st.Generations) + 1
+	window := st.Generations - r.cfg.Loop.WindowAt(st.Generations) + 1
 	for _, o := range objs {
 		dir, file := path.Split(o.Name)
 		g, ok := store.ParseModelName(path.Base(dir))
@@ -130,54 +179,37 @@ func (l *Loop) Status(ctx context.Context) (Status, error) {
 			gs = &GenerationStatus{Generation: g}
 			gens[g] = gs
 		}
-		k, err := counts.games(ctx, l.wd.Store(), o)
-		if errors.Is(err, fs.ErrNotExist) {
+		k, err := counts.games(ctx, r.wd.Store(), o)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			continue // removed since the listing
-		}
-		if ctx.Err() != nil {
-			return st, ctx.Err()
-		}
-		if err != nil && !isShardError(err) {
-			return st, err
-		}
-		if err != nil { // the trainer skips it too
-			l.log.Warn("skipping shard", "shard", l.wd.Store().Where(o.Name), "err", err)
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err != nil && !isShardError(err):
+			return nil, err
+		case err != nil:
+			r.log.Warn("skipping shard", "shard", r.wd.Store().Where(o.Name), "err", err)
 			continue
-		}
-		if k.Reanalysed { // no games, and not a worker's
+		case k.Reanalysed: // no games, and not a worker's
 			gs.Reanalysed++
 			continue
 		}
 		gs.Shards++
 		gs.Games += k.Games
-		if g < window {
-			continue
+		if g >= window {
+			w := shardWorker(file)
+			if workers[w] == nil {
+				workers[w] = &WorkerStatus{Worker: w}
+			}
+			workers[w].Shards++
+			workers[w].Games += k.Games
 		}
-		w := shardWorker(file)
-		if workers[w] == nil {
-			workers[w] = &WorkerStatus{Worker: w}
-		}
-		workers[w].Shards++
-		workers[w].Games += k.Games
 	}
-	decision := gt.text("decision")
-	for g := range st.Generations {
-		gs := gens[g]
-		if gs == nil {
-			gs = &GenerationStatus{Generation: g}
-			gens[g] = gs
-		}
-		gs.Decision = decision[g]
-	}
-	for _, gs := range gens {
-		st.PerGen = append(st.PerGen, *gs)
-	}
-	sort.Slice(st.PerGen, func(i, j int) bool { return st.PerGen[i].Generation < st.PerGen[j].Generation })
 	for _, w := range workers {
 		st.Workers = append(st.Workers, *w)
 	}
 	sort.Slice(st.Workers, func(i, j int) bool { return st.Workers[i].Worker < st.Workers[j].Worker })
-	return st, nil
+	return gens, nil
 }
 
 // isShardError tells whether err, of readShardCount, is the shard's (not
@@ -210,25 +242,23 @@ func leaseState(info store.LeaseInfo, now time.Time) (state, why string) {
 
 // newestStrength is the rows of metrics/strength.csv's newest
 // measurement: those of its last row's model and hours.
-func (l *Loop) newestStrength() ([]StrengthStatus, error) {
-	t, err := l.str.load()
-	if err != nil || len(t.rows) == 0 {
+func (c *core) newestStrength() ([]StrengthStatus, error) {
+	rows, err := c.str.Rows()
+	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	hours, games, score := t.column("hours"), t.column("games"), t.column("score")
-	elo, low, high := t.column("elo"), t.column("low"), t.column("high")
-	models, opps := t.text("model"), t.text("opponent")
-	last := len(t.rows) - 1
+	last := rows[len(rows)-1]
 	var out []StrengthStatus
-	for i := range t.rows {
-		if models[i] != models[last] || hours[i] != hours[last] {
+	for _, r := range rows {
+		if r.Model != last.Model || r.Hours != last.Hours {
 			continue
 		}
-		r := StrengthStatus{Model: models[i], Hours: hours[i], Opponent: opps[i], Games: int(games[i]), Score: score[i]}
-		if !math.IsNaN(elo[i]) && !math.IsNaN(low[i]) && !math.IsNaN(high[i]) {
-			r.Elo, r.Low, r.High = &elo[i], &low[i], &high[i]
+		s := StrengthStatus{Model: r.Model, Hours: r.Hours, Opponent: r.Opponent, Games: r.Games, Score: r.Score}
+		if !math.IsNaN(r.Elo) && !math.IsNaN(r.Low) && !math.IsNaN(r.High) {
+			elo, low, high := r.Elo, r.Low, r.High
+			s.Elo, s.Low, s.High = &elo, &low, &high
 		}
-		out = append(out, r)
+		out = append(out, s)
 	}
 	return out, nil
 }

@@ -28,32 +28,30 @@ type RatingStatus struct {
 }
 
 // newestFigures fills st's newest losses and rating.
-func (l *Loop) newestFigures(st *Status) error {
+func (c *core) newestFigures(st *Status) error {
 	var err error
-	if st.Losses, err = l.newestLosses(); err != nil {
+	if st.Losses, err = c.newestLosses(); err != nil {
 		return err
 	}
-	st.Rating, err = l.newestRating()
+	st.Rating, err = c.newestRating()
 	return err
 }
 
 // newestLosses is the newest training row of metrics/losses.csv (nil
 // before the first) with the newest validation total.
-func (l *Loop) newestLosses() (*LossStatus, error) {
-	t, err := l.loss.load()
-	if err != nil || len(t.rows) == 0 {
+func (c *core) newestLosses() (*LossStatus, error) {
+	rows, err := c.loss.Rows()
+	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	gen, step := t.column("generation"), t.column("step")
-	total, policy, outcome := t.column("total"), t.column("policy"), t.column("outcome")
-	split := t.text("split")
 	var out *LossStatus
-	for i := len(t.rows) - 1; i >= 0; i-- {
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
 		switch {
-		case split[i] == "train" && out == nil:
-			out = &LossStatus{Generation: int(gen[i]), Step: int(step[i]), Policy: policy[i], Value: outcome[i], Total: total[i]}
-		case split[i] == "val" && out != nil && out.Validation == 0 && !math.IsNaN(total[i]):
-			out.Validation = total[i]
+		case r.Split == "train" && out == nil:
+			out = &LossStatus{Generation: r.Generation, Step: int(r.Step), Policy: r.Policy, Value: r.Outcome, Total: r.Total}
+		case r.Split == "val" && out != nil && out.Validation == 0 && !math.IsNaN(r.Total):
+			out.Validation = r.Total
 		}
 		if out != nil && out.Validation != 0 {
 			break
@@ -64,17 +62,15 @@ func (l *Loop) newestLosses() (*LossStatus, error) {
 
 // newestRating is the best model's newest row of metrics/elo.csv (rows
 // named "best", or older ones by its generation); nil before the first.
-func (l *Loop) newestRating() (*RatingStatus, error) {
-	t, err := l.elo.load()
+func (c *core) newestRating() (*RatingStatus, error) {
+	rows, err := c.elo.Rows()
 	if err != nil {
 		return nil, err
 	}
-	gens, hours := t.column("generation"), t.column("hours")
-	elo, low, high := t.column("elo"), t.column("low"), t.column("high")
-	players := t.text("player")
-	for i := len(t.rows) - 1; i >= 0; i-- {
-		if _, model := gen.Parse(players[i]); players[i] == "best" || model {
-			return &RatingStatus{Generation: int(gens[i]), Hours: hours[i], Elo: elo[i], Low: low[i], High: high[i]}, nil
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
+		if _, model := gen.Parse(r.Player); r.Player == "best" || model {
+			return &RatingStatus{Generation: r.Generation, Hours: r.Hours, Elo: r.Elo, Low: r.Low, High: r.High}, nil
 		}
 	}
 	return nil, nil
@@ -82,24 +78,24 @@ func (l *Loop) newestRating() (*RatingStatus, error) {
 
 // seedTelemetry tells the telemetry the run's newest figures so far, so
 // an endpoint shows them from the start, not only once they change.
-func (l *Loop) seedTelemetry() error {
-	if l.tel == nil {
+func (c *core) seedTelemetry() error {
+	if c.tel == nil {
 		return nil
 	}
-	loss, err := l.newestLosses()
+	loss, err := c.newestLosses()
 	if err != nil {
 		return err
 	}
 	if loss != nil {
-		l.tel.Losses(loss.Policy, loss.Value, loss.Total)
+		c.tel.Losses(loss.Policy, loss.Value, loss.Total)
 	}
-	rows, err := l.newestStrength()
+	rows, err := c.newestStrength()
 	if err != nil {
 		return err
 	}
 	for _, r := range rows {
 		if r.Elo != nil {
-			l.tel.Strength(r.Opponent, r.Score, *r.Elo, *r.Low, *r.High)
+			c.tel.Strength(r.Opponent, r.Score, *r.Elo, *r.Low, *r.High)
 		}
 	}
 	return nil

@@ -61,10 +61,7 @@ func TestStatus_GameCountsAreTheShardsAlsoForFinishedGenerations(t *testing.T) {
 	}
 	late := writeTestShard(t, filepath.Join(dir, "games"), "three", 0) // 40 games, after the generation
 	defer os.Remove(late)
-	st, err := l.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := statusOf(t, l.wd.Store(), l.loc)
 	recorded := int(mustLoad(t, l.gens).column("games")[0])
 	if len(st.PerGen) == 0 || st.PerGen[0].Games != recorded+40 {
 		t.Fatalf("status of generation 0: %+v; want the %d recorded games and the late shard's 40", st.PerGen, recorded)
@@ -100,7 +97,7 @@ func TestLeaseState_SaysHowAliveTheHolderIs(t *testing.T) {
 
 func TestOpen_AReaderNeverMakesTheRunDirectory(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "mistyped")
-	_, err := Open(context.Background(), missing, "", Options{Existing: true})
+	_, err := OpenReader(context.Background(), missing, Options{})
 	if err == nil || !strings.Contains(err.Error(), "no such directory") {
 		t.Fatalf("Open of a missing run to read = %v; want an error saying so", err)
 	}
@@ -116,12 +113,12 @@ func TestOpen_AWorkerWaitsForTheRunToStart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	type opened struct {
-		l   *Loop
+		l   *Worker
 		err error
 	}
 	done := make(chan opened, 1)
 	go func() {
-		l, err := Open(ctx, dir, "", Options{Existing: true, WaitForRun: true, Cache: t.TempDir()})
+		l, err := OpenWorker(ctx, dir, WorkerOptions{Options: Options{Cache: t.TempDir()}, WaitForRun: true})
 		done <- opened{l, err}
 	}()
 	time.Sleep(3 * awaitPoll / 2)
@@ -133,7 +130,7 @@ func TestOpen_AWorkerWaitsForTheRunToStart(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("the waiting worker made %s (%v)", dir, err)
 	}
-	trainer, err := Open(context.Background(), dir, "three-test", Options{})
+	trainer, err := OpenTrainer(context.Background(), dir, "three-test", TrainerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,43 @@
 package run
 
 import (
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestStatus_Write_ListsTheLastTenGenerationsAndTheNewestStrength(t *testing.T) {
+// update rewrites the golden files of the tests that compare whole output
+// (go test ./run -run Golden -update) instead of comparing with them.
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with the file testdata/name, or with -update
+// writes it there.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -run %s -update rewrites it):\n--- got\n%s--- want\n%s", path, t.Name(), got, want)
+	}
+}
+
+// testStatus is a status of fifteen generations, a strength measurement
+// with and without an Elo, and a reanalysed shard.
+func testStatus() Status {
 	elo, low, high := 120.0, 80.0, 160.0
 	st := Status{Run: "runs/x", Variant: "nine", Generations: 15, Hours: 0.5, Pace: 7.25, Best: "gen-000015",
 		Strength: []StrengthStatus{
@@ -16,28 +48,19 @@ func TestStatus_Write_ListsTheLastTenGenerationsAndTheNewestStrength(t *testing.
 		st.PerGen = append(st.PerGen, GenerationStatus{Generation: g, Shards: 2, Games: 64, Decision: "ungated"})
 	}
 	st.PerGen[13].Reanalysed = 1
+	return st
+}
+
+func TestStatusGolden_TheLastTenGenerationsAndTheNewestStrength(t *testing.T) {
 	var b strings.Builder
-	st.Write(&b, false)
-	out := b.String()
-	for _, want := range []string{"15 generations finished in 0.50 run hours (lately 7.2 s each)", "strength of gen-000012 at 0.40 run hours",
-		"alphabeta:6       75% of 20 games, Elo +120 [+80, +160]", "tables:search     90% right of 500 positions",
-		"(5 earlier generations: --all lists them)", "\n14 ", "ungated (reanalysed positions: 1 shard)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("status text lacks %q:\n%s", want, out)
-		}
-	}
-	b.Reset()
-	budget := st
-	budget.RunHours = 8
-	if budget.Write(&b, false); !strings.Contains(b.String(), "15 generations finished in 0.50 of its 8 run hours (lately") {
-		t.Errorf("status of a run with loop.run_hours 8: want its budget beside its hours:\n%s", b.String())
-	}
-	if strings.Contains(out, "\n4 ") || !strings.Contains(out, "\n5 ") {
-		t.Errorf("want generations 5-14 listed, not 4:\n%s", out)
-	}
-	b.Reset()
+	testStatus().Write(&b, false)
+	golden(t, "status.txt", b.String())
+}
+
+func TestStatusGolden_EveryGenerationWithAll_AndTheRunsBudget(t *testing.T) {
+	st := testStatus()
+	st.RunHours = 8
+	var b strings.Builder
 	st.Write(&b, true)
-	if out := b.String(); !strings.Contains(out, "\n0 ") || strings.Contains(out, "earlier generations") {
-		t.Errorf("--all: want every generation listed:\n%s", out)
-	}
+	golden(t, "status-all-budget.txt", b.String())
 }

@@ -38,10 +38,7 @@ func TestStrength_TheLoopMeasuresTheBestAgainstTheYardsticksAndPlotsIt(t *testin
 	}
 	// status shows the newest measurement alone, with the run's hours and
 	// pace.
-	st, err := l.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := statusOf(t, l.wd.Store(), l.loc)
 	if len(st.Strength) != 2 || st.Strength[0].Model != "gen-000002" || st.Strength[1].Opponent != "alphabeta:1" ||
 		st.Strength[0].Elo == nil || st.Strength[0].Games != 4 {
 		t.Errorf("status strength %+v: want gen-000002's two rows with Elo", st.Strength)
@@ -84,10 +81,7 @@ func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 		t.Errorf("strength rows for %v, want alphabeta:1 and the tables' two", got)
 	}
 	// status carries the tables' rows without an Elo (NaN would not be JSON).
-	st, err := l.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := statusOf(t, l.wd.Store(), l.loc)
 	if len(st.Strength) != 3 || st.Strength[0].Elo == nil || st.Strength[1].Elo != nil || st.Strength[2].Opponent != "tables:search" {
 		t.Errorf("status strength %+v: want alphabeta:1 with an Elo, then the tables' two without", st.Strength)
 	}
@@ -98,14 +92,14 @@ func TestStrength_WithTablesTheLoopRecordsTheOraclesAccuracy(t *testing.T) {
 
 // runConfig runs the loop of a new run with the config text to its
 // budget and returns it (closed when the test ends).
-func runConfig(t *testing.T, text string) *Loop {
+func runConfig(t *testing.T, text string) *Trainer {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := dir + "/c.yaml"
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := Open(context.Background(), dir+"/run", cfg, Options{})
+	l, err := OpenTrainer(context.Background(), dir+"/run", cfg, TrainerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

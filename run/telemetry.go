@@ -21,49 +21,49 @@ type Telemetry interface {
 // SetTelemetry makes the loop send its figures to t (before Run or
 // Selfplay), starting with the run's newest losses and strength; nil
 // sends none.
-func (l *Loop) SetTelemetry(t Telemetry) error {
-	l.tel = t
-	return l.seedTelemetry()
+func (c *core) SetTelemetry(t Telemetry) error {
+	c.tel = t
+	return c.seedTelemetry()
 }
 
 // telGeneration tells the telemetry that generation g is under way.
-func (l *Loop) telGeneration(g int) {
-	if l.tel != nil {
-		l.tel.Generation(g)
+func (c *core) telGeneration(g int) {
+	if c.tel != nil {
+		c.tel.Generation(g)
 	}
 }
 
 // telLosses tells the telemetry a training report's losses.
-func (l *Loop) telLosses(policy, value, total float64) {
-	if l.tel != nil {
-		l.tel.Losses(policy, value, total)
+func (c *core) telLosses(policy, value, total float64) {
+	if c.tel != nil {
+		c.tel.Losses(policy, value, total)
 	}
 }
 
 // telGate tells the telemetry the gate's verdict.
-func (l *Loop) telGate(decision string, res arena.GateResult) {
-	if l.tel != nil {
-		l.tel.Gate(decision, res.LLR)
+func (c *core) telGate(decision string, res arena.GateResult) {
+	if c.tel != nil {
+		c.tel.Gate(decision, res.LLR)
 	}
 }
 
 // telStrength tells the telemetry the best model's newest strength.
-func (l *Loop) telStrength(rows []arena.StrengthRow) {
-	if l.tel == nil {
+func (c *core) telStrength(rows []arena.StrengthRow) {
+	if c.tel == nil {
 		return
 	}
 	for _, r := range rows {
-		l.tel.Strength(r.Opponent, r.Score, r.Elo, r.Low, r.High)
+		c.tel.Strength(r.Opponent, r.Score, r.Elo, r.Low, r.High)
 	}
 }
 
 // selfplayTelemetry is the function a self-play round calls with its
 // statistics so far (and once more with the round's last): it tells the
 // telemetry the round's rate and the games written since its last call.
-func (l *Loop) selfplayTelemetry() func(selfplay.Stats) {
+func (c *core) selfplayTelemetry() func(selfplay.Stats) {
 	var games, positions int64
 	return func(s selfplay.Stats) {
-		if l.tel == nil {
+		if c.tel == nil {
 			return
 		}
 		secs := s.Elapsed.Seconds()
@@ -71,7 +71,7 @@ func (l *Loop) selfplayTelemetry() func(selfplay.Stats) {
 		if secs > 0 {
 			gps = float64(s.Games) / secs
 		}
-		l.tel.SelfPlay(gps, s.PositionsPerSecond(), max(s.Games-games, 0), max(s.Positions-positions, 0))
+		c.tel.SelfPlay(gps, s.PositionsPerSecond(), max(s.Games-games, 0), max(s.Positions-positions, 0))
 		games, positions = max(games, s.Games), max(positions, s.Positions)
 	}
 }

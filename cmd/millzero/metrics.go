@@ -18,7 +18,7 @@ func metricsFlag(fs *flag.FlagSet) *string {
 // serveMetrics serves the loop's figures at addr ("" serves none) until
 // ctx ends, as a process in role ("trainer", "selfplay"), and says where
 // on prog.
-func serveMetrics(ctx context.Context, addr, role string, l *run.Loop, prog progress.Progress) error {
+func serveMetrics(ctx context.Context, addr, role string, l interface{ SetTelemetry(run.Telemetry) error }, prog progress.Progress) error {
 	if addr == "" {
 		return nil
 	}
@@ -28,7 +28,7 @@ func serveMetrics(ctx context.Context, addr, role string, l *run.Loop, prog prog
 	}
 	at, err := telemetry.Serve(ctx, addr, m, func(err error) { fmt.Fprintln(prog.Writer(), err) })
 	if err != nil {
-		return err
+		return fmt.Errorf("--metrics-addr: %w", err)
 	}
 	prog.Done("metrics: http://%s/metrics", at)
 	return nil

@@ -45,12 +45,11 @@ func runSelfplay(args []string, out io.Writer) error {
 	defer stop()
 	opts, prog := loopOptions(out, *cache)
 	defer prog.Close()
-	opts.Existing = true
-	opts.StorePatience, opts.WaitForRun = patience.d, *follow
+	opts.StorePatience = patience.d
 	if *follow && !patience.set {
 		opts.StorePatience = -1 // forever
 	}
-	l, err := run.Open(ctx, *runPath, "", opts)
+	l, err := run.OpenWorker(ctx, *runPath, run.WorkerOptions{Options: opts, WaitForRun: *follow})
 	if err != nil {
 		return err
 	}

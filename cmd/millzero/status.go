@@ -31,9 +31,9 @@ func runStatus(args []string, out io.Writer) error {
 		return fmt.Errorf("want --run DIR|URL")
 	}
 	ctx := context.Background()
-	opts := run.Options{Cache: *cache, Existing: true, StorePatience: patience.d,
+	opts := run.Options{Cache: *cache, StorePatience: patience.d,
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	l, err := run.Open(ctx, *runPath, "", opts)
+	l, err := run.OpenReader(ctx, *runPath, opts)
 	if err != nil {
 		return err
 	}

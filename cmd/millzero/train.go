@@ -63,9 +63,8 @@ func runTrain(args []string, out io.Writer) (err error) {
 	defer stop()
 	opts, prog := loopOptions(out, *cache)
 	defer prog.Close()
-	opts.NoLocalSelfplay = !*local
-	opts.StorePatience, opts.BreakLease = patience.d, *breakLease
-	l, err := run.Open(ctx, *runPath, *cfgPath, opts)
+	opts.StorePatience = patience.d
+	l, err := run.OpenTrainer(ctx, *runPath, *cfgPath, run.TrainerOptions{Options: opts, NoLocalSelfplay: !*local, BreakLease: *breakLease})
 	if errors.Is(err, store.ErrLeaseHeld) {
 		return fmt.Errorf("%w; to take it now, run train with --break-lease", err)
 	}

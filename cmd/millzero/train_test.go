@@ -408,7 +408,7 @@ func TestTrainAndArena_ArgumentsAreCheckedBeforeTheFirstGame(t *testing.T) {
 			t.Errorf("train %v: exit %d, stderr %q, want an error naming %s before any game:\n%s", args, code, errOut, args[0], out)
 		}
 	}
-	l, err := run.Open(context.Background(), dir, "three-test", run.Options{})
+	l, err := run.OpenTrainer(context.Background(), dir, "three-test", run.TrainerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
