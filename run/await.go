@@ -74,11 +74,9 @@ func awaitRunDir(ctx context.Context, dir string, wait bool, log *slog.Logger) e
 // returned at once.
 func openStoreWaiting(ctx context.Context, loc string, wait bool, opts Options) (*store.Store, error) {
 	a := newAwaiter(opts.Log)
+	patience := store.WithPatience(opts.StorePatience, func(msg string) { opts.Log.Warn(msg) })
 	for {
-		st, err := store.Open(ctx, loc)
-		if err == nil {
-			st.SetPatience(opts.StorePatience, func(msg string) { opts.Log.Warn(msg) })
-		}
+		st, err := store.Open(ctx, loc, patience)
 		if err == nil || !wait || !(store.IsTransient(err) || store.IsUnreachable(err)) || store.IsCredentialError(err) {
 			return st, err
 		}

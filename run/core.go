@@ -30,7 +30,7 @@ type Options struct {
 	Cache    string            // the local cache of a run in an object store; "" is store.DefaultCache
 
 	// StorePatience is how long a store operation is retried while the
-	// store does not answer (store.Store.SetPatience), saying every 30 s
+	// store does not answer (store.WithPatience), saying every 30 s
 	// what it waits for: 0 keeps the store's few retries over about 12 s,
 	// a negative value retries until the process is stopped.
 	StorePatience time.Duration

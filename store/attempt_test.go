@@ -9,9 +9,10 @@ import (
 // An attempt that the store never answers ends at the attempt's bound as a
 // transient timeout and is tried again, instead of holding its caller.
 func TestDo_AnAttemptThatNeverEndsIsTriedAgain(t *testing.T) {
-	defer func(d time.Duration) { AttemptTimeout = d }(AttemptTimeout)
-	AttemptTimeout = 50 * time.Millisecond
-	s := &Store{loc: "test://hung", retry: retryPolicy{attempts: 3, first: time.Millisecond, max: time.Millisecond}}
+	const bound = 50 * time.Millisecond
+	s := &Store{loc: "test://hung", retry: retryPolicy{attempts: 3, first: time.Millisecond, max: time.Millisecond},
+		waitFirst: WaitFirst, waitEvery: WaitEvery}
+	WithAttemptTimeout(bound)(s)
 	attempts := 0
 	start := time.Now()
 	err := s.do(context.Background(), "get", "x", func(ctx context.Context, attempt int) error {
@@ -42,7 +43,7 @@ func TestDo_AnAttemptThatNeverEndsIsTriedAgain(t *testing.T) {
 	}
 	// An open reader outlives its attempt.
 	err = s.doUnbounded(context.Background(), "open", "x", func(ctx context.Context, _ int) error {
-		time.Sleep(2 * AttemptTimeout)
+		time.Sleep(2 * bound)
 		return ctx.Err()
 	})
 	if err != nil {

@@ -35,19 +35,31 @@ const (
 	WaitEvery = 30 * time.Second
 )
 
-// waitFirst and waitEvery are the store's WaitFirst and WaitEvery
-// (variables, so that a test need not wait as long).
-var waitFirst, waitEvery = WaitFirst, WaitEvery
+// Option sets how a store behaves; options are given to Open, and fixed
+// from then on.
+type Option func(*Store)
 
-// SetPatience makes the store retry an operation that fails for a
+// WithPatience makes the store retry an operation that fails for a
 // transient reason (the store unreachable, overloaded, timing out) for up
 // to d, with capped exponential backoff, instead of a few times over about
 // 12 s: a negative d retries until the operation's context ends. While an
 // operation waits, waiting (when not nil) is told what it waits for, after
-// 10 s and then every 30 s. Errors that no retry fixes (a missing object,
-// refused credentials) are returned at once whatever d is.
-func (s *Store) SetPatience(d time.Duration, waiting func(msg string)) {
-	s.patience, s.waiting = d, waiting
+// WaitFirst and then every WaitEvery. Errors that no retry fixes (a
+// missing object, refused credentials) are returned at once whatever d is.
+func WithPatience(d time.Duration, waiting func(msg string)) Option {
+	return func(s *Store) { s.patience, s.waiting = d, waiting }
+}
+
+// WithWaitReports makes a waiting operation tell what it waits for after
+// first and then every every, instead of WaitFirst and WaitEvery.
+func WithWaitReports(first, every time.Duration) Option {
+	return func(s *Store) { s.waitFirst, s.waitEvery = first, every }
+}
+
+// WithAttemptTimeout bounds one attempt of a store operation at d instead
+// of DefaultAttemptTimeout.
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(s *Store) { s.attemptTimeout = d }
 }
 
 // permanentError marks an error that no retry fixes.
@@ -69,17 +81,18 @@ func permanent(err error) error {
 // the operation, the object name and the store. A missing object's error
 // matches fs.ErrNotExist.
 //
-// With a patience (SetPatience) a transient error is retried until the
+// With a patience (WithPatience) a transient error is retried until the
 // patience is spent (forever when it is negative) instead of a fixed number
 // of times, and the store's waiting function is told what the operation
-// waits for after waitFirst and then every waitEvery.
+// waits for after its waitFirst and then every waitEvery.
 //
-// Each attempt gets at most AttemptTimeout: a request the store accepted
+// Each attempt gets at most the store's attempt timeout
+// (DefaultAttemptTimeout unless WithAttemptTimeout): a request the store accepted
 // and never answers (a connection left open by a store that restarted)
 // fails as a transient timeout and is tried again, instead of holding its
 // caller for ever.
 func (s *Store) do(ctx context.Context, opName, name string, op func(ctx context.Context, attempt int) error) error {
-	return s.retried(ctx, opName, name, AttemptTimeout, op)
+	return s.retried(ctx, opName, name, s.attemptTimeout, op)
 }
 
 // doUnbounded is do without the bound on an attempt: for an operation whose
@@ -88,13 +101,13 @@ func (s *Store) doUnbounded(ctx context.Context, opName, name string, op func(ct
 	return s.retried(ctx, opName, name, 0, op)
 }
 
-// AttemptTimeout bounds one attempt of a store operation (do).
-var AttemptTimeout = 2 * time.Minute
+// DefaultAttemptTimeout bounds one attempt of a store operation (do).
+const DefaultAttemptTimeout = 2 * time.Minute
 
 func (s *Store) retried(ctx context.Context, opName, name string, bound time.Duration, op func(ctx context.Context, attempt int) error) error {
 	delay := s.retry.first
 	start := time.Now()
-	nextReport := start.Add(waitFirst)
+	nextReport := start.Add(s.waitFirst)
 	for attempt := 0; ; attempt++ {
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if bound > 0 {
@@ -103,7 +116,7 @@ func (s *Store) retried(ctx context.Context, opName, name string, bound time.Dur
 		err := op(actx, attempt)
 		cancel()
 		if err == nil {
-			if attempt > 0 && s.waiting != nil && time.Since(start) >= waitFirst {
+			if attempt > 0 && s.waiting != nil && time.Since(start) >= s.waitFirst {
 				s.waiting(fmt.Sprintf("run store %s answers again: %s %s went through after %v", s.loc, opName, name,
 					time.Since(start).Round(time.Second)))
 			}
@@ -129,7 +142,7 @@ func (s *Store) retried(ctx context.Context, opName, name string, bound time.Dur
 			}
 			s.waiting(fmt.Sprintf("waiting for run store %s: %s %s has failed for %v (%v); retrying %s",
 				s.loc, opName, name, waited.Round(time.Second), err, until))
-			nextReport = time.Now().Add(waitEvery)
+			nextReport = time.Now().Add(s.waitEvery)
 		}
 		t := time.NewTimer(delay*3/4 + rand.N(delay/2+1)) // delay +-25%
 		select {

@@ -43,8 +43,11 @@ type Store struct {
 	dir    string       // the run directory when local, else ""
 	retry  retryPolicy
 
-	patience time.Duration    // SetPatience's: 0 is retry's attempts, < 0 forever
+	patience time.Duration    // WithPatience's: 0 is retry's attempts, < 0 forever
 	waiting  func(msg string) // told what a retried operation waits for
+
+	waitFirst, waitEvery time.Duration // when waiting is told: WaitFirst, WaitEvery
+	attemptTimeout       time.Duration // the bound of one attempt: DefaultAttemptTimeout
 }
 
 // ObjectInfo describes one object of a store.
@@ -85,10 +88,13 @@ const storeSchemes = "a local path, file://, s3://, gs://, azblob:// or mem://"
 // unknown scheme, an unreachable endpoint (bounded by a timeout), wrong
 // credentials and a missing bucket are reported as such. Whether loc holds
 // a run is CheckRun's question.
-func Open(ctx context.Context, loc string) (*Store, error) {
+func Open(ctx context.Context, loc string, opts ...Option) (*Store, error) {
 	s, err := openStore(ctx, loc)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range opts {
+		o(s)
 	}
 	if err := s.probe(ctx); err != nil {
 		s.Close()
@@ -175,7 +181,7 @@ func newStore(loc string, b *blob.Bucket, dir, prefix string) *Store {
 	if prefix != "" {
 		b = blob.PrefixedBucket(b, prefix+"/")
 	}
-	return &Store{loc: loc, bucket: b, dir: dir, retry: defaultRetry}
+	return &Store{loc: loc, bucket: b, dir: dir, retry: defaultRetry, waitFirst: WaitFirst, waitEvery: WaitEvery, attemptTimeout: DefaultAttemptTimeout}
 }
 
 // probe lists one object of the run, so that an unreachable endpoint, wrong

@@ -25,9 +25,8 @@ func TestStorePatience_RetriesPastTheAttemptsAndSaysWhatItWaitsFor(t *testing.T)
 	// With one: as long as it allows, telling what it waits for.
 	var mu sync.Mutex
 	var said []string
-	s.SetPatience(time.Minute, func(msg string) { mu.Lock(); said = append(said, msg); mu.Unlock() })
-	defer func(first, every time.Duration) { waitFirst, waitEvery = first, every }(waitFirst, waitEvery)
-	waitFirst, waitEvery = 5*time.Millisecond, 5*time.Millisecond
+	WithPatience(time.Minute, func(msg string) { mu.Lock(); said = append(said, msg); mu.Unlock() })(s)
+	WithWaitReports(5*time.Millisecond, 5*time.Millisecond)(s)
 	fb.inject("read", "models/best", 40, gcerrors.Internal, false)
 	data, err := s.Get(ctx, "models/best")
 	if err != nil || string(data) != "3\n" {
@@ -40,7 +39,7 @@ func TestStorePatience_RetriesPastTheAttemptsAndSaysWhatItWaitsFor(t *testing.T)
 		t.Fatalf("what the store said while it waited: %q", said)
 	}
 	// A patience that is spent is an error saying so.
-	s.SetPatience(20*time.Millisecond, nil)
+	WithPatience(20*time.Millisecond, nil)(s)
 	fb.inject("read", "models/best", 1000, gcerrors.Internal, false)
 	if _, err := s.Get(ctx, "models/best"); err == nil || !strings.Contains(err.Error(), "store patience") {
 		t.Fatalf("Get past its patience = %v; want an error naming the patience", err)
