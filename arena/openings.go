@@ -155,8 +155,7 @@ func (b *Book) Format() []byte {
 // WriteBook writes b to path, through a temporary file renamed when
 // complete.
 func WriteBook(path string, b *Book) error {
-	data := b.Format()
-	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+	if err := atomicfile.WriteFile(path, b.Format()); err != nil {
 		return fmt.Errorf("write opening book %s: %w", path, err)
 	}
 	return nil
