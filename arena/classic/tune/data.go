@@ -112,11 +112,13 @@ func (c Collect) Run() (*Data, error) {
 		d.Files++
 		logf("read %d of %d files: %d games, %d positions", i+1, len(files), d.Games, len(d.rows))
 	}
+	if c.Tables != nil {
+		d.Sources = append(d.Sources, "tables "+c.Tables.Dir())
+	}
 	if c.Tables != nil && c.TablePositions > 0 {
 		if err := col.tables(); err != nil {
 			return nil, err
 		}
-		d.Sources = append(d.Sources, "tables "+c.Tables.Dir())
 		logf("drew %d table positions", c.TablePositions*len(c.Tables.Materials()))
 	}
 	if len(d.rows) == 0 {
