@@ -188,7 +188,9 @@ func (f Fit) Run(d *Data) (*Result, error) {
 			t /= 2
 		}
 		gain := loss - newLoss
-		if gain < 0 {
+		if !(gain >= 0) {
+			// No step size lowered the loss (or the loss overflowed to
+			// NaN): theta is as good as this data makes it.
 			break
 		}
 		theta, loss = next, newLoss
@@ -367,10 +369,14 @@ func fitScale(rows []*row, w *classic.Weights, hands int) float64 {
 			g += (p - r.target()) * vals[i]
 			h += p * (1 - p) * vals[i] * vals[i]
 		}
-		if h == 0 {
+		if !(h > 0) {
 			break
 		}
-		step := g / h
+		// A damped step that keeps k positive and finite: on a few games
+		// the evaluation can fit the results hardly at all (h near 0),
+		// and a full Newton step would send k, and the start of the fit
+		// with it, off to an absurd scale.
+		step := max(min(g/h, k/2), -k)
 		k -= step
 		if math.Abs(step) < 1e-12 {
 			break

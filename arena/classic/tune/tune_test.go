@@ -314,3 +314,29 @@ func TestCollect_RefusesWhatHoldsNoGames(t *testing.T) {
 		t.Error("a missing path: no error")
 	}
 }
+
+// On positions whose results the evaluation hardly fits, the scale that
+// starts the fit stays positive and finite: a full Newton step there once
+// sent it, and every fitted weight with it, past 1e200.
+func TestFitScale_StaysPositiveWhereTheEvaluationFitsNothing(t *testing.T) {
+	w, err := classic.LoadWeights(classic.HandWeights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 50 {
+		rows := make([]*row, 40)
+		for i := range rows {
+			r := &row{phase: uint8(classic.Moving), y: uint8(rng.IntN(3))}
+			r.x[classic.FMaterial] = int16(rng.IntN(5) - 2)
+			// Results that go against the material half the time and more.
+			if rng.IntN(3) > 0 && r.x[classic.FMaterial] != 0 {
+				r.y = 2 - uint8(1+int(r.x[classic.FMaterial])/2)
+			}
+			rows[i] = r
+		}
+		if k := fitScale(rows, w, 18); !(k > 0) || k > 1e6 {
+			t.Fatalf("trial %d: scale %v: want a positive, finite one", trial, k)
+		}
+	}
+}
