@@ -216,3 +216,37 @@ func TestAux_Refused(t *testing.T) {
 		}
 	}
 }
+
+// A graph network with heads grows as one without does, keeping them: the
+// policy and outcome compute what they did, and each head's weight keeps
+// its rows of the old channels, the added channels' rows zero (a head
+// reads no added channel until training moves it).
+func TestAux_GrowKeepsTheHeads(t *testing.T) {
+	v := mustVariant(t, "moulin-rouge-3")
+	a := NewArch(v, Config{Width: 6, Blocks: 1, Kind: KindGraph, Features: EncoderTactics})
+	a.Aux = AuxOwnership | AuxScore | AuxReply
+	n := randomNetwork(t, a, 4)
+	n.Variant = v.Name
+	checkGrowsAsTheSameFunction(t, n, 5, 1e-5, []Config{{Width: 11, Blocks: 2}})
+	g, err := Grow(n, Config{Width: 11, Blocks: 2}, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, score, reply, rot := g.Arch.AuxHeads()
+	if g.Arch.Aux != a.Aux || rot < 0 {
+		t.Fatalf("grown %v", g.Arch)
+	}
+	for _, i := range []int{own, reply, rot} {
+		old, grown := n.Params[i-len(g.Params)+len(n.Params)], g.Params[i]
+		cols := grown.Shape[1]
+		for r := range grown.Shape[0] {
+			row := grown.Data[r*cols : (r+1)*cols]
+			if r < 6 && !slices.Equal(row, old.Data[r*cols:(r+1)*cols]) || r >= 6 && slices.Max(row) != 0 {
+				t.Fatalf("%s: row %d is %v", grown.Name, r, row)
+			}
+		}
+	}
+	if !slices.Equal(g.Params[score].Data, n.Params[score-len(g.Params)+len(n.Params)].Data) {
+		t.Error("the score weight, which reads the outcome head's hidden layer, changed")
+	}
+}
