@@ -1,5 +1,7 @@
 // Package arena plays matches between players (search over a checkpoint,
-// reference players, external engines), records every game as Parquet, fits
-// Elo ratings by maximum likelihood with error bars, and gates a candidate
-// against the best model with a sequential probability ratio test.
+// reference players, external engines), records every game as Parquet,
+// rates the players of those records (FitElo, WriteRatings), gates a
+// candidate against the best model (Gate) and measures a player against
+// yardsticks (Strength). The statistics behind the ratings, the gate and
+// the intervals live in arena/rating, which knows nothing of records.
 package arena

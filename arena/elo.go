@@ -1,424 +1,67 @@
 package arena
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"sort"
+	"slices"
 
-	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/arena/rating"
 )
 
-// EloSettings are the knobs of the rating fit.
-type EloSettings struct {
-	Anchor       string  // the player rated 0; "" means the random player if it played, else the first player seen
-	VirtualDraws float64 // draws added to every pair of players that met, in games; keeps a perfect score finite (0 turns it off)
-
-	// DropUnlinked leaves out the players no games link, through
-	// opponents, to the anchor (all of them when the anchor played none)
-	// instead of failing with ErrDisconnected: a part of a run's games
-	// (its newest) may hold players whose other games are left out.
-	DropUnlinked bool
-}
-
-// DefaultEloSettings anchor on the random player and add one virtual draw
-// per pair of opponents: a player who won all of n games against another
-// is rated as if it had scored n+0.5 of n+1, which is finite, and a few
-// hundred real games swamp it.
-func DefaultEloSettings() EloSettings { return EloSettings{VirtualDraws: 1} }
-
-// Rating is one player's results and fitted Elo.
-type Rating struct {
-	Name                string  // the player
-	Games               int     // games played (virtual draws not counted); with 3-4 seats, seats held (copies of a player count once each)
-	Wins, Draws, Losses int     // its results; with 3-4 seats a win is first place alone, a draw first place shared
-	Score               float64 // points: a win 1, a draw 0.5; with 3-4 seats Record.Score, the share of the other seats finished ahead of
-	Elo                 float64 // its rating, the anchor's being 0
-	Low, High           float64 // the 95% interval of Elo, relative to the anchor
-}
-
-// eloK converts Elo to the natural scale of the logistic: a difference d
-// gives an expected score 1/(1+10^(-d/400)) = 1/(1+exp(-eloK*d)).
-const eloK = math.Ln10 / 400
-
-// z95 is the two-sided 95% quantile of the normal distribution.
-const z95 = 1.959963984540054
-
-// ErrDisconnected is wrapped by the error for a player whose games do not
-// link it, through opponents, to the anchor: its rating is undetermined.
-var ErrDisconnected = errors.New("no games link the player to the anchor")
-
-// FitElo rates every player of recs by maximum likelihood under the
-// Bradley-Terry (logistic Elo) model, a draw counting as half a win: the
-// expected score of i against j is 1/(1+10^((Elo_j-Elo_i)/400)). It solves
-// the likelihood equations by Newton's method with step halving (the
-// log-likelihood is concave, so this converges from anywhere). The 95%
-// intervals are ±1.96 standard errors from the inverse of the observed
-// Fisher information with the anchor held at 0; since a draw has less
-// variance than the binomial model assumes, they are conservative when
-// draws are many. Ratings come back best first.
-//
-// A game of N = 3 or 4 seats counts as its N(N-1)/2 pairwise results over
-// the finishing order (Record.Place): a seat placed ahead of another beat
-// it, seats sharing a place drew. Each pairwise result weighs 1/(N-1) of a
-// game, so a seat's N-1 results in one game weigh one game together: the
-// pairs of one game are not independent, and counting each as a whole game
-// would make the intervals too narrow by about sqrt(N-1). Seats of the same
-// player (the candidate against copies of the best) say nothing about
-// ratings and are skipped. With two seats this is exactly the fit above.
-//
-// Pairwise Bradley-Terry, not Plackett-Luce: Plackett-Luce models a strict
-// finishing order, but ours has ties (the seats still in at a draw, the
-// seats knocked out by the same capture), which it would need an extension
-// for (Davidson-Luce) with a tie parameter to fit; pairwise Bradley-Terry
-// takes a tie as the half point it is in two-player games, gives the same
-// ratings as before for two-player games, and puts multi-player results on
-// the same Elo scale as the gate's score (Record.Score, the mean of the
-// same pairwise results), so the gate's SPRT bounds mean the same Elo.
-func FitElo(recs []Record, set EloSettings) ([]Rating, error) {
-	rs, _, err := fitElo(recs, set)
-	return rs, err
-}
-
-// fitElo is FitElo, also saying how many Newton steps it took.
-func fitElo(recs []Record, set EloSettings) ([]Rating, int, error) {
-	if set.VirtualDraws < 0 || math.IsNaN(set.VirtualDraws) {
-		return nil, 0, fmt.Errorf("elo: virtual draws %v: want 0 or more", set.VirtualDraws)
+// FitElo rates the players of the finished games of recs (an unfinished
+// game has no result to rate) by rating.FitElo. With no anchor set, the
+// random player is the anchor when it played, else the first player seen.
+func FitElo(recs []Record, set rating.EloSettings) ([]rating.Rating, error) {
+	games, err := ratingGames(recs)
+	if err != nil {
+		return nil, err
 	}
-	index := map[string]int{}
-	var ratings []Rating
-	player := func(name string) int {
-		i, ok := index[name]
-		if !ok {
-			i = len(ratings)
-			index[name] = i
-			ratings = append(ratings, Rating{Name: name})
+	if set.Anchor == "" {
+		for _, g := range games {
+			if slices.Contains(g.Players, RandomName) {
+				set.Anchor = RandomName
+				break
+			}
 		}
-		return i
 	}
-	type pairKey struct{ i, j int }
-	games := map[pairKey][2]float64{} // for i < j: games, i's score
-	for k := range recs {
-		r := &recs[k]
+	return rating.FitElo(games, set)
+}
+
+// ratingGames is the finished games of recs as the rating fit reads them:
+// each seat's player and place (Record.Place), and the winner.
+func ratingGames(recs []Record) ([]rating.Game, error) {
+	seats := 0
+	for i := range recs {
+		if recs[i].Unfinished == "" {
+			seats += recs[i].Seats()
+		}
+	}
+	// One backing array each for the players and places of every game.
+	players, places := make([]string, 0, seats), make([]int, 0, seats)
+	games := make([]rating.Game, 0, len(recs))
+	for i := range recs {
+		r := &recs[i]
 		if r.Unfinished != "" {
 			continue // no result to rate
 		}
 		n := r.Seats()
 		if n == 2 && r.Player0 == r.Player1 {
-			return nil, 0, fmt.Errorf("elo: game %s/%d/%d: %q plays itself", r.Match, r.Pair, r.Game, r.Player0)
+			return nil, fmt.Errorf("elo: game %s/%d/%d: %q plays itself", r.Match, r.Pair, r.Game, r.Player0)
 		}
-		var idx [engine.MaxSeats]int
+		from := len(players)
 		for s := 0; s < n; s++ {
-			idx[s] = player(r.PlayerAt(s))
-			sc := r.Score(s)
-			rt := &ratings[idx[s]]
-			rt.Games++
-			rt.Score += sc
-			switch {
-			case int(r.Winner) == s:
-				rt.Wins++
-			case r.Winner < 0 && r.Place(s) == 1:
-				rt.Draws++
-			default:
-				rt.Losses++
-			}
+			players = append(players, r.PlayerAt(s))
+			places = append(places, r.Place(s))
 		}
-		w := 1 / float64(n-1)
-		for s := 0; s < n; s++ {
-			for o := s + 1; o < n; o++ {
-				a, b := idx[s], idx[o]
-				if a == b {
-					continue
-				}
-				sa := 0.5
-				switch ps, po := r.Place(s), r.Place(o); {
-				case ps < po:
-					sa = 1
-				case ps > po:
-					sa = 0
-				}
-				if a > b {
-					a, b, sa = b, a, 1-sa
-				}
-				g := games[pairKey{a, b}]
-				games[pairKey{a, b}] = [2]float64{g[0] + w, g[1] + w*sa}
-			}
-		}
+		games = append(games, rating.Game{Players: players[from:len(players):len(players)], Places: places[from:len(places):len(places)], Winner: int(r.Winner)})
 	}
-	n := len(ratings)
-	if n == 0 {
-		return nil, 0, nil
-	}
-	anchor := 0
-	switch {
-	case set.Anchor != "":
-		i, ok := index[set.Anchor]
-		if !ok && set.DropUnlinked {
-			return nil, 0, nil
-		}
-		if !ok {
-			return nil, 0, fmt.Errorf("elo: anchor %q played no game", set.Anchor)
-		}
-		anchor = i
-	default:
-		if i, ok := index[RandomName]; ok {
-			anchor = i
-		}
-	}
-	// N[i][j]: games between i and j; S[i][j]: i's score against j.
-	N := square(n)
-	S := square(n)
-	for k, g := range games {
-		N[k.i][k.j], N[k.j][k.i] = g[0]+set.VirtualDraws, g[0]+set.VirtualDraws
-		S[k.i][k.j], S[k.j][k.i] = g[1]+set.VirtualDraws/2, g[0]-g[1]+set.VirtualDraws/2
-	}
-	seen := linked(N, anchor)
-	if set.DropUnlinked {
-		ratings, N, S, anchor = keepLinked(seen, ratings, N, S, anchor)
-	} else {
-		for i, ok := range seen {
-			if !ok {
-				return nil, 0, fmt.Errorf("elo: player %q: %w %q", ratings[i].Name, ErrDisconnected, ratings[anchor].Name)
-			}
-		}
-	}
-	elo, cov, steps, err := newtonBT(N, S, anchor)
-	if err != nil {
-		return nil, 0, err
-	}
-	for i := range ratings {
-		ratings[i].Elo = elo[i]
-		half := 0.0
-		if i != anchor {
-			half = z95 * math.Sqrt(cov[i][i])
-		}
-		ratings[i].Low, ratings[i].High = elo[i]-half, elo[i]+half
-	}
-	sort.SliceStable(ratings, func(i, j int) bool { return ratings[i].Elo > ratings[j].Elo })
-	return ratings, steps, nil
-}
-
-func square(n int) [][]float64 {
-	m := make([][]float64, n)
-	for i := range m {
-		m[i] = make([]float64, n)
-	}
-	return m
-}
-
-// linked says which players games link, through opponents, to the anchor.
-func linked(N [][]float64, anchor int) []bool {
-	seen := make([]bool, len(N))
-	seen[anchor] = true
-	stack := []int{anchor}
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for j := range N {
-			if N[i][j] > 0 && !seen[j] {
-				seen[j] = true
-				stack = append(stack, j)
-			}
-		}
-	}
-	return seen
-}
-
-// keepLinked restricts the players, their game and score matrices and the
-// anchor's index to the players seen.
-func keepLinked(seen []bool, ratings []Rating, N, S [][]float64, anchor int) ([]Rating, [][]float64, [][]float64, int) {
-	var keep []int
-	for i, ok := range seen {
-		if ok {
-			keep = append(keep, i)
-		}
-	}
-	if len(keep) == len(seen) {
-		return ratings, N, S, anchor
-	}
-	kr, kN, kS, ka := make([]Rating, len(keep)), square(len(keep)), square(len(keep)), 0
-	for a, i := range keep {
-		kr[a] = ratings[i]
-		if i == anchor {
-			ka = a
-		}
-		for b, j := range keep {
-			kN[a][b], kS[a][b] = N[i][j], S[i][j]
-		}
-	}
-	return kr, kN, kS, ka
-}
-
-// maxEloMagnitude is where a fit is declared divergent: a player who won
-// or lost every game with no virtual draws has no finite rating.
-const maxEloMagnitude = 20000
-
-// newtonBT maximises the Bradley-Terry log-likelihood with the anchor's
-// rating fixed at 0, and returns the ratings and the covariance (inverse
-// observed information) of the free ones, indexed like the players (the
-// anchor's row and column are 0).
-func newtonBT(N, S [][]float64, anchor int) ([]float64, [][]float64, int, error) {
-	n := len(N)
-	r := make([]float64, n)
-	free := make([]int, 0, n-1)
-	for i := 0; i < n; i++ {
-		if i != anchor {
-			free = append(free, i)
-		}
-	}
-	loglik := func(r []float64) float64 {
-		ll := 0.0
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				if S[i][j] > 0 {
-					// log p_ij = -log(1+exp(-k(ri-rj))), computed stably.
-					ll -= S[i][j] * softplus(-eloK*(r[i]-r[j]))
-				}
-			}
-		}
-		return ll
-	}
-	slot := make([]int, n) // player -> its row among the free ones; -1 for the anchor
-	for i := range slot {
-		slot[i] = -1
-	}
-	for a, i := range free {
-		slot[i] = a
-	}
-	info := func(r []float64) ([]float64, [][]float64) {
-		m := len(free)
-		grad := make([]float64, m)
-		h := square(m) // observed information: minus the Hessian
-		for a, i := range free {
-			for j := 0; j < n; j++ {
-				if N[i][j] == 0 {
-					continue
-				}
-				p := 1 / (1 + math.Exp(-eloK*(r[i]-r[j])))
-				grad[a] += eloK * (S[i][j] - N[i][j]*p)
-				w := eloK * eloK * N[i][j] * p * (1 - p)
-				h[a][a] += w
-				if b := slot[j]; b >= 0 {
-					h[a][b] -= w
-				}
-			}
-		}
-		return grad, h
-	}
-	ll := loglik(r)
-	trial := make([]float64, n)
-	steps := 0
-	for ; steps < 500; steps++ {
-		grad, h := info(r)
-		hinv, err := invert(h)
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("elo: %w", err)
-		}
-		step := make([]float64, len(free))
-		biggest := 0.0
-		for a := range free {
-			for b := range free {
-				step[a] += hinv[a][b] * grad[b]
-			}
-			biggest = max(biggest, math.Abs(step[a]))
-		}
-		if biggest < 1e-9 {
-			break
-		}
-		// Halve the step until the likelihood does not fall. Near the
-		// maximum the step stops shrinking at the floor of the
-		// floating-point error (1e-5 Elo with a few hundred players whose
-		// scores are perfect, where the information is nearly singular)
-		// while the likelihood no longer moves: that is the maximum too.
-		scale, before := 1.0, ll
-		for h := 0; h < 60; h++ {
-			copy(trial, r)
-			for a, i := range free {
-				trial[i] += scale * step[a]
-			}
-			if l := loglik(trial); l >= ll-1e-12 {
-				ll = l
-				break
-			}
-			scale /= 2
-		}
-		copy(r, trial)
-		if ll-before <= 1e-12*(1+math.Abs(ll)) && biggest < 1e-3 {
-			break
-		}
-		for _, x := range r {
-			if math.Abs(x) > maxEloMagnitude {
-				return nil, nil, 0, fmt.Errorf("elo: the fit diverges: a player won or lost every game against every opponent (set virtual draws above 0)")
-			}
-		}
-	}
-	_, h := info(r)
-	hinv, err := invert(h)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("elo: %w", err)
-	}
-	cov := square(n)
-	for a, i := range free {
-		for b, j := range free {
-			cov[i][j] = hinv[a][b]
-		}
-	}
-	return r, cov, steps, nil
-}
-
-// softplus is log(1+exp(x)) without overflow.
-func softplus(x float64) float64 {
-	if x > 30 {
-		return x
-	}
-	return math.Log1p(math.Exp(x))
-}
-
-// invert inverts a symmetric positive definite matrix by Gauss-Jordan
-// elimination with partial pivoting.
-func invert(a [][]float64) ([][]float64, error) {
-	n := len(a)
-	m := square(n)
-	inv := square(n)
-	for i := range a {
-		copy(m[i], a[i])
-		inv[i][i] = 1
-	}
-	for c := 0; c < n; c++ {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
-				p = r
-			}
-		}
-		if !(math.Abs(m[p][c]) > 1e-300) {
-			return nil, fmt.Errorf("the fit diverges: a player won or lost every game against every opponent (set virtual draws above 0)")
-		}
-		m[c], m[p] = m[p], m[c]
-		inv[c], inv[p] = inv[p], inv[c]
-		d := m[c][c]
-		for k := 0; k < n; k++ {
-			m[c][k] /= d
-			inv[c][k] /= d
-		}
-		for r := 0; r < n; r++ {
-			if r == c || m[r][c] == 0 {
-				continue
-			}
-			f := m[r][c]
-			for k := 0; k < n; k++ {
-				m[r][k] -= f * m[c][k]
-				inv[r][k] -= f * inv[c][k]
-			}
-		}
-	}
-	return inv, nil
+	return games, nil
 }
 
 // WriteRatings fits Elo to recs and prints a row per player, best first.
 func WriteRatings(out io.Writer, recs []Record) error {
-	ratings, err := FitElo(recs, DefaultEloSettings())
+	ratings, err := FitElo(recs, rating.DefaultEloSettings())
 	if err != nil {
 		return err
 	}

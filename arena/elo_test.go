@@ -1,11 +1,11 @@
 package arena
 
 import (
-	"errors"
 	"math"
-	"path/filepath"
-	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/millzero/millzero/arena/rating"
 )
 
 // games makes n records of a (seat 0) against b with the given wins,
@@ -23,7 +23,7 @@ func games(a, b string, wins, draws, losses int) []Record {
 	return recs
 }
 
-func ratingOf(t *testing.T, rs []Rating, name string) Rating {
+func ratingOf(t *testing.T, rs []rating.Rating, name string) rating.Rating {
 	t.Helper()
 	for _, r := range rs {
 		if r.Name == name {
@@ -31,57 +31,14 @@ func ratingOf(t *testing.T, rs []Rating, name string) Rating {
 		}
 	}
 	t.Fatalf("no rating for %q in %+v", name, rs)
-	return Rating{}
+	return rating.Rating{}
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
-func TestFitElo_HandComputedCases(t *testing.T) {
-	// 75% over 100 games: d = 400 log10(3) = 190.849; information
-	// k^2 * 100 * 0.75 * 0.25 with k = ln10/400, so sd = 40.120 and the
-	// 95% half-width 1.96 sd = 78.634.
-	d75 := 400 * math.Log10(3)
-	sd75 := 1 / (eloK * math.Sqrt(100*0.75*0.25))
-	tests := []struct {
-		name     string
-		recs     []Record
-		set      EloSettings
-		player   string
-		elo, sd  float64
-		wantWins int
-	}{
-		{"three quarters of the points is 191 Elo", games("A", "random", 75, 0, 25), EloSettings{}, "A", d75, sd75, 75},
-		{"draws count as half a win", games("A", "random", 50, 50, 0), EloSettings{}, "A", d75, sd75, 50},
-		{"seats do not matter", append(games("A", "random", 40, 0, 10), games("random", "A", 15, 0, 35)...), EloSettings{}, "A", d75, sd75, 75},
-		{"all draws is equal strength", games("A", "random", 0, 30, 0), EloSettings{}, "A", 0, 1 / (eloK * math.Sqrt(30*0.25)), 0},
-		{"a chain adds ratings and variances", append(games("A", "B", 75, 0, 25), games("B", "random", 75, 0, 25)...), EloSettings{}, "A", 2 * d75, sd75 * math.Sqrt2, 75},
-		// 10 of 10 with one virtual draw is 10.5 of 11: 400 log10(21).
-		{"a perfect score is finite with a virtual draw", games("A", "random", 10, 0, 0), DefaultEloSettings(), "A", 400 * math.Log10(21), 1 / (eloK * math.Sqrt(11*(10.5/11)*(0.5/11))), 10},
-		{"the anchor can be named", games("A", "B", 25, 0, 75), EloSettings{Anchor: "A"}, "B", d75, sd75, 75},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			rs, err := FitElo(tc.recs, tc.set)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := ratingOf(t, rs, tc.player)
-			if !near(r.Elo, tc.elo, 1e-6) {
-				t.Errorf("Elo %.6f, want %.6f", r.Elo, tc.elo)
-			}
-			if half := (r.High - r.Low) / 2; !near(half, z95*tc.sd, 1e-6) {
-				t.Errorf("95%% half-width %.6f, want %.6f", half, z95*tc.sd)
-			}
-			if r.Wins != tc.wantWins {
-				t.Errorf("wins %d, want %d", r.Wins, tc.wantWins)
-			}
-		})
-	}
-}
-
 func TestFitElo_AnchorIsRandomAtZero(t *testing.T) {
 	recs := append(games("A", "B", 6, 2, 2), games("random", "B", 1, 0, 9)...)
-	rs, err := FitElo(recs, DefaultEloSettings())
+	rs, err := FitElo(recs, rating.DefaultEloSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,111 +51,23 @@ func TestFitElo_AnchorIsRandomAtZero(t *testing.T) {
 	}
 }
 
-func TestFitElo_BadInputIsAnError(t *testing.T) {
-	tests := []struct {
-		name string
-		recs []Record
-		set  EloSettings
-		want error
-	}{
-		{"players not linked to the anchor", append(games("A", "random", 3, 0, 3), games("C", "D", 2, 0, 1)...), DefaultEloSettings(), ErrDisconnected},
-		{"perfect score without virtual draws", games("A", "random", 5, 0, 0), EloSettings{}, nil},
-		{"unknown anchor", games("A", "random", 1, 0, 1), EloSettings{Anchor: "Z"}, nil},
-		{"negative virtual draws", games("A", "random", 1, 0, 1), EloSettings{VirtualDraws: -1}, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := FitElo(tc.recs, tc.set)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if tc.want != nil && !errors.Is(err, tc.want) {
-				t.Errorf("error %v, want %v", err, tc.want)
-			}
-			t.Log(err)
-		})
+func TestFitElo_APlayerAgainstItselfIsAnErrorNamingTheGame(t *testing.T) {
+	recs := []Record{{Match: "m", Pair: 3, Game: 1, Player0: "A", Player1: "A", Winner: 0, Forfeit: -1}}
+	_, err := FitElo(recs, rating.DefaultEloSettings())
+	if err == nil || !strings.Contains(err.Error(), "m/3/1") {
+		t.Errorf("error %v, want one naming game m/3/1", err)
 	}
 }
 
-func TestFitElo_DropUnlinkedRatesOnlyThePlayersLinkedToTheAnchor(t *testing.T) {
-	var recs []Record
-	recs = append(recs, games("A", "random", 3, 1, 1)...)
-	recs = append(recs, games("B", "A", 2, 0, 2)...)           // linked through A
-	recs = append(recs, games("C", "D", 1, 1, 1)...)           // an island
-	recs = append(recs, games("E", "alphabeta:2", 1, 0, 0)...) // another
-	set := DefaultEloSettings()
-	set.DropUnlinked = true
-	got, err := FitElo(recs, set)
+func TestFitElo_TwoSeatRecordsRateAsTheirPlaces(t *testing.T) {
+	// The records' winner and places reach the fit: 3 wins, a draw and a
+	// loss of A against random.
+	rs, err := FitElo(games("A", RandomName, 3, 1, 1), rating.DefaultEloSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The 9 games of A and B alone give the same ratings.
-	want, err := FitElo(recs[:9], DefaultEloSettings())
-	if err != nil {
-		t.Fatalf("the linked games do not fit: %v", err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("rated %+v, want the players of A's and B's 9 games %+v", got, want)
-	}
-	for i := range want {
-		if got[i].Name != want[i].Name || got[i].Games != want[i].Games || !near(got[i].Elo, want[i].Elo, 1e-9) {
-			t.Errorf("rated %+v, want %+v", got[i], want[i])
-		}
-	}
-	if _, err := FitElo(recs, DefaultEloSettings()); !errors.Is(err, ErrDisconnected) {
-		t.Errorf("all the games without DropUnlinked: %v, want ErrDisconnected", err)
-	}
-	set.Anchor = "alphabeta:4"
-	if rs, err := FitElo(recs, set); err != nil || len(rs) != 0 {
-		t.Errorf("an anchor that played no game: %+v, %v; want no ratings", rs, err)
-	}
-}
-
-// ungatedLadder is the arena games of the first 284 generations of a
-// default run without a gate (testdata/ungated-ladder.csv, counted by
-// player pair): every model met random and alphabeta:2 only, most of them
-// winning every game.
-func ungatedLadder(t testing.TB) []Record {
-	var recs []Record
-	for _, row := range readCSV(t, filepath.Join("testdata", "ungated-ladder.csv"))[1:] {
-		var n [3]int
-		for k := range n {
-			var err error
-			if n[k], err = strconv.Atoi(row[2+k]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		recs = append(recs, games(row[0], row[1], n[0], n[1], n[2])...)
-	}
-	return recs
-}
-
-// Hundreds of players with perfect scores make the information nearly
-// singular: the Newton step stops shrinking at about 1e-5 Elo while the
-// likelihood no longer moves, and the fit used to run all its 500 steps
-// (18 s a generation in the loop after 40 minutes of the default run).
-func TestFitElo_StopsAtTheMaximumWithHundredsOfPerfectScores(t *testing.T) {
-	recs := ungatedLadder(t)
-	rs, steps, err := fitElo(recs, DefaultEloSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if steps > 30 {
-		t.Errorf("%d Newton steps for %d players; the likelihood is flat after about 8", steps, len(rs))
-	}
-	for _, r := range rs {
-		if math.IsNaN(r.Elo) || math.IsInf(r.Elo, 0) || r.Low > r.Elo || r.High < r.Elo {
-			t.Errorf("%s: Elo %v [%v, %v]", r.Name, r.Elo, r.Low, r.High)
-		}
-	}
-}
-
-// go test -run '^$' -bench FitElo ./arena
-func BenchmarkFitElo_UngatedLadder(b *testing.B) {
-	recs := ungatedLadder(b)
-	for range b.N {
-		if _, err := FitElo(recs, DefaultEloSettings()); err != nil {
-			b.Fatal(err)
-		}
+	a := ratingOf(t, rs, "A")
+	if a.Games != 5 || a.Wins != 3 || a.Draws != 1 || a.Losses != 1 || a.Score != 3.5 || !(a.Elo > 0) {
+		t.Errorf("A: %+v, want 5 games, 3 won, 1 drawn, 1 lost, 3.5 points and an Elo above random's 0", a)
 	}
 }

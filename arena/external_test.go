@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/engine"
 )
 
@@ -335,7 +336,7 @@ func TestExternal_DrawClaimsNoMoveAndTimeoutsAreUnfinishedAndUnscored(t *testing
 	if row.Games != 2 || row.Unfinished != 2 || row.Wins != 1 || row.Draws != 1 || row.Losses != 0 || row.Penta.Pairs() != 1 {
 		t.Errorf("strength: %+v, want 2 games (a win, a draw, one pair) and 2 unfinished apart", row)
 	}
-	ratings, err := FitElo(append(append([]Record(nil), all...), won...), DefaultEloSettings())
+	ratings, err := FitElo(append(append([]Record(nil), all...), won...), rating.DefaultEloSettings())
 	if err != nil {
 		t.Fatal(err)
 	}

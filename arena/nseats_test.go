@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/engine"
 	"github.com/parquet-go/parquet-go"
 )
@@ -189,11 +190,11 @@ func TestFitElo_MultiSeatGamesArePairwiseResultsWeighingOneGameEach(t *testing.T
 	two = append(two, games("A", "B", 10, 0, 0)...)
 	two = append(two, games("A", RandomName, 10, 0, 0)...)
 	two = append(two, games("B", RandomName, 10, 0, 0)...)
-	got, err := FitElo(three, DefaultEloSettings())
+	got, err := FitElo(three, rating.DefaultEloSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := FitElo(two, DefaultEloSettings())
+	want, err := FitElo(two, rating.DefaultEloSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,30 +213,12 @@ func TestFitElo_MultiSeatGamesArePairwiseResultsWeighingOneGameEach(t *testing.T
 	}
 }
 
-func TestFitElo_CopiesOfOnePlayerAreNotRatedAgainstThemselves(t *testing.T) {
-	// The candidate against two copies of the best: the copies' result
-	// between themselves is no evidence, the candidate's against each is.
-	var recs []Record
-	for k := 0; k < 30; k++ {
-		places := [3]string{"1 2 3", "2 1 3", "3 2 1"}[k%3] // cand first, second, then third
-		recs = append(recs, Record{Player0: "cand", Player1: "best", Player2: "best", Places: places, Winner: -1})
-	}
-	rs, err := FitElo(recs, EloSettings{Anchor: "best"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// cand scores 1, 0.5 and 0 against the copies: even.
-	if c := ratingOf(t, rs, "cand"); !near(c.Elo, 0, 1e-6) {
-		t.Errorf("cand %.3f Elo above best, want 0", c.Elo)
-	}
-}
-
 // simulateRounds plays the test on rounds of n seats in which the
 // candidate, elo better than each copy of the best, finishes in a
 // Plackett-Luce order (under which it finishes ahead of each copy with
 // the logistic probability of elo), and returns the decision and the
 // rounds played.
-func simulateRounds(t SPRT, rng *rand.Rand, n int, elo float64, maxRounds int) (Decision, int) {
+func simulateRounds(t rating.SPRT, rng *rand.Rand, n int, elo float64, maxRounds int) (rating.Decision, int) {
 	gamma := math.Pow(10, elo/400)
 	tally := NewTally("cand")
 	for i := 0; i < maxRounds; i++ {
@@ -285,21 +268,21 @@ func simulateRounds(t SPRT, rng *rand.Rand, n int, elo float64, maxRounds int) (
 			r.Places = FormatPlaces(places)
 			tally.Add(&r)
 		}
-		if d, _ := tally.Decide(t); d != Continue {
+		if d, _ := tally.Decide(t); d != rating.Continue {
 			return d, i + 1
 		}
 	}
-	return Continue, maxRounds
+	return rating.Continue, maxRounds
 }
 
 func TestSPRT_RoundsOfThreeAndFourSeatsDecideAtTheGivenErrorRates(t *testing.T) {
-	test := SPRT{Elo0: 0, Elo1: 60, Alpha: 0.05, Beta: 0.05}
+	test := rating.SPRT{Elo0: 0, Elo1: 60, Alpha: 0.05, Beta: 0.05}
 	const runs = 200
 	for _, n := range []int{3, 4} {
 		for i, tc := range []struct {
 			elo  float64
-			want Decision
-		}{{0, AcceptH0}, {60, AcceptH1}, {-60, AcceptH0}, {200, AcceptH1}} {
+			want rating.Decision
+		}{{0, rating.AcceptH0}, {60, rating.AcceptH1}, {-60, rating.AcceptH0}, {200, rating.AcceptH1}} {
 			rng := rand.New(rand.NewPCG(uint64(n*10+i), 5))
 			wrong, rounds := 0, 0
 			for r := 0; r < runs; r++ {
@@ -322,7 +305,7 @@ func TestSPRT_RoundsOfThreeAndFourSeatsDecideAtTheGivenErrorRates(t *testing.T) 
 func TestGate_ThreeSeatsCountRoundsOfTheCandidateInEverySeat(t *testing.T) {
 	v := loadVariant(t, "moulin-rouge-3")
 	m := Match{Variant: v, A: renamed{Random{}, "cand"}, B: Random{}, OpeningPlies: 1, Seed: 5, Workers: 2}
-	res, err := Gate(context.Background(), m, SPRT{Elo0: 0, Elo1: 400, Alpha: 0.3, Beta: 0.3}, 9, nil)
+	res, err := Gate(context.Background(), m, rating.SPRT{Elo0: 0, Elo1: 400, Alpha: 0.3, Beta: 0.3}, 9, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +315,7 @@ func TestGate_ThreeSeatsCountRoundsOfTheCandidateInEverySeat(t *testing.T) {
 	if strings.Count(res.Counts(), "/") != 12 {
 		t.Errorf("counts %q: want 13 cells", res.Counts())
 	}
-	if _, err := Gate(context.Background(), m, DefaultSPRT(), 2, nil); err == nil {
+	if _, err := Gate(context.Background(), m, rating.DefaultSPRT(), 2, nil); err == nil {
 		t.Errorf("max games 2 with three seats: no error")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
 )
@@ -34,23 +35,23 @@ type Strength struct {
 
 // StrengthRow is the player's result against one opponent.
 type StrengthRow struct {
-	Opponent       string  `json:"opponent"`
-	Book           string  `json:"book,omitempty"`       // the opening book the pairs opened from (Book.ID); "" random openings
-	Games          int     `json:"games"`                // finished games: the unfinished are counted apart
-	Unfinished     int     `json:"unfinished,omitempty"` // games left unfinished (an external engine's draw claim, no move or timeout), out of the score
-	Wins           int     `json:"wins"`
-	Draws          int     `json:"draws"`
-	Losses         int     `json:"losses"`
-	Penta          Penta   `json:"pentanomial"` // complete pairs by the player's pair score: 0, 1/2, 1, 3/2, 2
-	Score          float64 `json:"score"`       // the player's mean score per game, 0..1
-	Elo            float64 `json:"elo"`         // the player's Elo difference to the opponent
-	Low            float64 `json:"elo_low"`     // its 95% interval, from the variance of the pair scores
-	High           float64 `json:"elo_high"`
-	Clamped        bool    `json:"clamped"`         // the score was 0% or 100%: Elo is taken a quarter pair from the edge, and only the bound towards the middle says anything
-	BlockadeLosses int     `json:"blockade_losses"` // games the player lost with no legal action left
-	MedianLossPly  int     `json:"median_loss_ply"` // the median length of the player's lost games, 0 without losses
-	ThrownEndgames int     `json:"thrown_endgames"` // with tables: lost games in which the player had reached a table position it held (a draw or a win for it); -1 without tables
-	Seconds        float64 `json:"seconds"`         // wall time of the match
+	Opponent       string       `json:"opponent"`
+	Book           string       `json:"book,omitempty"`       // the opening book the pairs opened from (Book.ID); "" random openings
+	Games          int          `json:"games"`                // finished games: the unfinished are counted apart
+	Unfinished     int          `json:"unfinished,omitempty"` // games left unfinished (an external engine's draw claim, no move or timeout), out of the score
+	Wins           int          `json:"wins"`
+	Draws          int          `json:"draws"`
+	Losses         int          `json:"losses"`
+	Penta          rating.Penta `json:"pentanomial"` // complete pairs by the player's pair score: 0, 1/2, 1, 3/2, 2
+	Score          float64      `json:"score"`       // the player's mean score per game, 0..1
+	Elo            float64      `json:"elo"`         // the player's Elo difference to the opponent
+	Low            float64      `json:"elo_low"`     // its 95% interval, from the variance of the pair scores
+	High           float64      `json:"elo_high"`
+	Clamped        bool         `json:"clamped"`         // the score was 0% or 100%: Elo is taken a quarter pair from the edge, and only the bound towards the middle says anything
+	BlockadeLosses int          `json:"blockade_losses"` // games the player lost with no legal action left
+	MedianLossPly  int          `json:"median_loss_ply"` // the median length of the player's lost games, 0 without losses
+	ThrownEndgames int          `json:"thrown_endgames"` // with tables: lost games in which the player had reached a table position it held (a draw or a win for it); -1 without tables
+	Seconds        float64      `json:"seconds"`         // wall time of the match
 }
 
 // Run plays every opponent in turn. With Dir, the games kept there that
@@ -164,7 +165,7 @@ func StrengthOf(player, opponent string, recs []Record) StrengthRow {
 		return row
 	}
 	row.Score = total / float64(row.Games)
-	row.Elo, row.Low, row.High, row.Clamped = pentaElo(row.Penta, row.Score)
+	row.Elo, row.Low, row.High, row.Clamped = rating.PentaElo(row.Penta, row.Score)
 	return row
 }
 
@@ -193,46 +194,6 @@ func ThrownEndgames(v *engine.Variant, tables mcts.Prover, player string, recs [
 	}
 	return thrown, nil
 }
-
-// pentaElo is the Elo difference of a mean score and its 95% interval from
-// the variance of the pair scores in p, in Wilson's form: the score
-// interval is Wilson's score interval with the pairs' variance in place of
-// a coin's, so that it is never of zero width, even when every pair scored
-// alike (all drawn, or every pair split: a variance of 0). A score of 0 or
-// 1 has no finite Elo: the Elo is taken a quarter pair from the edge, the
-// bound towards the middle is the rule of three's (with no pair won, the
-// 95% upper bound of the score is 3/pairs), and it is said to be clamped.
-func pentaElo(p Penta, score float64) (elo, low, high float64, clamped bool) {
-	n := float64(p.Pairs())
-	if n == 0 {
-		return math.NaN(), math.NaN(), math.NaN(), false
-	}
-	var mean, sq float64
-	for k, c := range p {
-		x := float64(k) / 4 // the pair's mean score per game
-		mean += float64(c) * x
-		sq += float64(c) * x * x
-	}
-	mean /= n
-	variance := max(sq/n-mean*mean, 0)
-	const z = 1.96
-	center := (score + z*z/(2*n)) / (1 + z*z/n)
-	half := z / (1 + z*z/n) * math.Sqrt(variance/n+z*z/(4*n*n))
-	edge := 1 / (4 * n)
-	clamp := func(s float64) float64 { return min(max(s, edge), 1-edge) }
-	switch {
-	case score < edge:
-		elo = logisticElo(edge)
-		return elo, elo, logisticElo(clamp(min(3/n, 0.5))), true
-	case score > 1-edge:
-		elo = logisticElo(1 - edge)
-		return elo, logisticElo(clamp(max(1-3/n, 0.5))), elo, true
-	}
-	return logisticElo(score), logisticElo(clamp(center - half)), logisticElo(clamp(center + half)), false
-}
-
-// logisticElo is the Elo difference whose expected score is s, 0 < s < 1.
-func logisticElo(s float64) float64 { return -400*math.Log10(1/s-1) + 0 } // + 0: no "-0" at an even score
 
 // WriteStrength prints rows as a table, player's name on top: each row's
 // games won, drawn and lost, the share drawn beside the Elo (near an even

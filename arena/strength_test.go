@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/engine"
 )
 
@@ -40,7 +41,7 @@ func TestStrengthOf_CountsPairsBlockadesAndIgnoresOtherPlayers(t *testing.T) {
 	if row.Games != 5 || row.Wins != 2 || row.Draws != 1 || row.Losses != 2 {
 		t.Fatalf("games %d +%d =%d -%d, want 5 +2 =1 -2", row.Games, row.Wins, row.Draws, row.Losses)
 	}
-	if want := (Penta{0, 1, 0, 0, 1}); row.Penta != want {
+	if want := (rating.Penta{0, 1, 0, 0, 1}); row.Penta != want {
 		t.Errorf("penta %v, want %v (only complete pairs)", row.Penta, want)
 	}
 	if row.BlockadeLosses != 1 {
@@ -73,13 +74,13 @@ func TestStrengthOf_IntervalFromPairVariance(t *testing.T) {
 	const z = 1.96
 	center := (0.75 + z*z/20) / (1 + z*z/10)
 	half := z / (1 + z*z/10) * math.Sqrt(1.0/160+z*z/400)
-	if want := logisticElo(0.75); math.Abs(row.Elo-want) > 1e-9 {
+	if want := rating.EloOfScore(0.75); math.Abs(row.Elo-want) > 1e-9 {
 		t.Errorf("Elo %v, want %v", row.Elo, want)
 	}
-	if want := logisticElo(center - half); math.Abs(row.Low-want) > 1e-9 {
+	if want := rating.EloOfScore(center - half); math.Abs(row.Low-want) > 1e-9 {
 		t.Errorf("low %v, want %v", row.Low, want)
 	}
-	if want := logisticElo(center + half); math.Abs(row.High-want) > 1e-9 {
+	if want := rating.EloOfScore(center + half); math.Abs(row.High-want) > 1e-9 {
 		t.Errorf("high %v, want %v", row.High, want)
 	}
 }
@@ -99,7 +100,7 @@ func TestStrengthOf_AllWinsIsClampedNotInfinite(t *testing.T) {
 		many = append(many, rec(i, 0, "m", "r", 0, engine.TooFewPieces, 30), rec(i, 1, "m", "r", 0, engine.TooFewPieces, 30))
 	}
 	row = StrengthOf("m", "r", many)
-	if want := logisticElo(3.0 / 50); !row.Clamped || math.Abs(row.High-want) > 1e-9 || row.Low != row.Elo {
+	if want := rating.EloOfScore(3.0 / 50); !row.Clamped || math.Abs(row.High-want) > 1e-9 || row.Low != row.Elo {
 		t.Errorf("50 pairs lost: Elo %v [%v, %v] clamped %v, want the upper bound %v", row.Elo, row.Low, row.High, row.Clamped, want)
 	}
 }
@@ -229,31 +230,6 @@ func TestStrength_ThrownEndgamesAreLossesThroughAHeldTablePosition(t *testing.T)
 	}
 	if _, err := ThrownEndgames(v, drawAtPly(20), "random", bad[:1]); err == nil {
 		t.Error("a record whose moves do not replay: no error")
-	}
-}
-
-func TestPentaElo_EveryScoreHasAnIntervalOfSomeWidth(t *testing.T) {
-	cases := []struct {
-		name  string
-		p     Penta
-		score float64
-	}{
-		{"every pair split (a variance of 0)", Penta{0, 0, 50, 0, 0}, 0.5},
-		{"every pair drawn twice over, 3 pairs", Penta{0, 0, 3, 0, 0}, 0.5},
-		{"every pair three quarters", Penta{0, 0, 0, 40, 0}, 0.75},
-		{"a usual spread", Penta{5, 10, 20, 10, 5}, 0.5},
-	}
-	for _, c := range cases {
-		elo, low, high, clamped := pentaElo(c.p, c.score)
-		if clamped || !(low < elo && elo < high) || high-low < 1 {
-			t.Errorf("%s: Elo %+.1f [%+.1f, %+.1f] (clamped %v): want an interval around it at least 1 Elo wide", c.name, elo, low, high, clamped)
-		}
-	}
-	// More pairs alike narrow the interval.
-	_, l3, h3, _ := pentaElo(Penta{0, 0, 3, 0, 0}, 0.5)
-	_, l50, h50, _ := pentaElo(Penta{0, 0, 50, 0, 0}, 0.5)
-	if h50-l50 >= h3-l3 {
-		t.Errorf("50 split pairs: [%+.0f, %+.0f], not narrower than 3's [%+.0f, %+.0f]", l50, h50, l3, h3)
 	}
 }
 

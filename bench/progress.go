@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/internal/plot"
@@ -351,11 +352,11 @@ func (b *ProgressBench) Run(ctx context.Context, onMatch func(arena.RoundRobinMa
 	if err != nil {
 		return nil, err
 	}
-	ratings, err := arena.FitElo(recs, arena.EloSettings{Anchor: anchor, VirtualDraws: 1})
+	ratings, err := arena.FitElo(recs, rating.EloSettings{Anchor: anchor, VirtualDraws: 1})
 	if err != nil {
 		return nil, fmt.Errorf("progress of run %s: %w", b.Dir, err)
 	}
-	byName := map[string]arena.Rating{}
+	byName := map[string]rating.Rating{}
 	for _, r := range ratings {
 		byName[r.Name] = r
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/internal/atomicfile"
 	"github.com/millzero/millzero/internal/gen"
@@ -146,17 +147,17 @@ func arenaFile(name string) (g int, ladder, ok bool) {
 // generation n (the other players' rows are refit by the fork's next
 // generation).
 func forkRatings(from, to string, n int) error {
-	rs, err := arena.ReadRatingsCSV(from)
+	rs, err := rating.ReadCSV(from)
 	if err != nil || rs == nil {
 		return err
 	}
-	var kept []arena.Rating
+	var kept []rating.Rating
 	for _, r := range rs {
 		if g, ok := store.ParseModelName(r.Name); !ok || g <= n {
 			kept = append(kept, r)
 		}
 	}
-	return arena.WriteRatingsCSV(to, kept)
+	return rating.WriteCSV(to, kept)
 }
 
 // forkTable writes the metrics table at from with only its rows of the

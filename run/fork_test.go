@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/store"
 )
@@ -73,7 +73,7 @@ func TestFork_IsTheRunAfterNGenerationsAndTrainsOn(t *testing.T) {
 			t.Errorf("arena file %s of a later model in the fork", e.Name())
 		}
 	}
-	rs, err := arena.ReadRatingsCSV(to.Path(store.RatingsObject))
+	rs, err := rating.ReadCSV(to.Path(store.RatingsObject))
 	if err != nil || len(rs) == 0 {
 		t.Fatalf("the fork's ratings: %v, %v", rs, err)
 	}

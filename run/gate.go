@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/internal/seed"
 	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/runmetrics"
@@ -38,7 +39,7 @@ func (t *Trainer) arenaPlayer(gen int) (arena.Player, error) {
 // gate plays the candidate against the best until the SPRT decides or
 // gate.max_games are played: with 3-4 seats the candidate against copies
 // of the best, each opening once with the candidate in every seat, the
-// SPRT on its mean score over those rounds (arena.SPRT.DecideRounds). Every finished game is journalled as it ends,
+// SPRT on its mean score over those rounds (rating.SPRT.DecideRounds). Every finished game is journalled as it ends,
 // so a killed run loses none and replays none; the games go to one
 // Parquet file when the gate is over.
 func (t *Trainer) gate(ctx context.Context, cand, best int) (arena.GateResult, error) {
@@ -61,7 +62,7 @@ func (t *Trainer) gate(ctx context.Context, cand, best int) (arena.GateResult, e
 			t.phase(len(recs), gc.MaxGames)
 			t.prog.Update("generation %d arena: %s vs %s: %d games, %s %s, LLR %.2f in [%.2f, %.2f]",
 				cand-1, a.Name(), b.Name(), len(recs), res.Unit(), res.Counts(), res.LLR, res.Lower, res.Upper)
-			return res.Decision != arena.Continue
+			return res.Decision != rating.Continue
 		})
 	if err != nil {
 		return res, err
@@ -73,7 +74,7 @@ func (t *Trainer) gate(ctx context.Context, cand, best int) (arena.GateResult, e
 
 // tally counts the candidate's finished pairs (rounds, with 3-4 seats) in
 // recs and applies the test.
-func tally(recs []arena.Record, cand string, test arena.SPRT) (arena.Penta, arena.Rounds, arena.Decision, float64) {
+func tally(recs []arena.Record, cand string, test rating.SPRT) (rating.Penta, rating.Rounds, rating.Decision, float64) {
 	t := arena.NewTally(cand)
 	for i := range recs {
 		t.Add(&recs[i])
@@ -254,7 +255,7 @@ func (t *Trainer) ratings(g int) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	set := arena.DefaultEloSettings()
+	set := rating.DefaultEloSettings()
 	set.Anchor, set.DropUnlinked = t.eloAnchor(), true
 	rs, err := arena.FitElo(recs, set)
 	if err != nil {
@@ -266,7 +267,7 @@ func (t *Trainer) ratings(g int) (float64, error) {
 		if recs, err = arena.ReadRecordDir(t.dir.Arena()); err != nil {
 			return 0, err
 		}
-		if rs, err = arena.FitElo(recs, arena.DefaultEloSettings()); err != nil {
+		if rs, err = arena.FitElo(recs, rating.DefaultEloSettings()); err != nil {
 			return 0, err
 		}
 	}
@@ -274,7 +275,7 @@ func (t *Trainer) ratings(g int) (float64, error) {
 		return math.NaN(), t.elo.Replace(g)
 	}
 	path := t.dir.Path(store.RatingsObject)
-	old, err := arena.ReadRatingsCSV(path)
+	old, err := rating.ReadCSV(path)
 	if err != nil {
 		return 0, err
 	}
@@ -301,8 +302,8 @@ func (t *Trainer) ratings(g int) (float64, error) {
 			rs = append(rs, r)
 		}
 	}
-	slices.SortStableFunc(rs, func(a, b arena.Rating) int { return cmp.Compare(b.Elo, a.Elo) })
-	return eloBest, arena.WriteRatingsCSV(path, rs)
+	slices.SortStableFunc(rs, func(a, b rating.Rating) int { return cmp.Compare(b.Elo, a.Elo) })
+	return eloBest, rating.WriteCSV(path, rs)
 }
 
 // eloAnchor is the player the loop's ratings are relative to: the random

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/mcts"
@@ -160,8 +161,8 @@ type GateConfig struct {
 }
 
 // SPRT is the gate's test.
-func (g GateConfig) SPRT() arena.SPRT {
-	return arena.SPRT{Elo0: g.Elo0, Elo1: g.Elo1, Alpha: g.Alpha, Beta: g.Beta}
+func (g GateConfig) SPRT() rating.SPRT {
+	return rating.SPRT{Elo0: g.Elo0, Elo1: g.Elo1, Alpha: g.Alpha, Beta: g.Beta}
 }
 
 // LoadConfig reads the embedded default and lays the file at path (if
@@ -364,7 +365,7 @@ func (g GateConfig) Decision(res arena.GateResult) string {
 		return "ungated"
 	case res.Accepted():
 		return "accepted"
-	case g.AcceptLean && res.Decision == arena.Continue && res.LLR > 0:
+	case g.AcceptLean && res.Decision == rating.Continue && res.LLR > 0:
 		return "accepted-leaning"
 	}
 	return "rejected"
@@ -383,7 +384,7 @@ func (g GateConfig) Why(res arena.GateResult) string {
 	case "accepted-leaning":
 		return fmt.Sprintf("the game limit (%d) reached undecided, leaning better (%s)", g.MaxGames, bounds)
 	}
-	if res.Decision == arena.AcceptH0 {
+	if res.Decision == rating.AcceptH0 {
 		return fmt.Sprintf("no better than the best by the SPRT (%s)", bounds)
 	}
 	return fmt.Sprintf("the game limit (%d) reached undecided (%s)", g.MaxGames, bounds)

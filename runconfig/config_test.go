@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/arena/rating"
 	"github.com/millzero/millzero/configs"
 	"github.com/millzero/millzero/mcts"
 	"github.com/millzero/millzero/model"
@@ -34,16 +35,16 @@ func TestLoadConfig_EveryEmbeddedConfigIsValid(t *testing.T) {
 
 func TestGateDecision_UndecidedLeaningIsAnOption(t *testing.T) {
 	cases := []struct {
-		d       arena.Decision
+		d       rating.Decision
 		llr     float64
 		leaning bool
 		want    string
 	}{
-		{arena.AcceptH1, 3, false, "accepted"},
-		{arena.AcceptH0, -3, true, "rejected"},
-		{arena.Continue, 0.5, false, "rejected"},
-		{arena.Continue, 0.5, true, "accepted-leaning"},
-		{arena.Continue, -0.5, true, "rejected"},
+		{rating.AcceptH1, 3, false, "accepted"},
+		{rating.AcceptH0, -3, true, "rejected"},
+		{rating.Continue, 0.5, false, "rejected"},
+		{rating.Continue, 0.5, true, "accepted-leaning"},
+		{rating.Continue, -0.5, true, "rejected"},
 	}
 	for _, c := range cases {
 		got := GateConfig{MaxGames: 80, AcceptLean: c.leaning}.Decision(arena.GateResult{Decision: c.d, LLR: c.llr})
@@ -55,15 +56,15 @@ func TestGateDecision_UndecidedLeaningIsAnOption(t *testing.T) {
 
 func TestGateWhy_SaysWhichBoundOrTheGameLimitDecided(t *testing.T) {
 	cases := []struct {
-		d       arena.Decision
+		d       rating.Decision
 		llr     float64
 		leaning bool
 		want    string
 	}{
-		{arena.AcceptH1, 3, false, "better than the best by the SPRT (LLR 3.00, bounds [-2.94, 2.94])"},
-		{arena.AcceptH0, -3, false, "no better than the best by the SPRT"},
-		{arena.Continue, 0.72, false, "the game limit (80) reached undecided (LLR 0.72"},
-		{arena.Continue, 0.72, true, "the game limit (80) reached undecided, leaning better"},
+		{rating.AcceptH1, 3, false, "better than the best by the SPRT (LLR 3.00, bounds [-2.94, 2.94])"},
+		{rating.AcceptH0, -3, false, "no better than the best by the SPRT"},
+		{rating.Continue, 0.72, false, "the game limit (80) reached undecided (LLR 0.72"},
+		{rating.Continue, 0.72, true, "the game limit (80) reached undecided, leaning better"},
 	}
 	for _, c := range cases {
 		res := arena.GateResult{Decision: c.d, LLR: c.llr, Lower: -2.94, Upper: 2.94}
@@ -92,7 +93,7 @@ func TestConfig_TablebaseMustBeADirectory(t *testing.T) {
 }
 
 func TestGate_NoGateMakesEveryCandidateTheBest(t *testing.T) {
-	if got := (GateConfig{MaxGames: 0}).Decision(arena.GateResult{Decision: arena.AcceptH0, LLR: -3}); got != "ungated" {
+	if got := (GateConfig{MaxGames: 0}).Decision(arena.GateResult{Decision: rating.AcceptH0, LLR: -3}); got != "ungated" {
 		t.Errorf("max_games 0: decision %q, want ungated", got)
 	}
 }

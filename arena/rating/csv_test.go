@@ -1,4 +1,4 @@
-package arena
+package rating
 
 import (
 	"encoding/csv"
@@ -23,13 +23,13 @@ func readCSV(t testing.TB, path string) [][]string {
 	return rows
 }
 
-func TestWriteRatingsCSV_OneRowPerPlayer(t *testing.T) {
-	rs, err := FitElo(append(games("A", "random", 75, 0, 25), games("B", "random", 40, 0, 60)...), EloSettings{})
+func TestWriteCSV_OneRowPerPlayer(t *testing.T) {
+	rs, err := FitElo(append(games("A", "random", 75, 0, 25), games("B", "random", 40, 0, 60)...), EloSettings{Anchor: "random"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "arena", "ratings.csv")
-	if err := WriteRatingsCSV(path, rs); err != nil {
+	if err := WriteCSV(path, rs); err != nil {
 		t.Fatal(err)
 	}
 	rows := readCSV(t, path)
@@ -41,17 +41,17 @@ func TestWriteRatingsCSV_OneRowPerPlayer(t *testing.T) {
 	}
 }
 
-func TestReadRatingsCSV_ReadsWhatWriteWroteAndNamesABadFile(t *testing.T) {
-	rs, err := FitElo(append(games("A", "random", 75, 5, 20), games("B", "random", 40, 0, 60)...), DefaultEloSettings())
+func TestReadCSV_ReadsWhatWriteWroteAndNamesABadFile(t *testing.T) {
+	rs, err := FitElo(append(games("A", "random", 75, 5, 20), games("B", "random", 40, 0, 60)...), onRandom())
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ratings.csv")
-	if err := WriteRatingsCSV(path, rs); err != nil {
+	if err := WriteCSV(path, rs); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadRatingsCSV(path)
+	back, err := ReadCSV(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,12 +65,12 @@ func TestReadRatingsCSV_ReadsWhatWriteWroteAndNamesABadFile(t *testing.T) {
 			t.Errorf("row %d: read %+v, wrote %+v", i, b, r)
 		}
 	}
-	if rows, err := ReadRatingsCSV(filepath.Join(dir, "missing.csv")); err != nil || rows != nil {
+	if rows, err := ReadCSV(filepath.Join(dir, "missing.csv")); err != nil || rows != nil {
 		t.Errorf("a missing file: %v, %v; want no rows and no error", rows, err)
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("player,games,wins,draws,losses,score,elo,low,high\nA,x,1,0,0,1,0,0,0\n"), 0o644)
-	if _, err := ReadRatingsCSV(bad); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "row 2") {
+	if _, err := ReadCSV(bad); err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "row 2") {
 		t.Errorf("a bad cell: %v; want an error naming the file and the row", err)
 	}
 }

@@ -1,4 +1,4 @@
-package arena
+package rating
 
 import (
 	"bytes"
@@ -13,15 +13,16 @@ import (
 	"github.com/millzero/millzero/internal/atomicfile"
 )
 
-// RatingsHeader is the header row of a ratings table (RUN/arena/ratings.csv).
-var RatingsHeader = []string{"player", "games", "wins", "draws", "losses", "score", "elo", "low", "high"}
+// CSVHeader is the header row of a ratings table (a run's ladder,
+// RUN/arena/ratings.csv).
+var CSVHeader = []string{"player", "games", "wins", "draws", "losses", "score", "elo", "low", "high"}
 
-// RatingsCSV is ratings as a CSV table: RatingsHeader, then one row per
-// player in the given order, numbers to one decimal.
-func RatingsCSV(ratings []Rating) ([]byte, error) {
+// CSV is ratings as a CSV table: CSVHeader, then one row per player in
+// the given order, numbers to one decimal.
+func CSV(ratings []Rating) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write(RatingsHeader)
+	w.Write(CSVHeader)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 	for _, r := range ratings {
 		w.Write([]string{r.Name, strconv.Itoa(r.Games), strconv.Itoa(r.Wins), strconv.Itoa(r.Draws),
@@ -34,12 +35,12 @@ func RatingsCSV(ratings []Rating) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteRatingsCSV writes RatingsCSV(ratings) to path (the run's ratings
+// WriteCSV writes CSV(ratings) to path (the run's ratings
 // ladder, RUN/arena/ratings.csv), making its directory. The file is
 // written to a temporary name and renamed, so a reader sees the old table
 // or the new one, never a part.
-func WriteRatingsCSV(path string, ratings []Rating) error {
-	data, err := RatingsCSV(ratings)
+func WriteCSV(path string, ratings []Rating) error {
+	data, err := CSV(ratings)
 	if err != nil {
 		return err
 	}
@@ -53,9 +54,9 @@ func WriteRatingsCSV(path string, ratings []Rating) error {
 	return nil
 }
 
-// ReadRatingsCSV reads a table RatingsCSV wrote; a missing file has no
+// ReadCSV reads a table CSV wrote; a missing file has no
 // rows. An unreadable one is an error naming it.
-func ReadRatingsCSV(path string) ([]Rating, error) {
+func ReadCSV(path string) ([]Rating, error) {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -67,8 +68,8 @@ func ReadRatingsCSV(path string) ([]Rating, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ratings %s: %w", path, err)
 	}
-	if len(rows) == 0 || !slices.Equal(rows[0], RatingsHeader) {
-		return nil, fmt.Errorf("ratings %s: the header is not %v", path, RatingsHeader)
+	if len(rows) == 0 || !slices.Equal(rows[0], CSVHeader) {
+		return nil, fmt.Errorf("ratings %s: the header is not %v", path, CSVHeader)
 	}
 	out := make([]Rating, 0, len(rows)-1)
 	for i, row := range rows[1:] {
