@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/millzero/millzero/engine"
+	"github.com/millzero/millzero/internal/textline"
 )
 
 // External is an engine in another process that speaks the UCI-style text
@@ -58,6 +59,15 @@ func (e *External) grace() time.Duration {
 	}
 	return time.Second
 }
+
+// An engine's line longer than maxEngineLineBytes is skipped; an error
+// quotes at most maxEchoBytes of an answer. The bounds are the engine
+// protocol server's (package arena/uci): a position command of the
+// longest game fits a line.
+const (
+	maxEngineLineBytes = 1 << 20
+	maxEchoBytes       = 64
+)
 
 // ErrEngine is wrapped by every error about what an external engine did or
 // did not answer.
@@ -167,9 +177,9 @@ func (x *externalGame) read(r io.ReadCloser) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	for {
-		line, err := readLine(br, buf[:0], MaxLineBytes)
+		line, err := textline.Read(br, buf[:0], maxEngineLineBytes)
 		buf = line
-		if err != nil && err != io.EOF && !errors.Is(err, errLineTooLong) {
+		if err != nil && err != io.EOF && !errors.Is(err, textline.ErrTooLong) {
 			return
 		}
 		if err == nil || err == io.EOF && len(line) > 0 {
@@ -299,7 +309,7 @@ func (x *externalGame) Act(ctx context.Context, g *engine.Game) (engine.Action, 
 	if err != nil {
 		return 0, err
 	}
-	line := clip(strings.Join(f, " "), maxEchoBytes)
+	line := textline.Clip(strings.Join(f, " "), maxEchoBytes)
 	if len(f) >= 2 && strings.EqualFold(f[1], "draw") {
 		return 0, fmt.Errorf("%s: %w answered %q: %w", x.e.Name(), ErrEngine, line, ErrDrawClaim)
 	}

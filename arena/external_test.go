@@ -29,20 +29,13 @@ const (
 // (NAME=VALUE, comma separated), else `bestmove (none)`; garbled answers
 // something that is not an action; silent never answers go; illegal
 // answers an occupied point; crash exits when asked to move; draw claims
-// a draw (bestmove draw); none answers bestmove none; alphabeta2 is Serve
-// with the depth-2 alpha-beta player.
+// a draw (bestmove draw); none answers bestmove none. (The client against
+// the real server is tested in package arena/uci.)
 func fakeEngine(mode, variant string, in io.Reader, out io.Writer) int {
 	v, err := engine.Load(variant)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
-	}
-	if mode == "alphabeta2" {
-		if err := Serve(context.Background(), v, AlphaBeta{Depth: 2}, "alphabeta:2", 0, in, out); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return 0
 	}
 	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 1))
 	g := engine.NewGame(v)
@@ -264,33 +257,6 @@ func TestExternal_CancelStopsTheWait(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("Act returned after %s", el)
-	}
-}
-
-func TestExternal_ServeAcrossTheProtocolPlaysLikeTheInProcessPlayer(t *testing.T) {
-	// The alpha-beta player is deterministic, so behind the protocol it
-	// must play exactly the games it plays in process.
-	v := loadVariant(t, "nine")
-	inProcess := Match{Variant: v, A: AlphaBeta{Depth: 2}, B: Random{}, Pairs: 2, OpeningPlies: 3, Seed: 8, Workers: 2}
-	want, err := inProcess.Run(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fen := range []bool{false, true} {
-		e := fake("alphabeta2")
-		e.Label, e.FEN, e.MoveTime = "alphabeta:2", fen, time.Second
-		m := inProcess
-		m.A = e
-		got, err := m.Run(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range want {
-			if got[i].Moves != want[i].Moves || got[i].Reason != want[i].Reason {
-				t.Errorf("fen %v, pair %d game %d: over the protocol\n%s (%s)\nin process\n%s (%s)", fen,
-					got[i].Pair, got[i].Game, got[i].Moves, got[i].Reason, want[i].Moves, want[i].Reason)
-			}
-		}
 	}
 }
 

@@ -43,8 +43,10 @@ type Match struct {
 // error: the games in flight are abandoned, the finished ones kept.
 var ErrStop = errors.New("arena: stop the match")
 
-// gameSeed derives the seed of one player in one game from the match seed.
-func gameSeed(seed uint64, pair, game, seat int) uint64 {
+// GameSeed derives the seed of the player on seat in game game of pair
+// pair from the match seed (the engine protocol server seeds its games
+// so too).
+func GameSeed(seed uint64, pair, game, seat int) uint64 {
 	return seedpkg.Derive(seed, "game", uint64(pair), uint64(game), uint64(seat))
 }
 
@@ -163,7 +165,7 @@ func (m *Match) Found(recs []Record) []Record {
 	for _, r := range recs {
 		p, k := int(r.Pair), int(r.Game)
 		if r.Variant != m.Variant.Name || r.Seats() != seats || p < 0 || p >= m.Pairs || k < 0 || k >= seats ||
-			have[job{p, k}] || r.Book != book || r.Seed != gameSeed(m.Seed, p, k, 0) {
+			have[job{p, k}] || r.Book != book || r.Seed != GameSeed(m.Seed, p, k, 0) {
 			continue
 		}
 		if m.Book == nil && int(r.Opening) != m.OpeningPlies || m.Book != nil && !opensWith(&r, openings[p]) {
@@ -325,7 +327,7 @@ func (m *Match) playOne(ctx context.Context, id, book string, opening []engine.A
 		Player0: seats[0].Name(), Player1: seats[1].Name(),
 		Setup0: SetupOf(seats[0]), Setup1: SetupOf(seats[1]),
 		Opening: int32(len(opening)), Book: book, Winner: -1, Forfeit: -1,
-		Seed: gameSeed(m.Seed, j.pair, j.game, 0),
+		Seed: GameSeed(m.Seed, j.pair, j.game, 0),
 	}
 	if len(seats) > 2 {
 		rec.Player2, rec.Setup2 = seats[2].Name(), SetupOf(seats[2])
@@ -335,7 +337,7 @@ func (m *Match) playOne(ctx context.Context, id, book string, opening []engine.A
 	}
 	gps := make([]GamePlayer, len(seats))
 	for s := range seats {
-		gp, err := seats[s].NewGame(v, gameSeed(m.Seed, j.pair, j.game, s))
+		gp, err := seats[s].NewGame(v, GameSeed(m.Seed, j.pair, j.game, s))
 		if err != nil {
 			for _, p := range gps[:s] {
 				p.Close()

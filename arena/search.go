@@ -167,6 +167,10 @@ type SearchGame struct {
 	pv   []engine.Action // scratch of a depth-bounded search
 }
 
+// Evaluator is what the game's search evaluates positions with: the
+// network for a model player, random playouts for a rollout search.
+func (x *SearchGame) Evaluator() mcts.Evaluator { return x.eval }
+
 // Act searches the game's position and plays the most visited action (or
 // by the settings' temperature).
 func (x *SearchGame) Act(ctx context.Context, g *engine.Game) (engine.Action, error) {

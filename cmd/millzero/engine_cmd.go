@@ -14,7 +14,7 @@ func runEngine(args []string, out io.Writer) error {
 }
 
 // engineMain is the engine command reading the protocol from in: the
-// player of --model or --run served by arena.Server.
+// player of --model or --run served by uci.Server.
 func engineMain(args []string, in io.Reader, out io.Writer) error {
 	fs := newFlags("engine", "[--model FILE | --run DIR | --classic] [--variant V] [--sims N]",
 		[]string{

@@ -1,9 +1,9 @@
-package arena
+package uci
 
 import (
 	"fmt"
+	"github.com/millzero/millzero/internal/textline"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/millzero/millzero/engine"
 )
@@ -15,18 +15,6 @@ const (
 	maxEchoBytes  = 64
 	maxErrorBytes = 512
 )
-
-// clip is s cut to at most n bytes (on a rune boundary), with "..." after
-// a cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
-}
 
 // setDebug reads `debug on|off`.
 func (x *dialog) setDebug(f []string) error {
@@ -82,7 +70,7 @@ func searchMoves(g *engine.Game, moves []string) ([]engine.Action, error) {
 	for _, m := range moves {
 		a, err := g.V.ParseAction(&g.Pos, m)
 		if err != nil {
-			return nil, fmt.Errorf("go searchmoves %q: %w", clip(m, maxEchoBytes), err)
+			return nil, fmt.Errorf("go searchmoves %q: %w", textline.Clip(m, maxEchoBytes), err)
 		}
 		out = append(out, a)
 	}

@@ -1,7 +1,8 @@
-package arena
+package uci
 
 import (
 	"context"
+	"github.com/millzero/millzero/arena"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func FuzzServer(f *testing.F) {
 		f.Add(seed)
 	}
 	v := loadVariant(f, "nine")
-	p := NewSearchPlayer("rollout@8", ArenaSettings(8), Evaluation{})
+	p := arena.NewSearchPlayer("rollout@8", arena.ArenaSettings(8), arena.Evaluation{})
 	f.Fuzz(func(t *testing.T, in string) {
 		in = boundNumbers(in)
 		s := &Server{Name: "fuzz", Options: EngineOptions{Visits: 8, Threads: 1, Seed: 1}, MaxNodes: 4000,

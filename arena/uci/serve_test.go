@@ -1,10 +1,11 @@
-package arena
+package uci
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millzero/millzero/arena"
 	"io"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func TestServe_AnswersTheProtocol(t *testing.T) {
 		"go",
 	}, "\n")
 	var out strings.Builder
-	if err := Serve(context.Background(), v, AlphaBeta{Depth: 2}, "yardstick", 0, strings.NewReader(in), &out); err != nil {
+	if err := Serve(context.Background(), v, arena.AlphaBeta{Depth: 2}, "yardstick", 0, strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
 	var lines []string
@@ -70,7 +71,7 @@ func TestServe_AnswersTheProtocol(t *testing.T) {
 			t.Errorf("line %d: %q, want it to start %q", i+1, lines[i], w)
 		}
 	}
-	for _, o := range append([]string{"Variant", "Model", "Visits", "Threads"}, RuleOptionNames()...) {
+	for _, o := range append([]string{"Variant", "Model", "Visits", "Threads"}, arena.RuleOptionNames()...) {
 		if !strings.Contains(out.String(), "option name "+o+" type ") {
 			t.Errorf("uci lists no option %s:\n%s", o, out.String())
 		}
@@ -91,7 +92,7 @@ func served(t *testing.T, s *Server, in string) []string {
 // rolloutServer serves a rollout search of variant name, 32 visits a go.
 func rolloutServer(t *testing.T, name string) *Server {
 	v := loadVariant(t, name)
-	p := NewSearchPlayer("rollout@32", ArenaSettings(32), Evaluation{})
+	p := arena.NewSearchPlayer("rollout@32", arena.ArenaSettings(32), arena.Evaluation{})
 	return &Server{Name: "test", Options: EngineOptions{Visits: 32, Threads: 1, Seed: 1},
 		Load: func(o EngineOptions) (Engine, error) { return FixedEngine(v, p, o) }}
 }
@@ -297,7 +298,7 @@ func TestEngineOptions_RuleValuesDescribeEveryVariant(t *testing.T) {
 	for _, name := range engine.Names() {
 		v := loadVariant(t, name)
 		var o EngineOptions
-		for _, r := range RuleValues(v) {
+		for _, r := range arena.RuleValues(v) {
 			if err := o.Set(r.Name, r.Value); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

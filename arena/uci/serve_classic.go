@@ -1,8 +1,9 @@
-package arena
+package uci
 
 import (
 	"context"
 	"fmt"
+	"github.com/millzero/millzero/arena"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // (classic@TIME, classic:N). It says one `info depth D nodes N nps R time
 // T score cp S pv ...` line per completed iteration: S in hundredths of a
 // piece for the side to move, beyond ±30000 a win or loss it has found.
-func (x *dialog) thinkClassic(ctx context.Context, cg *ClassicGame, g *engine.Game, lim goLimits) (engine.Action, []engine.Action, error) {
+func (x *dialog) thinkClassic(ctx context.Context, cg *arena.ClassicGame, g *engine.Game, lim goLimits) (engine.Action, []engine.Action, error) {
 	l := classic.Limits{Depth: min(lim.depth, classic.MaxDepth), MoveTime: lim.moveTime, Nodes: int64(lim.nodes)}
 	if lim.infinite {
 		l = classic.Limits{Depth: classic.MaxDepth}

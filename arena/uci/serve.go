@@ -1,11 +1,12 @@
-package arena
+package uci
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/internal/textline"
 	"io"
 	"math"
 	"strconv"
@@ -18,14 +19,14 @@ import (
 	"github.com/millzero/millzero/mcts"
 )
 
-// Serve plays p as an engine over the UCI-style protocol that External
+// Serve plays p as an engine over the UCI-style protocol that arena.External
 // speaks (Sanmill's), reading commands from in and answering on out until
 // `quit` or the end of in: a Server of variant v and player p, whose
 // Variant option may name another variant and whose rule options change
 // the variant's rules (a fixed player takes no Model or Run). See
 // Server.Serve.
-func Serve(ctx context.Context, v *engine.Variant, p Player, name string, seed uint64, in io.Reader, out io.Writer) error {
-	s := &Server{Name: name, Options: EngineOptions{Visits: DefaultSpecSettings().Simulations, Threads: 1, Seed: seed},
+func Serve(ctx context.Context, v *engine.Variant, p arena.Player, name string, seed uint64, in io.Reader, out io.Writer) error {
+	s := &Server{Name: name, Options: EngineOptions{Visits: arena.DefaultSpecSettings().Simulations, Threads: 1, Seed: seed},
 		Load: func(o EngineOptions) (Engine, error) { return FixedEngine(v, p, o) }}
 	return s.Serve(ctx, in, out)
 }
@@ -33,7 +34,7 @@ func Serve(ctx context.Context, v *engine.Variant, p Player, name string, seed u
 // FixedEngine is the engine of player p for the options o: variant v, or
 // the variant o names, with o's rules. It refuses a Model or Run: p is
 // fixed.
-func FixedEngine(v *engine.Variant, p Player, o EngineOptions) (Engine, error) {
+func FixedEngine(v *engine.Variant, p arena.Player, o EngineOptions) (Engine, error) {
 	if o.Model != "" || o.Run != "" {
 		return Engine{}, fmt.Errorf("%s is a fixed player: it takes no Model or Run", p.Name())
 	}
@@ -53,7 +54,7 @@ func FixedEngine(v *engine.Variant, p Player, o EngineOptions) (Engine, error) {
 // Engine is what a Server plays: a variant and a player of it.
 type Engine struct {
 	Variant *engine.Variant
-	Player  Player
+	Player  arena.Player
 	Desc    string // said in an `info string` line when the engine is loaded; "" says nothing
 }
 
@@ -63,7 +64,7 @@ type Engine struct {
 const MaxLineBytes = 1 << 20
 
 // Server is the one engine-protocol server (`millzero engine`, and the
-// other side of External in tests). Its options and its engine come from
+// other side of arena.External in tests). Its options and its engine come from
 // the caller: Load builds the engine of the options.
 type Server struct {
 	Name    string        // the `id name`
@@ -75,7 +76,7 @@ type Server struct {
 	// refuses when Load fails.
 	Load func(o EngineOptions) (Engine, error)
 
-	MaxNodes  int           // the tree's bound in a search not bounded by visits (time, infinite); 0 MaxTreeNodes
+	MaxNodes  int           // the tree's bound in a search not bounded by visits (time, infinite); 0 arena.MaxTreeNodes
 	InfoEvery time.Duration // how often a search says `info ...`; 0 a second
 }
 
@@ -88,13 +89,13 @@ type dialog struct {
 	mu  sync.Mutex // serialises writes: a search answers from its own goroutine
 
 	opts   EngineOptions
-	eng    *Engine      // nil until needed
-	gps    []GamePlayer // the players of the current game, one per thread; nil until a go
-	games  int          // game players made, for their seeds
-	game   *engine.Game // the position of the last `position`; nil for the start
-	posErr error        // why the last `position` failed: there is no position until the next
-	search *running     // the search running in the background; nil when none
-	debug  atomic.Bool  // debug on: extra `info string` lines (the search's goroutine reads it)
+	eng    *Engine            // nil until needed
+	gps    []arena.GamePlayer // the players of the current game, one per thread; nil until a go
+	games  int                // game players made, for their seeds
+	game   *engine.Game       // the position of the last `position`; nil for the start
+	posErr error              // why the last `position` failed: there is no position until the next
+	search *running           // the search running in the background; nil when none
+	debug  atomic.Bool        // debug on: extra `info string` lines (the search's goroutine reads it)
 }
 
 // running is a search in the background.
@@ -144,7 +145,7 @@ var errLineTooLong = fmt.Errorf("line longer than %d bytes: refused, not run", M
 // (what it echoes of the line is cut, see maxEchoBytes) and changes
 // nothing, except a position command, which leaves no position until the
 // next. Each ucinewgame, each setoption of the engine (not UCI_ShowWDL nor
-// Ponder) and the first go start a fresh GamePlayer, seeded from the Seed
+// Ponder) and the first go start a fresh arena.GamePlayer, seeded from the Seed
 // option and the game's number.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	x := &dialog{s: s, ctx: ctx, out: bufio.NewWriter(out), opts: s.Options}
@@ -152,7 +153,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	for {
-		line, err := readLine(r, buf[:0], MaxLineBytes)
+		line, err := textline.Read(r, buf[:0], MaxLineBytes)
+		if errors.Is(err, textline.ErrTooLong) {
+			err = errLineTooLong
+		}
 		buf = line
 		switch {
 		case err == nil || err == io.EOF || errors.Is(err, errLineTooLong):
@@ -176,33 +180,6 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			x.finish(true)
 			return err
 		}
-	}
-}
-
-// readLine reads one line of r into buf, without its end. A line longer
-// than max is read to its end and comes back cut to its first bytes, with
-// errLineTooLong. At the end of r it returns the last line, if it has no
-// end, with io.EOF.
-func readLine(r *bufio.Reader, buf []byte, max int) ([]byte, error) {
-	long := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !long {
-			buf = append(buf, chunk...)
-			if n := len(bytes.TrimSuffix(buf, []byte("\n"))); n > max {
-				long, buf = true, buf[:min(len(buf), 80)]
-			}
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil && err != io.EOF {
-			return buf, err
-		}
-		if long {
-			return buf, errLineTooLong
-		}
-		return bytes.TrimSuffix(buf, []byte("\n")), err
 	}
 }
 
@@ -240,7 +217,7 @@ func (x *dialog) handle(line string, lineErr error) (quit bool) {
 		err = x.command(f)
 	}
 	if err != nil {
-		x.say("info string error: %s", clip(strings.ReplaceAll(err.Error(), "\n", " "), maxErrorBytes))
+		x.say("info string error: %s", textline.Clip(strings.ReplaceAll(err.Error(), "\n", " "), maxErrorBytes))
 		switch f[0] {
 		case "position":
 			x.game, x.posErr = nil, err
@@ -327,9 +304,9 @@ func (x *dialog) command(f []string) error {
 		}
 		x.game, x.posErr = g, nil
 		if r, why := JudgeGame(g); r != engine.Ongoing {
-			x.say("info string game over: %s; go answers bestmove (none)", ResultText(g.V, &g.Pos, r, why))
+			x.say("info string game over: %s; go answers bestmove (none)", arena.ResultText(g.V, &g.Pos, r, why))
 		}
-		x.debugf("position: ply %d, %s to move, %d actions played", g.Pos.Ply, SeatName(g.V, int(g.Pos.Side)), len(g.Actions))
+		x.debugf("position: ply %d, %s to move, %d actions played", g.Pos.Ply, arena.SeatName(g.V, int(g.Pos.Side)), len(g.Actions))
 	case "go":
 		return x.goSearch(f[1:])
 	case "stop", "ponderhit":
@@ -345,7 +322,7 @@ func (x *dialog) command(f []string) error {
 			x.say("info string %s", line)
 		}
 	default:
-		return fmt.Errorf("unknown command %q (the commands: uci, debug, isready, setoption, ucinewgame, position, go, stop, ponderhit, d, quit)", clip(f[0], maxEchoBytes))
+		return fmt.Errorf("unknown command %q (the commands: uci, debug, isready, setoption, ucinewgame, position, go, stop, ponderhit, d, quit)", textline.Clip(f[0], maxEchoBytes))
 	}
 	return nil
 }
@@ -471,7 +448,7 @@ func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
 			}
 			n, err := strconv.ParseInt(f[i+1], 10, 64)
 			if err != nil || n < 0 {
-				return l, nil, fmt.Errorf("go %s %q: want a whole number 0 or more", f[i], clip(f[i+1], maxEchoBytes))
+				return l, nil, fmt.Errorf("go %s %q: want a whole number 0 or more", f[i], textline.Clip(f[i+1], maxEchoBytes))
 			}
 			ms := time.Duration(min(n, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 			switch f[i] {
@@ -499,7 +476,7 @@ func parseGo(f []string, side int) (l goLimits, notes []string, err error) {
 			}
 			i++
 		default:
-			return l, nil, fmt.Errorf("go: unknown limit %q (the limits: movetime MS, nodes N, depth N, wtime/btime/winc/binc MS, movestogo N, searchmoves M..., ponder, infinite)", clip(f[i], maxEchoBytes))
+			return l, nil, fmt.Errorf("go: unknown limit %q (the limits: movetime MS, nodes N, depth N, wtime/btime/winc/binc MS, movestogo N, searchmoves M..., ponder, infinite)", textline.Clip(f[i], maxEchoBytes))
 		}
 	}
 	if l.moveTime == 0 && hasClock && side < 2 {
@@ -538,12 +515,12 @@ func (x *dialog) goSearch(f []string) error {
 	for _, n := range notes {
 		x.say("info string %s", n)
 	}
-	_, byDepth := x.eng.Player.(Classic) // the classical engine has its own default (a second)
+	_, byDepth := x.eng.Player.(arena.Classic) // the classical engine has its own default (a second)
 	if lim.moveTime == 0 && lim.nodes == 0 && lim.depth == 0 && !lim.infinite && !byDepth {
 		lim.nodes = x.opts.Visits
 	}
 	if r, why := JudgeGame(g); r != engine.Ongoing {
-		x.say("info string the game is over: %s", ResultText(g.V, &g.Pos, r, why))
+		x.say("info string the game is over: %s", arena.ResultText(g.V, &g.Pos, r, why))
 		x.answer(nil, 0, nil)
 		return nil
 	}
@@ -554,11 +531,11 @@ func (x *dialog) goSearch(f []string) error {
 	if x.gps == nil {
 		x.games++
 		threads := 1 // a search thread is a search player's; other players play as they are
-		if _, ok := x.eng.Player.(*SearchPlayer); ok {
+		if _, ok := x.eng.Player.(*arena.SearchPlayer); ok {
 			threads = max(x.opts.Threads, 1)
 		}
 		for i := 0; i < threads; i++ {
-			gp, err := x.eng.Player.NewGame(g.V, gameSeed(x.opts.Seed, x.games, 0, i))
+			gp, err := x.eng.Player.NewGame(g.V, arena.GameSeed(x.opts.Seed, x.games, 0, i))
 			if err != nil {
 				x.closeGame()
 				return err
@@ -598,8 +575,8 @@ func (x *dialog) goSearch(f []string) error {
 // restricts the root (searchmoves). A ponder search (lim.ponder) searches
 // without limits until ponderhit closes ponderhit, then under lim's other
 // limits (a time limit counted from then), keeping its tree.
-func (x *dialog) think(ctx context.Context, gps []GamePlayer, g *engine.Game, lim goLimits, only []engine.Action, ponderhit chan struct{}) (engine.Action, []engine.Action, error) {
-	if cg, ok := gps[0].(*ClassicGame); ok {
+func (x *dialog) think(ctx context.Context, gps []arena.GamePlayer, g *engine.Game, lim goLimits, only []engine.Action, ponderhit chan struct{}) (engine.Action, []engine.Action, error) {
+	if cg, ok := gps[0].(*arena.ClassicGame); ok {
 		if len(only) > 0 {
 			x.say("info string searchmoves: the classical engine searches every action, ignored")
 		}
@@ -613,9 +590,9 @@ func (x *dialog) think(ctx context.Context, gps []GamePlayer, g *engine.Game, li
 		a, pv, err := x.thinkClassic(ctx, cg, g, lim)
 		return a, pv, err
 	}
-	sgs := make([]*SearchGame, len(gps))
+	sgs := make([]*arena.SearchGame, len(gps))
 	for i, gp := range gps {
-		sg, ok := gp.(*SearchGame)
+		sg, ok := gp.(*arena.SearchGame)
 		if !ok {
 			if len(only) > 0 {
 				x.say("info string go searchmoves: %s does not restrict its search, ignored", x.eng.Player.Name())
@@ -626,7 +603,7 @@ func (x *dialog) think(ctx context.Context, gps []GamePlayer, g *engine.Game, li
 		sgs[i] = sg
 	}
 	n := len(sgs)
-	l := SearchLimits{Visits: lim.nodes, MoveTime: lim.moveTime, Infinite: lim.infinite, Every: x.s.InfoEvery,
+	l := arena.SearchLimits{Visits: lim.nodes, MoveTime: lim.moveTime, Infinite: lim.infinite, Every: x.s.InfoEvery,
 		Depth: lim.depth, RootActions: only}
 	if l.Depth > 0 && l.Visits == 0 && l.MoveTime == 0 {
 		l.Visits = mcts.MaxVisits // depth alone: bounded as every search
@@ -635,7 +612,7 @@ func (x *dialog) think(ctx context.Context, gps []GamePlayer, g *engine.Game, li
 		l.Visits = max(l.Visits/n, 1)
 	}
 	if l.MaxNodes = x.s.MaxNodes; l.MaxNodes <= 0 {
-		l.MaxNodes = MaxTreeNodes
+		l.MaxNodes = arena.MaxTreeNodes
 	}
 	l.MaxNodes = max(l.MaxNodes/n, 1)
 	if l.Every <= 0 {
@@ -687,7 +664,7 @@ func (x *dialog) think(ctx context.Context, gps []GamePlayer, g *engine.Game, li
 // not nil, a ponder search first: without limits until ponderhit is
 // closed (a full tree waits for it there), then under l. Stop (ctx done)
 // ends either with what was found.
-func ponderThenSearch(ctx context.Context, sg *SearchGame, g *engine.Game, l SearchLimits, ponderhit chan struct{}) error {
+func ponderThenSearch(ctx context.Context, sg *arena.SearchGame, g *engine.Game, l arena.SearchLimits, ponderhit chan struct{}) error {
 	if ponderhit != nil {
 		pctx, cancel := context.WithCancel(ctx)
 		go func() {
@@ -805,7 +782,7 @@ func (x *dialog) answer(g *engine.Game, a engine.Action, err error) {
 func (x *dialog) answerPV(g *engine.Game, a engine.Action, pv []engine.Action, err error) {
 	switch {
 	case err != nil:
-		x.say("info string error: go: %s", clip(err.Error(), maxErrorBytes))
+		x.say("info string error: go: %s", textline.Clip(err.Error(), maxErrorBytes))
 		x.say("bestmove (none)")
 	case g == nil:
 		x.say("bestmove (none)")

@@ -1,6 +1,7 @@
-package arena
+package uci
 
 import (
+	"github.com/millzero/millzero/arena"
 	"math"
 
 	"github.com/millzero/millzero/engine"
@@ -17,7 +18,7 @@ type rootEval struct {
 
 // evalRoot asks sg's evaluator for the outcome of g's position, once: one
 // position, the root, outside the search.
-func evalRoot(sg *SearchGame, g *engine.Game) rootEval {
+func evalRoot(sg *arena.SearchGame, g *engine.Game) rootEval {
 	legal := g.V.Legal(&g.Pos, nil)
 	if len(legal) == 0 {
 		return rootEval{}
@@ -25,7 +26,7 @@ func evalRoot(sg *SearchGame, g *engine.Game) rootEval {
 	b := mcts.NewBatch(g.V)
 	i := b.Add(&g.Pos, legal)
 	b.SetRepetitions(i, g.V.Repetitions(&g.Pos, g.Hashes))
-	if err := sg.eval.Evaluate(b); err != nil {
+	if err := sg.Evaluator().Evaluate(b); err != nil {
 		return rootEval{}
 	}
 	sum := 0.0
