@@ -7,14 +7,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/arena/classic"
@@ -89,8 +85,8 @@ type Diagnosis struct {
 	LostBy       map[string]int `json:"lost_by"`       // the lost games by Record.Reason
 	DrawnBy      map[string]int `json:"drawn_by"`      // the drawn games by Record.Reason
 	DrawnAt      map[string]int `json:"drawn_at"`      // the drawn games by the player's material at the end (its pieces less the opponent's, as Material's groups)
-	DrawnFrom    map[string]int `json:"drawn_from"`    // the drawn games by the best score the engine gave the player's turns (diagPeaks)
-	DrawnAfter   map[string]int `json:"drawn_after"`   // the drawn games by their length in plies (diagLengths)
+	DrawnFrom    map[string]int `json:"drawn_from"`    // the drawn games by the best score the engine gave the player's turns (peakGroups)
+	DrawnAfter   map[string]int `json:"drawn_after"`   // the drawn games by their length in plies (lengthGroups)
 	NotWonFrom   map[string]int `json:"not_won_from"`  // the games not won ("draw", "loss") in which the engine found a win at one of the player's turns
 	FirstBlunder map[string]int `json:"first_blunder"` // the lost games by the mover's phase at the player's first blunder, "none" without one
 	AboveBest    int            `json:"above_best"`    // actions that scored above the engine's best (the searches of a position and of the one after it differ): they lose 0
@@ -117,40 +113,22 @@ type DiagnoseRow struct {
 
 // The groups of the diagnosis, in their order.
 var (
-	diagPhases   = []string{"placing", "moving", "flying"}
-	diagActions  = []string{"place", "move", "remove", "rotate"}
-	diagMaterial = []string{"<=-3", "-2", "-1", "0", "+1", "+2", ">=+3"}
-	diagPeaks    = []string{"won", ">=+2", "+1..+2", "<+1"}
-	diagPlies    = []string{"0-19", "20-39", "40-59", "60-79", "80-99", "100-119", "120-139", "140-159", "160-179", "180-199", "200+"}
-	diagLengths  = []string{"0-59", "60-99", "100-149", "150-199", "200+"}
-	diagLengthTo = []int{60, 100, 150, 200} // where each of diagLengths but the last ends
+	phaseGroups     = []string{"placing", "moving", "flying"}
+	actionGroups    = []string{"place", "move", "remove", "rotate"}
+	materialGroups  = []string{"<=-3", "-2", "-1", "0", "+1", "+2", ">=+3"}
+	peakGroups      = []string{"won", ">=+2", "+1..+2", "<+1"}
+	plyGroups       = []string{"0-19", "20-39", "40-59", "60-79", "80-99", "100-119", "120-139", "140-159", "160-179", "180-199", "200+"}
+	lengthGroups    = []string{"0-59", "60-99", "100-149", "150-199", "200+"}
+	lengthGroupEnds = []int{60, 100, 150, 200} // where each of lengthGroups but the last ends
 )
 
-// diagLength is the group of diagLengths of a game of plies actions.
-func diagLength(plies int) string {
+// lengthGroup is the group of lengthGroups of a game of plies actions.
+func lengthGroup(plies int) string {
 	i := 0
-	for i < len(diagLengthTo) && plies >= diagLengthTo[i] {
+	for i < len(lengthGroupEnds) && plies >= lengthGroupEnds[i] {
 		i++
 	}
-	return diagLengths[i]
-}
-
-// diagMove is the judgement of one action.
-type diagMove struct {
-	phase, action, material, ply int     // the groups' indices
-	lost, above                  float64 // pieces: the value lost; the played action's score above the best's
-	best                         int     // the engine's score of the position, hundredths of a piece for the mover (beyond ±classic.Decisive a win or loss)
-	blunder, agree, modelAgree   bool
-}
-
-// diagGame is a game to judge: the player's seat, the actions and the
-// player's material at the end (its pieces on the board and in hand less
-// the opponent's).
-type diagGame struct {
-	rec     *arena.Record
-	seat    int
-	actions []engine.Action
-	endLead int
+	return lengthGroups[i]
 }
 
 // ReadGames reads the arena records of a Parquet file, or of every such
@@ -238,7 +216,7 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 	if err != nil {
 		return nil, err
 	}
-	v, games, err := diagGames(src, recs, player)
+	v, games, err := gamesToJudge(src, recs, player)
 	if err != nil {
 		return nil, err
 	}
@@ -268,9 +246,9 @@ func (d *Diagnose) diagnose(ctx context.Context, src string, recs []arena.Record
 	return out, nil
 }
 
-// diagGames are the games of player in recs, read from src, and their
+// gamesToJudge are the games of player in recs, read from src, and their
 // variant: one, of two players, every game replaying.
-func diagGames(src string, recs []arena.Record, player string) (v *engine.Variant, games []diagGame, err error) {
+func gamesToJudge(src string, recs []arena.Record, player string) (v *engine.Variant, games []judgedGame, err error) {
 	for i := range recs {
 		r := &recs[i]
 		seat := r.SeatOf(player)
@@ -291,7 +269,7 @@ func diagGames(src string, recs []arena.Record, player string) (v *engine.Varian
 		if err != nil {
 			return nil, nil, fmt.Errorf("games %s: %w", src, err)
 		}
-		games = append(games, diagGame{rec: r, seat: seat, actions: end.Actions,
+		games = append(games, judgedGame{rec: r, seat: seat, actions: end.Actions,
 			endLead: end.Pos.PiecesLeft(seat) - end.Pos.PiecesLeft(1-seat)})
 	}
 	return v, games, nil
@@ -299,18 +277,18 @@ func diagGames(src string, recs []arena.Record, player string) (v *engine.Varian
 
 // count sums up the judged actions of the games (judged[i] those of
 // games[i]) and the games' results, for the player.
-func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
+func (out *Diagnosis) count(games []judgedGame, judged [][]judgement) {
 	out.LostBy, out.FirstBlunder, out.All = map[string]int{}, map[string]int{}, DiagnoseRow{Group: "all"}
 	out.DrawnBy, out.DrawnAt, out.DrawnFrom, out.DrawnAfter, out.NotWonFrom = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
 	groups := []struct {
 		rows   *[]DiagnoseRow
 		labels []string
-		of     func(*diagMove) int
+		of     func(*judgement) int
 	}{
-		{&out.Phases, diagPhases, func(m *diagMove) int { return m.phase }},
-		{&out.Actions, diagActions, func(m *diagMove) int { return m.action }},
-		{&out.Material, diagMaterial, func(m *diagMove) int { return m.material }},
-		{&out.Plies, diagPlies, func(m *diagMove) int { return m.ply }},
+		{&out.Phases, phaseGroups, func(m *judgement) int { return m.phase }},
+		{&out.Actions, actionGroups, func(m *judgement) int { return m.action }},
+		{&out.Material, materialGroups, func(m *judgement) int { return m.material }},
+		{&out.Plies, plyGroups, func(m *judgement) int { return m.ply }},
 	}
 	for _, g := range groups {
 		*g.rows = make([]DiagnoseRow, len(g.labels))
@@ -327,8 +305,8 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 		case r.Winner < 0:
 			out.Draws++
 			out.DrawnBy[r.Reason]++
-			out.DrawnAt[diagMaterial[min(max(g.endLead, -3), 3)+3]]++
-			out.DrawnAfter[diagLength(int(r.Plies))]++
+			out.DrawnAt[materialGroups[min(max(g.endLead, -3), 3)+3]]++
+			out.DrawnAfter[lengthGroup(int(r.Plies))]++
 			drawn = true
 		case int(r.Winner) == g.seat:
 			out.Wins++
@@ -346,7 +324,7 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 				out.AboveBy += m.above
 			}
 			if m.blunder && first == "none" {
-				first = diagPhases[m.phase]
+				first = phaseGroups[m.phase]
 			}
 			out.All.add(m, out.Threshold)
 			for _, gr := range groups {
@@ -357,7 +335,7 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 			out.FirstBlunder[first]++
 		}
 		if drawn && peak > math.MinInt {
-			out.DrawnFrom[diagPeak(peak)]++
+			out.DrawnFrom[peakGroup(peak)]++
 		}
 		if peak > classic.Decisive && (drawn || lost) {
 			out.NotWonFrom[map[bool]string{true: "draw", false: "loss"}[drawn]]++
@@ -376,22 +354,22 @@ func (out *Diagnosis) count(games []diagGame, judged [][]diagMove) {
 	}
 }
 
-// diagPeak is the group of diagPeaks of the best score the engine gave a
+// peakGroup is the group of peakGroups of the best score the engine gave a
 // player's turns, in hundredths of a piece.
-func diagPeak(score int) string {
+func peakGroup(score int) string {
 	switch {
 	case score > classic.Decisive:
-		return diagPeaks[0]
+		return peakGroups[0]
 	case score >= 200:
-		return diagPeaks[1]
+		return peakGroups[1]
 	case score >= 100:
-		return diagPeaks[2]
+		return peakGroups[2]
 	}
-	return diagPeaks[3]
+	return peakGroups[3]
 }
 
 // add counts the action m in the row.
-func (r *DiagnoseRow) add(m *diagMove, threshold float64) {
+func (r *DiagnoseRow) add(m *judgement, threshold float64) {
 	r.Moves++
 	r.Lost += m.lost
 	if m.lost >= threshold {
@@ -428,188 +406,6 @@ func replay(v *engine.Variant, r *arena.Record) (*engine.Game, error) {
 	return g, nil
 }
 
-// judgeAll judges the games on workers, each with its own engine, and
-// returns each game's judged actions in the games' order.
-func (d *Diagnose) judgeAll(ctx context.Context, v *engine.Variant, net *model.Network, wt *classic.Weights, games []diagGame, depth int, capPieces float64, onGame func(done, total int)) ([][]diagMove, error) {
-	workers := d.Workers
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
-	judges := make([]*judge, max(min(workers, len(games)), 1))
-	for w := range judges {
-		var err error
-		if judges[w], err = d.newJudge(v, net, wt, depth, capPieces); err != nil {
-			return nil, err
-		}
-	}
-	free := make(chan *judge, len(judges)) // the judges not judging a game
-	for _, j := range judges {
-		free <- j
-	}
-	grp, gctx := errgroup.WithContext(ctx)
-	grp.SetLimit(len(judges))
-	out := make([][]diagMove, len(games))
-	var mu sync.Mutex // serializes onGame
-	done := 0
-	for i := range games {
-		grp.Go(func() error {
-			if gctx.Err() != nil {
-				return nil // stopping: the error that stops it is the group's
-			}
-			j := <-free
-			defer func() { free <- j }()
-			moves, err := j.game(gctx, &games[i])
-			if err != nil {
-				r := games[i].rec
-				return fmt.Errorf("diagnose match %s, pair %d, game %d: %w", r.Match, r.Pair, r.Game, err)
-			}
-			out[i] = moves
-			if onGame != nil {
-				mu.Lock()
-				done++
-				onGame(done, len(games))
-				mu.Unlock()
-			}
-			return nil
-		})
-	}
-	err := grp.Wait()
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("diagnose: %w", ctx.Err())
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// judge is one worker's engine and network.
-type judge struct {
-	v     *engine.Variant
-	s     *classic.Searcher
-	first *arena.FirstChoice // nil without a model
-	depth int
-	cap   int // hundredths of a piece
-}
-
-func (d *Diagnose) newJudge(v *engine.Variant, net *model.Network, w *classic.Weights, depth int, capPieces float64) (*judge, error) {
-	s, err := classic.New(v, classic.Options{HashMB: d.HashMB, NoContempt: true, Weights: w})
-	if err != nil {
-		return nil, err
-	}
-	j := &judge{v: v, s: s, depth: depth, cap: int(capPieces*100 + 0.5)}
-	if net != nil {
-		if j.first, err = arena.NewFirstChoice(v, net); err != nil {
-			return nil, err
-		}
-	}
-	return j, nil
-}
-
-// game judges the player's actions after the opening of one game, with a
-// fresh engine table.
-func (j *judge) game(ctx context.Context, dg *diagGame) ([]diagMove, error) {
-	j.s.NewGame()
-	g := engine.NewGame(j.v)
-	var moves []diagMove
-	for i, a := range dg.actions {
-		if i >= int(dg.rec.Opening) && int(g.Pos.Side) == dg.seat {
-			m, err := j.action(ctx, g, a)
-			if err != nil {
-				return nil, fmt.Errorf("action %d: %w", i+1, err)
-			}
-			moves = append(moves, m)
-		}
-		if err := g.Play(a); err != nil {
-			return nil, fmt.Errorf("action %d: %w", i+1, err)
-		}
-	}
-	return moves, nil
-}
-
-// action judges a, played in g's position.
-func (j *judge) action(ctx context.Context, g *engine.Game, a engine.Action) (diagMove, error) {
-	p := g.Pos
-	side := int(p.Side)
-	m := diagMove{phase: diagPhase(j.v, &p), action: int(a.Kind()), // diagActions is in the order of the kinds
-		material: diagMaterialOf(&p), ply: min(int(p.Ply)/20, len(diagPlies)-1)}
-	res, err := j.s.Search(ctx, g, classic.Limits{Depth: j.depth}, nil)
-	if err == nil {
-		err = ctx.Err()
-	}
-	if err != nil {
-		return m, err
-	}
-	if j.first != nil {
-		choice, err := j.first.Choose(&p, j.v.Repetitions(&p, g.Hashes))
-		if err != nil {
-			return m, err
-		}
-		m.modelAgree = choice == res.Best
-	}
-	best, played := res.Score, res.Score
-	m.best = best
-	m.agree = a == res.Best
-	if !m.agree {
-		if err := g.Play(a); err != nil {
-			return m, err
-		}
-		played, err = j.after(ctx, g, side)
-		g.Undo()
-		if err != nil {
-			return m, err
-		}
-	}
-	m.blunder = best >= -classic.Decisive && played < -classic.Decisive
-	b, pl := min(max(best, -j.cap), j.cap), min(max(played, -j.cap), j.cap)
-	m.lost, m.above = float64(max(b-pl, 0))/100, float64(max(pl-b, 0))/100
-	return m, nil
-}
-
-// after is the score of g's position for side, who has just acted: the
-// result of a finished game, else the search's at a ply less than the
-// position before.
-func (j *judge) after(ctx context.Context, g *engine.Game, side int) (int, error) {
-	if r, _ := g.Outcome(); r != engine.Ongoing {
-		if seat, ok := r.Winner(); ok && seat == side {
-			return classic.Decisive + 1, nil
-		} else if ok {
-			return -classic.Decisive - 1, nil
-		}
-		return 0, nil
-	}
-	res, err := j.s.Search(ctx, g, classic.Limits{Depth: max(j.depth-1, 1)}, nil)
-	if err == nil {
-		err = ctx.Err()
-	}
-	if int(g.Pos.Side) != side {
-		res.Score = -res.Score
-	}
-	return res.Score, err
-}
-
-// diagPhase is the phase of p's side to move: placing while it has
-// pieces in hand (0), then moving (1), flying when the variant lets it
-// (2).
-func diagPhase(v *engine.Variant, p *engine.Position) int {
-	switch side := int(p.Side); {
-	case p.Hand[side] > 0:
-		return 0
-	case v.CanFly(p, side):
-		return 2
-	}
-	return 1
-}
-
-// diagMaterialOf is the bucket of p's material for its side to move: its
-// pieces on the board and in hand less the opponent's, -3 or less to 3 or
-// more.
-func diagMaterialOf(p *engine.Position) int {
-	side := int(p.Side)
-	diff := p.PiecesLeft(side) - p.PiecesLeft(1-side)
-	return min(max(diff, -3), 3) + 3
-}
-
 // Write prints the diagnosis as tables.
 func (d *Diagnosis) Write(out io.Writer) {
 	fmt.Fprintf(out, "%s in %d games of %s against the classical engine (weights %s) at depth %d (after the action played: %d), no contempt\n",
@@ -627,7 +423,7 @@ func (d *Diagnosis) Write(out io.Writer) {
 		fmt.Fprintf(out, "drawn games by reason: %s\n", countsString(d.DrawnBy))
 		fmt.Fprintf(out, "drawn games by the player's material at the end: %s\n", countsString(d.DrawnAt))
 		fmt.Fprintf(out, "drawn games by the best score the engine gave the player's turns: %s\n", countsString(d.DrawnFrom))
-		fmt.Fprintf(out, "drawn games by their length in plies: %s\n", orderedCounts(d.DrawnAfter, diagLengths))
+		fmt.Fprintf(out, "drawn games by their length in plies: %s\n", orderedCounts(d.DrawnAfter, lengthGroups))
 	}
 	if len(d.NotWonFrom) > 0 {
 		fmt.Fprintf(out, "games not won from a position the engine scored won: %s\n", countsString(d.NotWonFrom))
