@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -176,10 +177,16 @@ func TestREADME_PythonSnippetRunsTheExportedModel(t *testing.T) {
 		prior, best := softmaxAt(logits, legal[row])
 		z := outcome[row*ck.Net.Arch.Outcomes : (row+1)*ck.Net.Arch.Outcomes]
 		wdl, _ := softmaxAt(z, []int{0, 1, 2})
-		if got := m[2]; got != strconv.Itoa(legal[row][best]) {
-			t.Errorf("position %d: the snippet's action %s, Go's %d", row, got, legal[row][best])
+		// A graph network answers the board's symmetric points alike, so
+		// several actions can share the largest prior up to rounding: the
+		// snippet's pick is right when its prior is the largest, to the
+		// precision the two runtimes agree on.
+		pick := slices.Index(legal[row], atoiOr(m[2], -1))
+		if pick < 0 || math.Abs(prior[pick]-prior[best]) > 6e-4 {
+			t.Errorf("position %d: the snippet's action %s, Go's %d (prior %.4f)", row, m[2], legal[row][best], prior[best])
+			continue
 		}
-		for i, want := range []float64{prior[best], wdl[0], wdl[1], wdl[2]} {
+		for i, want := range []float64{prior[pick], wdl[0], wdl[1], wdl[2]} {
 			got, _ := strconv.ParseFloat(m[3+i], 64)
 			if math.Abs(got-want) > 6e-4 {
 				t.Errorf("position %d: the snippet printed %s, Go computes %.4f (%s)", row, m[3+i], want, lines[1+row])
@@ -187,6 +194,15 @@ func TestREADME_PythonSnippetRunsTheExportedModel(t *testing.T) {
 		}
 	}
 	t.Logf("the README's snippet:\n%s", out)
+}
+
+// atoiOr is s as a whole number, or fallback when it is none.
+func atoiOr(s string, fallback int) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fallback
+	}
+	return n
 }
 
 // softmaxAt is the softmax of logits over the indices idx, and the
