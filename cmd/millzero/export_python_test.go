@@ -181,7 +181,8 @@ func TestREADME_PythonSnippetRunsTheExportedModel(t *testing.T) {
 		// several actions can share the largest prior up to rounding: the
 		// snippet's pick is right when its prior is the largest, to the
 		// precision the two runtimes agree on.
-		pick := slices.Index(legal[row], atoiOr(m[2], -1))
+		action, _ := strconv.Atoi(m[2]) // the pattern admits digits only
+		pick := slices.Index(legal[row], action)
 		if pick < 0 || math.Abs(prior[pick]-prior[best]) > 6e-4 {
 			t.Errorf("position %d: the snippet's action %s, Go's %d (prior %.4f)", row, m[2], legal[row][best], prior[best])
 			continue
@@ -194,15 +195,6 @@ func TestREADME_PythonSnippetRunsTheExportedModel(t *testing.T) {
 		}
 	}
 	t.Logf("the README's snippet:\n%s", out)
-}
-
-// atoiOr is s as a whole number, or fallback when it is none.
-func atoiOr(s string, fallback int) int {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return fallback
-	}
-	return n
 }
 
 // softmaxAt is the softmax of logits over the indices idx, and the
