@@ -63,16 +63,11 @@ func Model(out io.Writer, v *engine.Variant, mc model.Config, batches []int, dur
 }
 
 // Selfplay plays self-play with a randomly initialised network of shape
-// mc for dur (sims full-search simulations a move, 0: the default
-// settings'), and compares the evaluator's throughput inside self-play
+// mc for dur with the settings set (selfplay.DefaultSettings, say), and
+// compares the evaluator's throughput inside self-play
 // with the bare forward pass at the same batch size (every policy logit,
 // where the evaluator computes only the legal actions').
-func Selfplay(out io.Writer, v *engine.Variant, mc model.Config, sims int, dur time.Duration) error {
-	set := selfplay.DefaultSettings()
-	if sims > 0 {
-		set.Search.Simulations = sims
-		set.FastSimulations = min(set.FastSimulations, sims)
-	}
+func Selfplay(out io.Writer, v *engine.Variant, mc model.Config, set selfplay.Settings, dur time.Duration) error {
 	a := model.NewArch(v, mc)
 	net, err := model.New(v.Name, a, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {

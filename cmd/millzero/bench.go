@@ -6,9 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/millzero/millzero/arena"
 	"github.com/millzero/millzero/bench"
 	"github.com/millzero/millzero/engine"
 	"github.com/millzero/millzero/model"
+	"github.com/millzero/millzero/selfplay"
 )
 
 // benchSpeed is the speed measurements of bench WHAT, which share the
@@ -49,6 +51,7 @@ func runBench(args []string, out io.Writer) (err error) {
 		"millzero bench model --batches 1,16,64,256",
 		"millzero bench selfplay --sims 40 --seconds 60",
 		"millzero bench selfplay --cpuprofile sp.pprof && go tool pprof -top bin/millzero sp.pprof",
+		"millzero bench selfplay --features 3 --search minimax_weight=0.25   # what a search setting costs self-play",
 		"millzero bench strength --run runs/nine   (against the classical engine at 0.1, 0.3 and 1 s a move; --help for its flags)",
 		"millzero bench progress --run runs/nine   (the run's models against each other; --help for its flags)",
 		"millzero bench targets --run runs/nine    (how self-play's policy targets vary between searches; --help for its flags)",
@@ -60,6 +63,7 @@ func runBench(args []string, out io.Writer) (err error) {
 	repeat := fs.Int("repeat", 3, "engine: measure this many times and report the best and the median")
 	seconds := fs.Float64("seconds", 30, "model, selfplay: measure for this long (model: per batch size)")
 	sims := fs.Int("sims", 0, "mcts, selfplay: simulations per move (0: the default settings')")
+	search := fs.String("search", "", "selfplay: search settings laid over self-play's defaults, comma separated, named as in a run config (minimax_weight=0.25)")
 	batches := fs.String("batches", "1,16,64,256", "model: batch sizes to measure")
 	width := fs.Int("width", model.DefaultConfig().Width, "model, selfplay: network width")
 	blocks := fs.Int("blocks", model.DefaultConfig().Blocks, "model, selfplay: residual blocks")
@@ -108,7 +112,18 @@ func runBench(args []string, out io.Writer) (err error) {
 		}
 		err = bench.Model(out, v, mc, bs, dur)
 	case "selfplay":
-		err = bench.Selfplay(out, v, mc, *sims, dur)
+		set := selfplay.DefaultSettings()
+		if *sims > 0 {
+			set.Search.Simulations = *sims
+			set.FastSimulations = min(set.FastSimulations, *sims)
+		}
+		if *search != "" {
+			if set.Search, err = arena.SearchOptions(set.Search, strings.Split(*search, ",")); err != nil {
+				return fmt.Errorf("--search: %w", err)
+			}
+			fmt.Fprintf(out, "selfplay: search settings laid over the defaults: %s\n", *search)
+		}
+		err = bench.Selfplay(out, v, mc, set, dur)
 	default:
 		return fmt.Errorf("bench %q: want one of: %s", rest[0], benchWhat())
 	}

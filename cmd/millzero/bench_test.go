@@ -20,3 +20,13 @@ func TestBench_CPUProfileOfTheMeasurement(t *testing.T) {
 		t.Errorf("a profile in a missing directory: exit %d, %q: want an error naming --cpuprofile", code, errOut)
 	}
 }
+
+func TestBench_SelfplayWithSearchSettings(t *testing.T) {
+	code, out, errOut := runCmd("bench", "selfplay", "--variant", "three", "--seconds", "0.3", "--search", "minimax_weight=0.25")
+	if code != 0 || !strings.Contains(out, "laid over the defaults: minimax_weight=0.25") || !strings.Contains(out, "moves/s") {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	if code, _, errOut := runCmd("bench", "selfplay", "--seconds", "0.3", "--search", "minimax_weight=2"); code == 0 || !strings.Contains(errOut, "--search") || !strings.Contains(errOut, "minimax_weight 2") {
+		t.Errorf("a weight out of range: exit %d, %q: want an error naming --search and the setting", code, errOut)
+	}
+}
