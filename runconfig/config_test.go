@@ -313,3 +313,24 @@ func TestStrength_BadSettingsAreRefusedByName(t *testing.T) {
 		t.Errorf("off: %v", err)
 	}
 }
+
+// The minimax backup is for two players: a config of a variant with more
+// seats that asks for it is refused when it loads, naming the key, not at
+// the first search of a generation.
+func TestLoadConfig_MinimaxWithThreeSeatsIsRefusedNamingTheKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mr3.yaml")
+	text := "variant: moulin-rouge-3\ntablebase: \"\"\ntrain: {value_mix: 0}\nselfplay: {search: {minimax_weight: 0.25}}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "selfplay.search.minimax_weight") || !strings.Contains(err.Error(), "3") {
+		t.Fatalf("LoadConfig = %v; want minimax_weight with three seats refused, naming the key", err)
+	}
+	two := strings.Replace(text, "moulin-rouge-3", "moulin-rouge", 1)
+	if err := os.WriteFile(path, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadConfig(path); err != nil {
+		t.Fatalf("minimax_weight with two seats: %v", err)
+	}
+}
