@@ -5,10 +5,12 @@
 # every quarter, while its newest model beats its 15-minute one by 40-60
 # Elo: docs/experiments.md, "The default run").
 #
-#   scripts/head-to-head.sh [-n 1] [-k 5] [-p 100] [-t TABLES] [-s SEARCH] A1 B1 [A2 B2 ...]
+#   scripts/head-to-head.sh [-n 1] [-k 5] [-g G] [-p 100] [-t TABLES] [-s SEARCH] A1 B1 [A2 B2 ...]
 #
 # The runs come in pairs, arm A's then arm B's (one pair a seed, say). For
-# every pair: A's newest model and the n-1 before it, k generations apart,
+# every pair: A's newest model (or generation G's, for runs that go on
+# training or that are compared where both have reached G) and the n-1
+# before it, k generations apart,
 # each meets B's model of the same rank in millzero arena (400 visits a
 # move, p pairs of seeded random openings, each played with the seats
 # swapped, the same openings for every match; the variant and the endgame
@@ -16,7 +18,8 @@
 # both search as model players do, a Gumbel root since 2026-11-27, or with
 # SEARCH's settings laid over that: -s root=puct, as before). The table gives A's score per match and pooled:
 # wins/draws/losses, the score with its 95% interval from the pairs'
-# scores (the two games of an opening are one sample), and the Elo of that.
+# scores (the two games of an opening are one sample), the Elo of that, and
+# the share of the games drawn.
 # The interval is the games' noise, not the runs': two seeds of one config
 # met this way differ by up to about 15 Elo pooled over five models, 40 in
 # one match (docs/experiments.md), so give both arms two seeds and -n 5.
@@ -27,17 +30,17 @@
 set -euo pipefail
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 2; }
 
-n=1 k=5 pairs=100 tables= tables_set=0 search=
-while getopts "n:k:p:t:s:h" o; do
+n=1 k=5 top= pairs=100 tables= tables_set=0 search=
+while getopts "n:k:g:p:t:s:h" o; do
   case $o in
-    n) n=$OPTARG ;; k) k=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG tables_set=1 ;; s) search=$OPTARG ;;
+    n) n=$OPTARG ;; k) k=$OPTARG ;; g) top=$OPTARG ;; p) pairs=$OPTARG ;; t) tables=$OPTARG tables_set=1 ;; s) search=$OPTARG ;;
     *) usage ;;
   esac
 done
 shift $((OPTIND - 1))
 { [ $# -ge 2 ] && [ $(($# % 2)) -eq 0 ]; } || usage
-for v in "$n" "$k" "$pairs"; do
-  [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "head-to-head: -n, -k and -p take a whole number from 1, not $v" >&2; exit 2; }
+for v in "$n" "$k" "$pairs" ${top:+"$top"}; do
+  [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "head-to-head: -n, -k, -g and -p take a whole number from 1, not $v" >&2; exit 2; }
 done
 runs=()
 for r in "$@"; do
@@ -49,11 +52,15 @@ go build -o bin/millzero ./cmd/millzero
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# gens RUN: the generations of RUN's n models, newest first.
+# gens RUN: the generations of RUN's n models, newest (or -g's) first.
 gens() {
   local newest
   newest=$(ls "$1/models" | sed -n 's/^gen-0*\([0-9][0-9]*\)\.safetensors$/\1/p' | sort -n | tail -1)
   [ -n "$newest" ] || { echo "head-to-head: run $1: no gen-*.safetensors in models" >&2; exit 2; }
+  if [ -n "$top" ]; then
+    [ "$top" -le "$newest" ] || { echo "head-to-head: run $1: -g $top: its newest model is generation $newest's" >&2; exit 2; }
+    newest=$top
+  fi
   for i in $(seq 0 $((n - 1))); do
     local g=$((newest - i * k))
     [ $g -ge 1 ] || { echo "head-to-head: run $1: $n models $k generations apart go back before generation 1 (newest $newest)" >&2; exit 2; }
@@ -123,10 +130,11 @@ def summary(scores):
 
 def line(label, wdl, scores):
     mean, lo, hi, e, elo_lo, elo_hi = summary(scores)
-    return "%-44s %4d   +%d =%d -%d   %5.1f%% [%5.1f, %5.1f]   %+4.0f [%+4.0f, %+4.0f]" % (
-        label, 2 * len(scores), wdl[0], wdl[1], wdl[2], 100 * mean, 100 * lo, 100 * hi, e, elo_lo, elo_hi)
+    return "%-44s %4d   +%d =%d -%d   %5.1f%% [%5.1f, %5.1f]   %+4.0f [%+4.0f, %+4.0f]   %3.0f%%" % (
+        label, 2 * len(scores), wdl[0], wdl[1], wdl[2], 100 * mean, 100 * lo, 100 * hi, e, elo_lo, elo_hi,
+        100 * wdl[1] / sum(wdl))
 
-print("%-44s %4s   %-12s %-22s   %s" % ("A against B (A'"'"'s score)", "games", "+ = -", "score [95%]", "Elo [95%]"))
+print("%-44s %4s   %-12s %-22s   %-19s   %s" % ("A against B (A'"'"'s score)", "games", "+ = -", "score [95%]", "Elo [95%]", "draws"))
 pooled = defaultdict(lambda: ([0, 0, 0], []))
 for row in sys.stdin.read().split("\n"):
     if not row:
