@@ -21,7 +21,7 @@ import (
 )
 
 func runTrain(args []string, out io.Writer) (err error) {
-	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--run-hours H] [--local-selfplay=false] [--cache DIR] [--store-patience D] [--break-lease] [--metrics-addr HOST:PORT] [--cpuprofile FILE]", []string{
+	fs := newFlags("train", "[--config FILE] [--run DIR|URL] [--generations N] [--hours H] [--run-hours H] [--local-selfplay=false] [--cache DIR] [--store-patience D] [--break-lease] [--background FILE] [--metrics-addr HOST:PORT] [--cpuprofile FILE]", []string{
 		"millzero train                                  # Nine Men's Morris, embedded config, run in runs/nine",
 		"millzero train --run runs/nine                  # the same command again resumes where it stopped",
 		"millzero train --config three-test --run runs/three --generations 5",
@@ -30,6 +30,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 		"millzero train --run 's3://bucket/runs/nine?endpoint=http://127.0.0.1:9000' --local-selfplay=false   # workers play",
 		"millzero train --run runs/nine --store-patience 1h   # ride out store outages of up to an hour",
 		"millzero train --run runs/nine --break-lease         # the trainer holding the run is gone for sure: take it now",
+		"millzero train --config nine-long --run ~/millzero-runs/night --run-hours 0 --background ~/millzero-runs/night.log   # a long run beside other work",
 		"millzero train --run runs/nine --metrics-addr :9090   # Prometheus metrics at http://localhost:9090/metrics",
 		"millzero train --run runs/p --hours 0.05 --cpuprofile cpu.pprof && go tool pprof -top bin/millzero cpu.pprof",
 	}, out)
@@ -43,6 +44,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 	metricsAddr := metricsFlag(fs)
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to FILE (go tool pprof), on exit")
 	patience := storePatienceFlag(fs, 10*time.Minute, "")
+	background := fs.String("background", "", "go on in the background, appending the progress to FILE: a session of its own at the lowest priority (nice 19, and its autogroup's where the kernel groups sessions), so it takes only the CPU nothing else wants; prints the process ID")
 	breakLease := fs.Bool("break-lease", false, "take the run's lease even from a live trainer, which then commits nothing more and stops (within a second); for a holder known to be gone")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -50,6 +52,9 @@ func runTrain(args []string, out io.Writer) (err error) {
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	if *background != "" {
+		return detach(fs, *background, out)
 	}
 	endProfile, err := cpuProfile(*profile)
 	if err != nil {

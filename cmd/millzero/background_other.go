@@ -1,0 +1,13 @@
+//go:build !unix
+
+package main
+
+import (
+	"errors"
+	"os/exec"
+)
+
+// startDetached has no session to start cmd in on this system.
+func startDetached(*exec.Cmd) error {
+	return errors.New("not on this system: start the command in the background with the system's own tools")
+}
