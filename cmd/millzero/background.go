@@ -17,8 +17,8 @@ import (
 const backgroundGrace = 3 * time.Second
 
 // detach runs this command again, as fs parsed it less --background, in the
-// background: in a session of its own at the lowest priority (detached,
-// where the system has it), its output appended to logPath. It returns once
+// background: in a session of its own at the lowest priority
+// (startDetached), its output appended to logPath. It returns once
 // the command has run for backgroundGrace, with the process's ID printed on
 // out, or with its error if it ended before.
 func detach(fs *flag.FlagSet, logPath string, out io.Writer) error {
