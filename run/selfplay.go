@@ -103,13 +103,20 @@ func (w *Worker) round(ctx context.Context, n int) (selfplay.Stats, error) {
 		return selfplay.Stats{}, err
 	}
 	g := len(gens)
-	w.telGeneration(g)
 	best, err := w.dir.Best()
 	if errors.Is(err, store.ErrNoModel) {
 		best = 0
 	} else if err != nil {
 		return selfplay.Stats{}, err
 	}
+	// The trainer pushes models/best before generations.csv, the commit
+	// point: a round that read the table just before a commit and the
+	// pointer just after sees a best one generation ahead of the table.
+	// Generation best-1 is then played and trained, so the round plays
+	// into generation best, as it would a moment later; the games of a
+	// generation are never its successor's model's.
+	g = max(g, best)
+	w.telGeneration(g)
 	w.forget(best)
 	if best > 0 {
 		err := w.wd.Pull(ctx, store.CheckpointObject(best))
