@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/millzero/millzero/dataset"
 	"github.com/millzero/millzero/internal/proc"
+	"github.com/millzero/millzero/model"
 	"github.com/millzero/millzero/runconfig"
 	"github.com/millzero/millzero/selfplay"
 	"github.com/millzero/millzero/store"
@@ -184,6 +186,62 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 	status := statusOf(t, st, "mem://test")
 	if status.Generations != 2 || len(status.PerGen) < 2 || status.PerGen[0].Games < trainer.cfg.Loop.Games || len(status.Workers) == 0 {
 		t.Errorf("status %+v", status)
+	}
+}
+
+// Between the two pushes of a commit the store holds the new best but not
+// yet its generation's row (the trainer pushes models/best first and
+// generations.csv, the commit point, last). A worker's round that reads
+// the store then plays into the best's generation, never the one before
+// it with the newer model.
+func TestRoles_AWorkerBetweenTheTwoPushesOfACommitPlaysTheBestsGeneration(t *testing.T) {
+	st := sharedStore(t)
+	trainer := openTrainerTest(t, st, "three-test", TrainerOptions{}) // the run, with no generation row yet
+	ctx := context.Background()
+	net, err := model.New(trainer.v.Name, model.NewArch(trainer.v, trainer.cfg.TrunkAt(1)), rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "gen-000001.safetensors")
+	if err := (&model.Checkpoint{Net: net, Generation: 1}).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := st.Put(ctx, store.CheckpointObject(1), f); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutReplace(ctx, store.BestObject, []byte("1\n")); err != nil {
+		t.Fatal(err)
+	}
+	w := openWorkerTest(t, st, Options{})
+	if rows, err := w.gens.Rows(); err != nil || len(rows) != 0 {
+		t.Fatalf("generation rows %v, %v; want none, the first commit half done", rows, err)
+	}
+	if _, err := w.round(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	if shards := storeShards(t, st, 0); len(shards) != 0 {
+		t.Errorf("generation 0 got shards %v from a round that found model 1 the best", shards)
+	}
+	shards := storeShards(t, st, 1)
+	if len(shards) == 0 {
+		t.Fatal("no shard in generation 1")
+	}
+	for _, name := range shards {
+		if err := w.wd.Pull(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		info, err := dataset.Inspect(w.wd.Path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := info.Metadata[selfplay.ModelKey]; m != "1" {
+			t.Errorf("%s: played by model %q, want 1", name, m)
+		}
 	}
 }
 
