@@ -347,7 +347,7 @@ func TestOpen_ConfigOnAnExistingRunChangesWhatMayChange(t *testing.T) {
 // more seats that keeps it is refused when it opens, naming the setting.
 func TestOpen_ValueMixWithThreeSeatsIsRefusedBeforeTheFirstGame(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mr3.yaml")
-	if err := os.WriteFile(path, []byte("variant: moulin-rouge-3\ntablebase: \"\"\ntrain: {value_mix: 0.5}\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("variant: moulin-rouge-3\ntablebase: \"\"\ntrain: {value_mix: 0.5}\nselfplay: {search: {minimax_weight: 0}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, err := OpenTrainer(context.Background(), filepath.Join(t.TempDir(), "run"), path, TrainerOptions{})

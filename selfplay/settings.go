@@ -58,7 +58,9 @@ const (
 
 // DefaultSettings are the self-play of configs/runs/nine.yaml (a test keeps
 // the two equal): its search differs from mcts.DefaultSettings, the search
-// of play, in its budget, root, temperature, contempt and batch.
+// of play, in its budget, root, temperature, contempt, minimax backup and
+// batch. The minimax backup is for two players: a variant of more seats
+// sets MinimaxWeight 0, as its run configs do.
 func DefaultSettings() Settings {
 	s := mcts.DefaultSettings()
 	s.Simulations = 96
@@ -66,6 +68,7 @@ func DefaultSettings() Settings {
 	s.MinQSpread = 1
 	s.TemperaturePlies = 16
 	s.Contempt = 0.1
+	s.MinimaxWeight = 0.25
 	s.BatchSize = 4
 	return Settings{
 		Workers:         0,
