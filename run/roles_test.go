@@ -90,6 +90,24 @@ func statusOf(t *testing.T, st *store.Store, loc string) Status {
 	return status
 }
 
+// shardInfos reads the store's shards of generation g through w's cache:
+// each shard's name and what its footer says.
+func shardInfos(t *testing.T, w *Worker, st *store.Store, g int) map[string]dataset.ShardInfo {
+	t.Helper()
+	infos := map[string]dataset.ShardInfo{}
+	for _, name := range storeShards(t, st, g) {
+		if err := w.wd.Pull(context.Background(), name); err != nil {
+			t.Fatal(err)
+		}
+		info, err := dataset.Inspect(w.wd.Path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos[name] = info
+	}
+	return infos
+}
+
 // storeShards lists the store's shards of generation g.
 func storeShards(t *testing.T, st *store.Store, g int) []string {
 	t.Helper()
@@ -157,16 +175,8 @@ func TestRoles_TrainerWaitsForFollowingWorkersAndTrainsOnTheirGames(t *testing.T
 	// the model that played it: none in generation 0, the best after.
 	reader := openWorkerTest(t, st, Options{}) // its cache, to look into the shards
 	for g := 0; g < 2; g++ {
-		shards := storeShards(t, st, g)
 		games := 0
-		for _, name := range shards {
-			if err := reader.wd.Pull(ctx, name); err != nil {
-				t.Fatal(err)
-			}
-			info, err := dataset.Inspect(reader.wd.Path(name))
-			if err != nil {
-				t.Fatal(err)
-			}
+		for name, info := range shardInfos(t, reader, st, g) {
 			n, _ := strconv.Atoi(info.Metadata[selfplay.GamesKey])
 			games += n
 			model, err := strconv.Atoi(info.Metadata[selfplay.ModelKey])
@@ -227,18 +237,11 @@ func TestRoles_AWorkerBetweenTheTwoPushesOfACommitPlaysTheBestsGeneration(t *tes
 	if shards := storeShards(t, st, 0); len(shards) != 0 {
 		t.Errorf("generation 0 got shards %v from a round that found model 1 the best", shards)
 	}
-	shards := storeShards(t, st, 1)
-	if len(shards) == 0 {
+	infos := shardInfos(t, w, st, 1)
+	if len(infos) == 0 {
 		t.Fatal("no shard in generation 1")
 	}
-	for _, name := range shards {
-		if err := w.wd.Pull(ctx, name); err != nil {
-			t.Fatal(err)
-		}
-		info, err := dataset.Inspect(w.wd.Path(name))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, info := range infos {
 		if m := info.Metadata[selfplay.ModelKey]; m != "1" {
 			t.Errorf("%s: played by model %q, want 1", name, m)
 		}

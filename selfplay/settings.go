@@ -59,8 +59,8 @@ const (
 // DefaultSettings are the self-play of configs/runs/nine.yaml (a test keeps
 // the two equal): its search differs from mcts.DefaultSettings, the search
 // of play, in its budget, root, temperature, contempt, minimax backup and
-// batch. The minimax backup is for two players: a variant of more seats
-// sets MinimaxWeight 0, as its run configs do.
+// batch. The minimax backup is for two players: DefaultSettingsFor a
+// variant of more seats leaves it out, as its run configs do.
 func DefaultSettings() Settings {
 	s := mcts.DefaultSettings()
 	s.Simulations = 96
@@ -88,6 +88,16 @@ func DefaultSettings() Settings {
 		OpeningPlies:    4,
 		Tables:          TablesOff,
 	}
+}
+
+// DefaultSettingsFor is DefaultSettings for a variant of players seats:
+// without the minimax backup where there are more than two.
+func DefaultSettingsFor(players int) Settings {
+	s := DefaultSettings()
+	if players != 2 {
+		s.Search.MinimaxWeight = 0
+	}
+	return s
 }
 
 // Validate says what is wrong with the settings, naming the field.

@@ -112,10 +112,7 @@ func runBench(args []string, out io.Writer) (err error) {
 		}
 		err = bench.Model(out, v, mc, bs, dur)
 	case "selfplay":
-		set := selfplay.DefaultSettings()
-		if v.Players != 2 {
-			set.Search.MinimaxWeight = 0 // for two players, as the run configs of more seats set it
-		}
+		set := selfplay.DefaultSettingsFor(v.Players)
 		if *sims > 0 {
 			set.Search.Simulations = *sims
 			set.FastSimulations = min(set.FastSimulations, *sims)
