@@ -149,6 +149,9 @@ func (p *SearchPlayer) NewSearchGame(v *engine.Variant, seed uint64) (*SearchGam
 		return nil, fmt.Errorf("%s: %w", p.Label, err)
 	}
 	eval, err := p.NewEvaluator(v, seed)
+	if err == nil {
+		err = mcts.CheckEvaluator(p.Settings, eval)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: evaluator: %w", p.Label, err)
 	}

@@ -1,6 +1,9 @@
 package mcts
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/millzero/millzero/engine"
 )
 
@@ -24,6 +27,10 @@ import (
 //     seat Players-1 wins, draw (the value head's classes, Result.Class). The
 //     search renormalises them too.
 //
+// An evaluator that also predicts the material at the game's end (a
+// ScoreEvaluator whose Scores is true) fills b.SetScore(i, d) for the
+// search's score utility (Settings.ScoreUtility).
+//
 // Both slices are views into the batch's own storage, which the batch
 // reuses from call to call: an implementation writes into them and keeps no
 // reference after returning, and need allocate nothing. Evaluate may use
@@ -31,6 +38,25 @@ import (
 // error ends Pool.Run, which returns it wrapped.
 type Evaluator interface {
 	Evaluate(b *Batch) error
+}
+
+// ScoreEvaluator is an Evaluator that can say, besides the outcome, the
+// material difference it expects at the game's end (a network with a
+// score head): Scores reports whether its Evaluate fills Batch.SetScore.
+type ScoreEvaluator interface {
+	Evaluator
+	Scores() bool
+}
+
+// CheckEvaluator says what keeps e from serving a search of settings set:
+// a score utility needs an evaluator that predicts the score.
+func CheckEvaluator(set Settings, e Evaluator) error {
+	if set.ScoreUtility > 0 {
+		if se, ok := e.(ScoreEvaluator); !ok || !se.Scores() {
+			return fmt.Errorf("score_utility %v: the evaluator predicts no score at the game's end (a network trained with train.score_weight above 0 has the score head; set score_utility 0)", set.ScoreUtility)
+		}
+	}
+	return nil
 }
 
 // Batch is the positions one Evaluate call scores, with room for the
@@ -44,6 +70,7 @@ type Batch struct {
 	reps      []int32           // earlier occurrences of each position in its game and search path
 	priors    []float32         // answers: one per legal action
 	outcomes  []float32         // answers: Players+1 per position
+	scores    []float32         // answers: the material difference expected at the end for the side to move, NaN unknown
 }
 
 // NewBatch makes an empty batch of variant v.
@@ -79,6 +106,14 @@ func (b *Batch) Outcome(i int) []float32 {
 	return b.outcomes[i*k : i*k+k]
 }
 
+// Score is the material difference the evaluator expects at the game's
+// end for the side to move of the i-th position (its pieces on the board
+// and in hand less the most any other seat has), NaN if it said none.
+func (b *Batch) Score(i int) float32 { return b.scores[i] }
+
+// SetScore records the score of the i-th position (see Score).
+func (b *Batch) SetScore(i int, d float32) { b.scores[i] = d }
+
 // Reset empties the batch, keeping its storage.
 func (b *Batch) Reset() {
 	b.positions = b.positions[:0]
@@ -87,14 +122,17 @@ func (b *Batch) Reset() {
 	b.legal = b.legal[:0]
 	b.priors = b.priors[:0]
 	b.outcomes = b.outcomes[:0]
+	b.scores = b.scores[:0]
 }
 
 // Add appends position p with its legal actions (not empty; p not over)
-// and returns its index. Priors, outcome and repetitions are zero.
+// and returns its index. Priors, outcome and repetitions are zero, the
+// score unknown (NaN).
 func (b *Batch) Add(p *engine.Position, legal []engine.Action) int {
 	i := len(b.positions)
 	b.positions = append(b.positions, *p)
 	b.reps = append(b.reps, 0)
+	b.scores = append(b.scores, float32(math.NaN()))
 	b.legal = append(b.legal, legal...)
 	for range legal {
 		b.priors = append(b.priors, 0)

@@ -24,6 +24,9 @@ func (s *Search) absorb(b *Batch) {
 		}
 		var value [engine.MaxSeats]float32
 		s.scoreOutcome(b.Outcome(int(bi)), &value)
+		if s.set.ScoreUtility > 0 {
+			s.mixScore(&value, int(b.Position(int(bi)).Side), b.Score(int(bi)))
+		}
 		s.backup(path, &value, true)
 		if s.set.MinimaxWeight > 0 {
 			s.minimaxUp(path, s.movers[s.pathOff[li]:s.pathOff[li+1]], &value)

@@ -34,6 +34,7 @@ type Settings struct {
 
 	// Backup.
 	MinimaxWeight float64 `yaml:"minimax_weight"` // two players: a visited child's value is this share of the minimax of the evaluations below it and the rest its mean (implicit minimax backups, minimax.go); 0 off, 0..1
+	ScoreUtility  float64 `yaml:"score_utility"`  // two players: a leaf's evaluation is this share of a utility of the material difference the network expects at the game's end and the rest its outcome (score.go); needs a network with a score head; 0 off, 0..1
 
 	// Root search.
 	Root           string  `yaml:"root"`            // puct: PUCT with Dirichlet noise; gumbel: Gumbel-Top-k sampling, sequential halving and the improved-policy target (see gumbel.go)
@@ -134,6 +135,8 @@ func (s *Settings) Validate() error {
 		return fmt.Errorf("mcts settings: prune_policy_target true with forced_playouts_k 0: pruning takes forced playouts out, so it needs forced_playouts_k above 0")
 	case !(s.MinimaxWeight >= 0 && s.MinimaxWeight <= 1):
 		return fmt.Errorf("mcts settings: minimax_weight %v: want 0..1 (0 off)", s.MinimaxWeight)
+	case !(s.ScoreUtility >= 0 && s.ScoreUtility <= 1):
+		return fmt.Errorf("mcts settings: score_utility %v: want 0..1 (0 off)", s.ScoreUtility)
 	case s.FPUReduction < 0 || s.FPUReduction > 1:
 		return fmt.Errorf("mcts settings: fpu_reduction %v: want 0..1", s.FPUReduction)
 	case s.FPURoot < 0 || s.FPURoot > 1:

@@ -90,10 +90,15 @@ func (e *Evaluator) SetOrientations(n int) error {
 	return nil
 }
 
+// Scores reports whether Evaluate fills each position's expected material
+// at the game's end (mcts.Batch.SetScore): a network with a score head.
+func (e *Evaluator) Scores() bool { return e.fwd.HasScore() }
+
 // Orientations is the number of views averaged per position.
 func (e *Evaluator) Orientations() int { return e.orient }
 
-// Evaluate fills the priors and outcome weights of every position of b.
+// Evaluate fills the priors and outcome weights of every position of b,
+// and its expected score with a score head (Scores).
 func (e *Evaluator) Evaluate(b *mcts.Batch) error {
 	if b.V != e.v {
 		if b.V == nil || b.V.Name != e.v.Name {
@@ -164,6 +169,7 @@ func (e *Evaluator) evaluateViews(b *mcts.Batch) error {
 			sum := e.sum[:len(priors)]
 			clear(sum)
 			var outSum [engine.MaxSeats + 1]float32 // each seat wins, then draw
+			var score float32
 			for o := range n {
 				r := (i-lo)*n + o
 				e.answer(b, i, r, e.outcome[r*a.Outcomes:(r+1)*a.Outcomes], int(e.syms[r]))
@@ -173,6 +179,10 @@ func (e *Evaluator) evaluateViews(b *mcts.Batch) error {
 				for k, x := range out {
 					outSum[k] += x
 				}
+				score += b.Score(i)
+			}
+			if e.fwd.HasScore() {
+				b.SetScore(i, score/float32(n))
 			}
 			for j := range priors {
 				priors[j] = sum[j] / float32(n)
@@ -187,8 +197,12 @@ func (e *Evaluator) evaluateViews(b *mcts.Batch) error {
 
 // answer writes position i's priors (softmax over the legal actions'
 // logits, row r of the forward pass's batch, each action mapped by sym as
-// its position was) and outcome probabilities (by absolute seat).
+// its position was), outcome probabilities (by absolute seat) and, with a
+// score head, the side to move's expected material difference.
 func (e *Evaluator) answer(b *mcts.Batch, i, r int, outcome []float32, sym int) {
+	if e.fwd.HasScore() {
+		b.SetScore(i, e.fwd.Score(r))
+	}
 	legal, priors := b.Legal(i), b.Priors(i)
 	top := float32(math.Inf(-1))
 	for j, act := range legal {

@@ -255,3 +255,83 @@ func evaluateAlone(t *testing.T, e *Evaluator, v *engine.Variant, q *engine.Posi
 	}
 	return at, mb.Outcome(0)
 }
+
+// A network with a score head gives every position of a batch the side to
+// move's expected material difference, over one view or the mean of
+// several; one without the head leaves it unknown (NaN) and says so, and
+// a search that wants the score refuses it.
+func TestEvaluator_ScoresWithAScoreHead(t *testing.T) {
+	v := mustVariant(t, "nine")
+	a := NewArch(v, Config{Width: 16, Blocks: 1, Features: EncoderTactics, Kind: KindGraph})
+	plain := randomNetwork(t, a, 2)
+	plain.Variant = v.Name
+	a.Aux = AuxScore
+	n := randomNetwork(t, a, 2)
+	n.Variant = v.Name
+
+	set := mcts.DefaultSettings()
+	set.ScoreUtility = 0.2
+	e, err := NewEvaluator(v, plain, 4, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := positionsBatch(t, v, 9, 3)
+	if err := e.Evaluate(b); err != nil {
+		t.Fatal(err)
+	}
+	if e.Scores() || !math.IsNaN(float64(b.Score(0))) {
+		t.Fatalf("without a score head: Scores %v, score %v", e.Scores(), b.Score(0))
+	}
+	if err := mcts.CheckEvaluator(set, e); err == nil || !strings.Contains(err.Error(), "score_utility 0.2") {
+		t.Fatalf("a score utility over a network without the head: %v", err)
+	}
+
+	e, err = NewEvaluator(v, n, 4, false, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mcts.CheckEvaluator(set, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Evaluate(b); err != nil {
+		t.Fatal(err)
+	}
+	f := NewForward(n, 1)
+	x := make([]float32, a.Inputs)
+	out := make([]float32, a.Outcomes)
+	for i := 0; i < b.Len(); i++ {
+		Encode(v, a.Encoder, b.Position(i), b.Repetitions(i), x)
+		if err := f.Trunk(x, 1, out); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := b.Score(i), f.Score(0); math.Abs(float64(got-want)) > 1e-5 {
+			t.Fatalf("position %d: score %v, the network's %v", i, got, want)
+		}
+	}
+
+	// Over every turn of the board the score is the mean of the turns'.
+	e, err = NewEvaluator(v, n, 4, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetOrientations(v.NumSymmetries()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Evaluate(b); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < b.Len(); i++ {
+		var want float64
+		for s := range v.NumSymmetries() {
+			q := v.MapPosition(s, *b.Position(i))
+			Encode(v, a.Encoder, &q, b.Repetitions(i), x)
+			if err := f.Trunk(x, 1, out); err != nil {
+				t.Fatal(err)
+			}
+			want += float64(f.Score(0)) / float64(v.NumSymmetries())
+		}
+		if got := b.Score(i); math.Abs(float64(got)-want) > 1e-4 {
+			t.Fatalf("position %d over %d turns: score %v, the turns' mean %v", i, v.NumSymmetries(), got, want)
+		}
+	}
+}

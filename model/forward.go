@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -110,6 +111,20 @@ func (f *Forward) Trunk(x []float32, batch int, outcome []float32) error {
 		}
 	}
 	return nil
+}
+
+// HasScore reports whether the network has a score head (a graph network
+// trained with train.score_weight), whose answer Score reads.
+func (f *Forward) HasScore() bool { return f.g != nil && f.g.scoreT != nil }
+
+// Score is the material difference position r of the last Trunk's batch
+// is expected to end with for its side to move (the mean of the score
+// head's classes); NaN without a score head.
+func (f *Forward) Score(r int) float32 {
+	if !f.HasScore() {
+		return float32(math.NaN())
+	}
+	return f.g.score[r]
 }
 
 // check is the errors of a batch the pass cannot take.

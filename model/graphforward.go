@@ -1,6 +1,8 @@
 package model
 
 import (
+	"math"
+
 	"github.com/viterin/vek/vek32"
 )
 
@@ -43,6 +45,8 @@ type graphForward struct {
 	rotT, rotBias             []float32 // Rotations × wp (transposed), Rotations
 	hid, hidBias              []float32 // wp × GraphValueHidden, GraphValueHidden
 	outT, outBias             []float32 // Outcomes × GraphValueHidden (transposed), Outcomes
+	scoreT, scoreBias         []float32 // with a score head: ScoreClasses × GraphValueHidden (transposed), ScoreClasses; nil without
+	pieces                    int       // the score classes' offset: class c is a difference of c - pieces
 
 	// Scratch of one chunk.
 	xp    []float32 // P·graphChunk × Planes: the point features, point-major
@@ -55,8 +59,10 @@ type graphForward struct {
 	moveT []float32 // GraphRank × P: a position's destination columns transposed (Run)
 
 	// The last Trunk's answers, for Logit: q, P·batch × graphQ, chunk
-	// after chunk, each point-major; rotation logits batch × Rotations.
+	// after chunk, each point-major; rotation logits batch × Rotations;
+	// with a score head, the expected material difference a position.
 	q, rl []float32
+	score []float32
 	batch int
 }
 
@@ -121,6 +127,12 @@ func newGraphForward(n *Network, max int) *graphForward {
 	g.hidBias = append([]float32(nil), par(val+1)...)
 	g.outT = transposed(par(val+2), GraphValueHidden, a.Outcomes)
 	g.outBias = append([]float32(nil), par(val+3)...)
+	if _, sc, _, _ := a.AuxHeads(); sc >= 0 {
+		g.scoreT = transposed(par(sc), GraphValueHidden, a.ScoreClasses())
+		g.scoreBias = append([]float32(nil), par(sc+1)...)
+		g.pieces = a.Topology.Pieces
+		g.score = make([]float32, max)
+	}
 
 	c := min(max, graphChunk)
 	g.xp = make([]float32, P*c*a.Planes)
@@ -218,6 +230,30 @@ func (g *graphForward) chunk(x []float32, c0, b int, outcome []float32) {
 			outcome[(c0+j)*g.outs+k] = g.outBias[k] + vek32.Dot(vh[j*GraphValueHidden:(j+1)*GraphValueHidden], g.outT[k*GraphValueHidden:(k+1)*GraphValueHidden])
 		}
 	}
+	if g.scoreT != nil {
+		for j := range b {
+			g.score[c0+j] = g.expectedScore(vh[j*GraphValueHidden : (j+1)*GraphValueHidden])
+		}
+	}
+}
+
+// expectedScore is the mean material difference of the score head's
+// softmax over its classes, from a position's value hidden layer vh.
+func (g *graphForward) expectedScore(vh []float32) float32 {
+	top := float32(math.Inf(-1))
+	n := len(g.scoreBias)
+	var logits [2*maxScorePieces + 1]float32
+	for c := range n {
+		logits[c] = g.scoreBias[c] + vek32.Dot(vh, g.scoreT[c*GraphValueHidden:(c+1)*GraphValueHidden])
+		top = max(top, logits[c])
+	}
+	var sum, mean float32
+	for c := range n {
+		w := float32(math.Exp(float64(logits[c] - top)))
+		sum += w
+		mean += w * float32(c-g.pieces)
+	}
+	return mean / sum
 }
 
 // boardMean is the mean over the points of x (P·b × wp, point-major),

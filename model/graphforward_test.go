@@ -11,8 +11,9 @@ import (
 // graphReference evaluates graph network n, a network for v, on one
 // position's features x straight from graph.go's specification, in
 // float64 and with every matrix written out: the policy logits in the
-// order of v's action space and the outcome logits.
-func graphReference(v *engine.Variant, n *Network, x []float32) (policy, outcome []float64) {
+// order of v's action space, the outcome logits and, with a score head
+// (heads.go), the mean material difference of its softmax (NaN without).
+func graphReference(v *engine.Variant, n *Network, x []float32) (policy, outcome []float64, score float64) {
 	a := n.Arch
 	P, W := a.Points, a.Width
 	par := func(i int) []float32 { return n.Params[i].Data }
@@ -128,7 +129,18 @@ func graphReference(v *engine.Variant, n *Network, x []float32) (policy, outcome
 	}
 	hidden := relu(affine([][]float64{mean}, par(val), par(val+1), GraphValueHidden))
 	outcome = affine(hidden, par(val+2), par(val+3), a.Outcomes)[0]
-	return policy, outcome
+	score = math.NaN()
+	if _, sc, _, _ := a.AuxHeads(); sc >= 0 {
+		logits := affine(hidden, par(sc), par(sc+1), a.ScoreClasses())[0]
+		var sum, mean float64
+		for c, l := range logits {
+			w := math.Exp(l)
+			sum += w
+			mean += w * float64(c-a.Topology.Pieces)
+		}
+		score = mean / sum
+	}
+	return policy, outcome, score
 }
 
 // closeTo reports whether got is want within 1e-4 relative (absolute
@@ -169,7 +181,7 @@ func TestGraphForward_MatchesTheSpecification(t *testing.T) {
 					t.Fatal(err)
 				}
 				for r := range batch {
-					wantP, wantO := graphReference(v, n, x[r*a.Inputs:(r+1)*a.Inputs])
+					wantP, wantO, _ := graphReference(v, n, x[r*a.Inputs:(r+1)*a.Inputs])
 					for k, want := range wantO {
 						if got := out[r*a.Outcomes+k]; !closeTo(got, want) {
 							t.Fatalf("position %d: Run's outcome logit %d is %v, the specification's %v", r, k, got, want)
@@ -188,6 +200,50 @@ func TestGraphForward_MatchesTheSpecification(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// A network with a score head answers, beside the outcome, the mean
+// material difference of the head's softmax, as the specification
+// computes it, without allocating; one without the head answers NaN.
+func TestGraphForward_ScoreIsTheScoreHeadsMean(t *testing.T) {
+	for _, variant := range []string{"nine", "twelve"} {
+		v := mustVariant(t, variant)
+		a := NewArch(v, Config{Width: 24, Blocks: 2, Features: EncoderTactics, Kind: KindGraph})
+		plain := NewForward(randomNetwork(t, a, 5), 1)
+		if plain.HasScore() || !math.IsNaN(float64(plain.Score(0))) {
+			t.Fatalf("%s: a network without a score head has one (%v)", variant, plain.Score(0))
+		}
+		a.Aux = AuxOwnership | AuxScore | AuxReply
+		n := randomNetwork(t, a, 5)
+		for _, batch := range []int{1, 7, graphChunk + 9} {
+			x := make([]float32, batch*a.Inputs)
+			for i, p := range playedPositions(v, batch, uint64(batch)) {
+				Encode(v, a.Encoder, &p, i%3, x[i*a.Inputs:(i+1)*a.Inputs])
+			}
+			f := NewForward(n, batch)
+			out := make([]float32, batch*a.Outcomes)
+			if err := f.Trunk(x, batch, out); err != nil {
+				t.Fatal(err)
+			}
+			if !f.HasScore() {
+				t.Fatalf("%s: the score head is not read", variant)
+			}
+			spread := 0.0
+			for r := range batch {
+				_, _, want := graphReference(v, n, x[r*a.Inputs:(r+1)*a.Inputs])
+				if got := f.Score(r); !closeTo(got, want) {
+					t.Fatalf("%s, batch %d, position %d: score %v, the specification's %v", variant, batch, r, got, want)
+				}
+				spread = max(spread, math.Abs(want-float64(f.Score(0))))
+			}
+			if batch > 1 && spread == 0 {
+				t.Fatalf("%s: every position scores %v: the test cannot tell positions apart", variant, f.Score(0))
+			}
+			if allocs := testing.AllocsPerRun(5, func() { _ = f.Trunk(x, batch, out) }); allocs != 0 {
+				t.Fatalf("%s: Trunk with a score head allocates %v times", variant, allocs)
+			}
 		}
 	}
 }

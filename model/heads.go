@@ -96,6 +96,10 @@ func (h *Aux) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// maxScorePieces bounds the pieces a seat has in a network with a score
+// head, so that a pass keeps the head's logits in a fixed array.
+const maxScorePieces = 32
+
 // ScoreClasses is the score head's logits: the material differences
 // -Pieces..Pieces.
 func (a Arch) ScoreClasses() int { return 2*a.Topology.Pieces + 1 }
@@ -154,7 +158,7 @@ func (a Arch) validateHeads() error {
 		return fmt.Errorf("architecture: heads %v: unknown heads", a.Aux)
 	case a.Kind != KindGraph:
 		return fmt.Errorf("architecture: auxiliary heads (%v) are a graph network's; an MLP has none (model.kind %s)", a.Aux, KindGraph)
-	case a.Aux&AuxScore != 0 && (a.Topology.Pieces < 1 || a.Topology.Pieces > 32):
+	case a.Aux&AuxScore != 0 && (a.Topology.Pieces < 1 || a.Topology.Pieces > maxScorePieces):
 		return fmt.Errorf("architecture: a score head over %d pieces a seat: want the variant's (NewArch, or the checkpoint's variant, sets it)", a.Topology.Pieces)
 	}
 	return nil

@@ -334,3 +334,26 @@ func TestLoadConfig_MinimaxWithThreeSeatsIsRefusedNamingTheKey(t *testing.T) {
 		t.Fatalf("minimax_weight with two seats: %v", err)
 	}
 }
+
+// The score utility reads the network's score head and is for two
+// players: a config without the head (train.score_weight 0) or with more
+// seats is refused when it loads, naming the key.
+func TestLoadConfig_ScoreUtilityNeedsTheScoreHeadAndTwoSeats(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "score.yaml")
+	for _, c := range []struct{ text, want string }{
+		{"selfplay: {search: {score_utility: 0.2}}\n", "train.score_weight"},
+		{"variant: moulin-rouge-3\ntablebase: \"\"\ntrain: {value_mix: 0, score_weight: 0.5}\nselfplay: {search: {minimax_weight: 0, score_utility: 0.2}}\n", "for two players only"},
+		{"train: {score_weight: 0.5}\nselfplay: {search: {score_utility: 0.2}}\n", ""},
+	} {
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := LoadConfig(path)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.text, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "selfplay.search.score_utility")):
+			t.Errorf("%q: LoadConfig = %v; want it refused for %q, naming the key", c.text, err, c.want)
+		}
+	}
+}

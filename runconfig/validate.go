@@ -52,6 +52,9 @@ func (c *Config) checkVariant(v *engine.Variant) error {
 	if w := c.SelfPlay.Search.MinimaxWeight; w > 0 && v.Players != 2 {
 		return fmt.Errorf("selfplay: search: minimax_weight %v: for two players only, %s has %d (set selfplay.search.minimax_weight: 0)", w, v.Name, v.Players)
 	}
+	if w := c.SelfPlay.Search.ScoreUtility; w > 0 && v.Players != 2 {
+		return fmt.Errorf("selfplay: search: score_utility %v: for two players only, %s has %d (set selfplay.search.score_utility: 0)", w, v.Name, v.Players)
+	}
 	if n := v.NumSymmetries(); c.SelfPlay.Orientations > n {
 		return fmt.Errorf("selfplay: orientations %d: want at most %d, the symmetries of %s", c.SelfPlay.Orientations, n, v.Name)
 	}
@@ -85,6 +88,9 @@ func (c *Config) checkSections() error {
 	}
 	if err := c.Train.CheckKind(c.Model.Kind); err != nil {
 		return fmt.Errorf("train: %w", err)
+	}
+	if w := c.SelfPlay.Search.ScoreUtility; w > 0 && !(c.Train.ScoreWeight > 0) {
+		return fmt.Errorf("selfplay: search: score_utility %v: the network has a score head only when trained with one (set train.score_weight above 0, or selfplay.search.score_utility: 0)", w)
 	}
 	return c.SelfPlay.Validate()
 }

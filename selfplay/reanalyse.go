@@ -132,6 +132,9 @@ func reanalyseRange(ctx context.Context, job *ReanalyseJob, w int, samples, out 
 	}
 	v := job.Variant
 	eval, err := job.NewEvaluator(w)
+	if err == nil {
+		err = mcts.CheckEvaluator(job.Settings.Search, eval)
+	}
 	if err != nil {
 		return st, fmt.Errorf("reanalyse: worker %d: %w", w, err)
 	}

@@ -269,6 +269,9 @@ func runWorker(ctx context.Context, job *Job, i int, c *counters) error {
 	} else {
 		eval, err = mcts.NewRolloutEvaluator(v, job.Settings.RolloutPlayouts, job.Settings.RolloutPlies, seed.Derive(job.Seed, "rollout", uint64(i)))
 	}
+	if err == nil {
+		err = mcts.CheckEvaluator(job.Settings.Search, eval)
+	}
 	if err != nil {
 		return fmt.Errorf("selfplay worker %d: evaluator: %w", i, err)
 	}
