@@ -91,6 +91,20 @@ func DefaultSettings() Settings {
 	}
 }
 
+// TwoPlayersOnly names the first setting of s that only a two-player
+// search has (the minimax backup, the score utility) with its value, or
+// "" when s asks for none: a search of more seats refuses it (NewSearch),
+// as a run config does when it loads.
+func (s *Settings) TwoPlayersOnly() (key string, value float64) {
+	switch {
+	case s.MinimaxWeight > 0:
+		return "minimax_weight", s.MinimaxWeight
+	case s.ScoreUtility > 0:
+		return "score_utility", s.ScoreUtility
+	}
+	return "", 0
+}
+
 // MaxPlacingFactor bounds Settings.PlacingFactor: a placing move's search
 // may take this many times the visits of another, no more.
 const MaxPlacingFactor = 16

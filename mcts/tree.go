@@ -98,11 +98,8 @@ func NewSearch(v *engine.Variant, set Settings, seed uint64) (*Search, error) {
 	if err := set.Validate(); err != nil {
 		return nil, err
 	}
-	if set.MinimaxWeight > 0 && v.Players != 2 {
-		return nil, fmt.Errorf("mcts: new search: minimax_weight %v with %d players: the minimax backup is for two players (set minimax_weight 0)", set.MinimaxWeight, v.Players)
-	}
-	if set.ScoreUtility > 0 && v.Players != 2 {
-		return nil, fmt.Errorf("mcts: new search: score_utility %v with %d players: the score utility is for two players (set score_utility 0)", set.ScoreUtility, v.Players)
+	if key, w := set.TwoPlayersOnly(); key != "" && v.Players != 2 {
+		return nil, fmt.Errorf("mcts: new search: %s %v with %d players: it is for two players (set %s 0)", key, w, v.Players, key)
 	}
 	s := &Search{v: v, set: set, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), solving: set.Solver}
 	s.setDraw()

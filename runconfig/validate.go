@@ -49,11 +49,8 @@ func (c *Config) checkVariant(v *engine.Variant) error {
 	if c.Gate.MaxGames >= 2 && c.Gate.MaxGames < v.Players {
 		return fmt.Errorf("gate: max_games %d: want %d or more, one game per seat of %s (the candidate plays every opening in every seat)", c.Gate.MaxGames, v.Players, v.Name)
 	}
-	if w := c.SelfPlay.Search.MinimaxWeight; w > 0 && v.Players != 2 {
-		return fmt.Errorf("selfplay: search: minimax_weight %v: for two players only, %s has %d (set selfplay.search.minimax_weight: 0)", w, v.Name, v.Players)
-	}
-	if w := c.SelfPlay.Search.ScoreUtility; w > 0 && v.Players != 2 {
-		return fmt.Errorf("selfplay: search: score_utility %v: for two players only, %s has %d (set selfplay.search.score_utility: 0)", w, v.Name, v.Players)
+	if key, w := c.SelfPlay.Search.TwoPlayersOnly(); key != "" && v.Players != 2 {
+		return fmt.Errorf("selfplay: search: %s %v: for two players only, %s has %d (set selfplay.search.%s: 0)", key, w, v.Name, v.Players, key)
 	}
 	if n := v.NumSymmetries(); c.SelfPlay.Orientations > n {
 		return fmt.Errorf("selfplay: orientations %d: want at most %d, the symmetries of %s", c.SelfPlay.Orientations, n, v.Name)
