@@ -133,7 +133,7 @@ type outcome struct {
 // Found is the games of recs that this match would play: the variant,
 // opening length (with a book: the book, by its id, and the pair's
 // opening) and pair count of the match, each seat's player of the seating
-// of its game by name and setup (SetupOf), the game's own seed; one record
+// of its game by name and setup (SameSetup), the game's own seed; one record
 // for each game, the first found, sorted by pair and game. A match stopped
 // early and run again plays only the games Found does not return.
 func (m *Match) Found(recs []Record) []Record {
@@ -173,7 +173,7 @@ func (m *Match) Found(recs []Record) []Record {
 		}
 		same := true
 		for s := range seats {
-			same = same && r.PlayerAt(s) == names[k][s] && r.SetupAt(s) == setups[k][s]
+			same = same && r.PlayerAt(s) == names[k][s] && SameSetup(r.SetupAt(s), setups[k][s])
 		}
 		if same {
 			have[job{p, k}] = true

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"strings"
 
 	"github.com/millzero/millzero/engine"
 )
@@ -36,6 +37,32 @@ func SetupOf(p Player) string {
 		return c.Setup()
 	}
 	return ""
+}
+
+// SameSetup tells whether a stored game's setup is current's. Settings
+// that are off print as zero (Name:0, Name:false, Name:) and are left out
+// of both, so a search setting added after a game was stored, off by
+// default, leaves that game its player's own until the setting is turned
+// on. Any other difference, or a setup stored empty, is another player.
+func SameSetup(stored, current string) bool {
+	return stored == current || setupTerms(stored) == setupTerms(current)
+}
+
+// setupTerms is setup's words without braces and without the settings
+// that are zero.
+func setupTerms(setup string) string {
+	var b strings.Builder
+	for _, w := range strings.Fields(strings.NewReplacer("{", " ", "}", " ").Replace(setup)) {
+		if i := strings.IndexByte(w, ':'); i > 0 {
+			switch w[i+1:] {
+			case "", "0", "false":
+				continue
+			}
+		}
+		b.WriteString(w)
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // GamePlayer plays one game. It is used by one goroutine.

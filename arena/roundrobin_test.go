@@ -158,6 +158,38 @@ func TestRoundRobin_ReusesAMatchOnlyOfTheSameSetups(t *testing.T) {
 		t.Errorf("another search under the same name: %d games played, reused %v: want 4, none", played, reused)
 	}
 
+	// Games stored before a search setting was added, which is off: the
+	// setup lacks it and the games are still the player's.
+	rr.Players[0] = searcher(1.5)
+	before := t.TempDir()
+	for i := range recs {
+		seat := recs[i].SeatOf("rollout@8")
+		setup := recs[i].SetupAt(seat)
+		if !strings.Contains(setup, " MinimaxWeight:0 ") {
+			t.Fatalf("the searcher's setup %q does not say MinimaxWeight:0", setup)
+		}
+		cut := strings.Replace(setup, " MinimaxWeight:0 ", " ", 1)
+		if seat == 0 {
+			recs[i].Setup0 = cut
+		} else {
+			recs[i].Setup1 = cut
+		}
+	}
+	if _, err := WriteRecords(before, "before", recs); err != nil {
+		t.Fatal(err)
+	}
+	rr.Dir = before
+	if _, played, reused := roundRobinRun(t, rr); played != 0 || len(reused) != 1 {
+		t.Errorf("games stored before an added setting that is off: %d games played, reused %v: want none played, the match reused", played, reused)
+	}
+	// Turned on, the setting makes another player of the same name.
+	on := searcher(1.5).(*SearchPlayer)
+	on.Settings.MinimaxWeight = 0.25
+	rr.Players[0] = on
+	if _, played, reused := roundRobinRun(t, rr); played != 4 || len(reused) != 0 {
+		t.Errorf("the added setting turned on: %d games played, reused %v: want 4, none", played, reused)
+	}
+
 	// Games stored without setups (written before they were recorded)
 	// are not taken for a player that has one.
 	old := t.TempDir()
