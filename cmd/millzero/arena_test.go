@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/millzero/millzero/arena"
+	"github.com/millzero/millzero/internal/syncbuf"
 )
 
 func TestArena_RunStoresTheGamesAndAllRatesThem(t *testing.T) {
@@ -64,5 +66,25 @@ func TestArena_TwoPlayerMatchesListThePairedScore(t *testing.T) {
 	code, out, _ = runCmd("arena", "alphabeta:1", "random", "--variant", "moulin-rouge-3", "--pairs", "1", "--workers", "1")
 	if code != 0 || strings.Contains(out, " against ") {
 		t.Errorf("three seats: exit %d, want no paired match line:\n%s", code, out)
+	}
+}
+
+// A match stopped by SIGTERM (a service manager's or kill's stop) keeps
+// the games it finished, as an interrupt does.
+func TestArena_TerminatedKeepsItsGames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a child process")
+	}
+	dir := t.TempDir()
+	var out syncbuf.Buffer
+	c := child(t, &out, "arena", "classic@50ms", "alphabeta:2", "--pairs", "500", "--workers", "1", "--run", dir)
+	waitFor(t, &out, "[3/1000]")
+	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+	recs, err := arena.ReadRecordDir(filepath.Join(dir, "arena"))
+	if err != nil || len(recs) < 3 {
+		t.Fatalf("after SIGTERM: %d games stored (%v), want the 3 or more it finished:\n%s", len(recs), err, out.String())
 	}
 }

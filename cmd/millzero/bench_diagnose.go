@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -45,7 +43,7 @@ func runBenchDiagnose(args []string, out io.Writer) error {
 			return fmt.Errorf("--judge-weights: %w", err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
 	prog, start := progress.New(os.Stderr), time.Now()
 	res, err := d.Run(ctx, *games, *player, func(done, total int) {

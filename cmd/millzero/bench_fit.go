@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"time"
@@ -80,7 +78,7 @@ func runBenchFit(args []string, out io.Writer) error {
 	b.Train.BatchSize, b.Train.Threads, b.Seed = *batch, *threads, *seed
 	fmt.Fprintf(os.Stderr, "fit: run %s, generations %d-%d (%d with games, %d games), %d held-out games of generation %d (%d positions); nets %s, %d steps each at batch %d\n",
 		*runDir, b.From, b.To, b.Generations, b.Games, b.HeldGames, b.To, len(b.HeldOut), *nets, *steps, *batch)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
 	prog, start := progress.New(os.Stderr), time.Now()
 	res, err := b.Run(ctx, specs, *steps, *every, func(p bench.FitProgress) {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"time"
@@ -85,7 +83,7 @@ func runBenchProgress(args []string, out io.Writer) error {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
 	b, err := bench.NewProgressBench(ctx, *runLoc, *cache, choice)
 	if err != nil {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -109,7 +107,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	s := arena.Strength{Variant: v, Player: player, Opponents: opponents, Pairs: *pairs,
 		OpeningPlies: *openings, Book: book, Seed: *seed, Workers: *workers, Dir: *gamesDir, Tables: prover}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
 	names := make([]string, len(opponents))
 	for i, o := range opponents {

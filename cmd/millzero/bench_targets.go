@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -94,7 +92,7 @@ func runBenchTargets(args []string, out io.Writer) error {
 		b.Write(out, sp, *symmetry, *orientations, time.Since(start))
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
 	prog := progress.New(os.Stderr)
 	sp, j, err := b.RunJudged(ctx, *searches, *symmetry, *orientations, *seed, *judge, func(done, total int) {

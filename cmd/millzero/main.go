@@ -9,15 +9,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	_ "go4.org/unsafe/assume-no-moving-gc" // Gorgonia's dependency panics at start on Go 1.26 without the new version
 
@@ -211,4 +214,12 @@ func writeJSON(out io.Writer, v any) error {
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// stopContext is a context cancelled by an interrupt or a termination
+// signal, so that a long command stopped from its terminal, by a service
+// manager or by kill keeps what it finished (games written, checkpoints
+// saved) before it exits.
+func stopContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -78,7 +76,7 @@ func runOpeningsBuild(args []string, out io.Writer) error {
 	b := arena.BookBuild{Variant: v, Plies: *plies, Judge: c, Low: int(math.Round(100 * bounds[0])), High: int(math.Round(100 * bounds[1])),
 		Count: *count, Seed: *seed, Workers: *workers, MaxJudged: *maxJudged}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopContext()
 	defer stop()
 	prog, start := progress.New(os.Stderr), time.Now()
 	defer prog.Close()

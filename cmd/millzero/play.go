@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/millzero/millzero/play"
 	"github.com/millzero/millzero/runconfig"
@@ -85,7 +82,7 @@ func playMain(args []string, in io.Reader, out io.Writer) error {
 		return fmt.Errorf("--opponent: %w", err)
 	}
 	if *serve {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := stopContext()
 		defer stop()
 		return play.ServeWeb(ctx, play.NewWebConfig(pc, src, v, seats, web, prover), out, nil)
 	}

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/millzero/millzero/run"
@@ -41,7 +37,7 @@ func runSelfplay(args []string, out io.Writer) error {
 	if *follow && *games > 0 {
 		return fmt.Errorf("--follow plays until stopped: leave out --games %d", *games)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopContext()
 	defer stop()
 	opts, prog := loopOptions(out, *cache)
 	defer prog.Close()

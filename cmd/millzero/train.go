@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/millzero/millzero/configs"
@@ -64,7 +60,7 @@ func runTrain(args []string, out io.Writer) (err error) {
 	if *gens < -1 || *hours < 0 && *hours != -1 || *runHours < 0 && *runHours != -1 {
 		return fmt.Errorf("--generations %d, --hours %g, --run-hours %g: want -1 (the config's), 0 (no limit) or more", *gens, *hours, *runHours)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopContext()
 	defer stop()
 	opts, prog := loopOptions(out, *cache)
 	defer prog.Close()
