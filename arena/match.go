@@ -36,8 +36,14 @@ type Match struct {
 	Seed         uint64          // seeds the openings and every player's randomness
 	Workers      int             // games played at once; 0 means runtime.NumCPU()
 	Dir          string          // directory of the Parquet game records (RUN/arena); "" writes none
+	SaveEvery    time.Duration   // with Dir: the games finished are written at least this often while the match runs, each time to a file of their own, so a killed process loses no more; 0 means DefaultSaveEvery
 	Played       []Record        // games kept from before (such as ReadRecordDir(Dir)): those this match would play (Found) are taken instead of played again
 }
+
+// DefaultSaveEvery is how often a match with a Dir writes the games it has
+// finished (Match.SaveEvery): a process killed with no chance to write
+// them, or a lost machine, loses at most the games of these minutes.
+const DefaultSaveEvery = 5 * time.Minute
 
 // ErrStop, returned by a Run callback, stops the match early without an
 // error: the games in flight are abandoned, the finished ones kept.
@@ -206,10 +212,12 @@ func sortRecords(recs []Record) {
 // without an error. The games of Played that the match would play (Found)
 // are not played again: they come back with the new ones, under this
 // match's id (so that a pair played over two runs is one pair), without a
-// call of onGame. The games played are written to Dir as one Parquet
-// file, also when the match stops early or ctx is cancelled, and all are
-// returned sorted by pair and game. Games in flight when the match stops
-// are abandoned and not recorded.
+// call of onGame. The games played are written to Dir as Parquet files:
+// those finished so far every SaveEvery while the match runs, the rest
+// when it ends, also when it stops early or ctx is cancelled (a match
+// of a few minutes writes one file). All are returned sorted by pair and
+// game. Games in flight when the match stops are abandoned and not
+// recorded.
 func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, error) {
 	if err := m.check(); err != nil {
 		return nil, err
@@ -281,6 +289,10 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	var recs []Record
 	var runErr error
 	stopped := false
+	save := saver{dir: m.Dir, id: id, every: m.SaveEvery, last: time.Now()}
+	if save.every <= 0 {
+		save.every = DefaultSaveEvery
+	}
 	for o := range results {
 		if stopped {
 			continue // draining the games that finished as the match stopped
@@ -291,6 +303,13 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 			continue
 		}
 		recs = append(recs, o.rec)
+		if time.Since(save.last) >= save.every {
+			if err := save.write(recs); err != nil {
+				runErr, stopped = err, true
+				cancel()
+				continue
+			}
+		}
 		if onGame == nil {
 			continue
 		}
@@ -305,15 +324,43 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	if !stopped {
 		runErr = parent.Err()
 	}
-	sortRecords(recs)
-	if m.Dir != "" {
-		if _, err := WriteRecords(m.Dir, id, recs); err != nil {
-			return append(recs, found...), errors.Join(runErr, err)
-		}
+	if err := save.write(recs); err != nil {
+		return append(recs, found...), errors.Join(runErr, err)
 	}
 	recs = append(recs, found...)
 	sortRecords(recs)
 	return recs, runErr
+}
+
+// saver writes a match's games to its directory as they finish: each
+// write holds the games finished since the one before, the first in the
+// file named by the match id, the next ones in id-2, id-3, ...
+type saver struct {
+	dir, id string
+	every   time.Duration // how often a running match writes
+	last    time.Time     // when it last wrote, or began
+	saved   int           // games written
+	files   int           // files written
+}
+
+// write writes the games of recs not yet written (none without a
+// directory).
+func (s *saver) write(recs []Record) error {
+	s.last = time.Now()
+	if s.dir == "" || s.saved == len(recs) {
+		return nil
+	}
+	name := s.id
+	if s.files > 0 {
+		name = fmt.Sprintf("%s-%d", s.id, s.files+1)
+	}
+	part := append([]Record(nil), recs[s.saved:]...)
+	sortRecords(part)
+	if _, err := WriteRecords(s.dir, name, part); err != nil {
+		return err
+	}
+	s.saved, s.files = len(recs), s.files+1
+	return nil
 }
 
 // playOne plays game j of the match from its opening (from the book of id

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/millzero/millzero/engine"
 )
@@ -277,5 +278,46 @@ func TestMatch_ABookOfTooFewPositionsIsAnError(t *testing.T) {
 	m.Pairs, m.Variant = 2, loadVariant(t, "twelve")
 	if _, err := m.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "an opening book of nine for a match of twelve") {
 		t.Errorf("error %v, want one saying the book is of another variant", err)
+	}
+}
+
+func TestMatch_GamesAreWrittenWhileTheMatchRuns(t *testing.T) {
+	v := loadVariant(t, "nine")
+	dir := t.TempDir()
+	m := Match{Variant: v, A: AlphaBeta{Depth: 1}, B: Random{}, Pairs: 3, OpeningPlies: 2, Seed: 15, Workers: 2,
+		Dir: dir, SaveEvery: time.Nanosecond}
+	seen := 0
+	recs, err := m.Run(context.Background(), func(*Record) error {
+		seen++
+		// A process killed now keeps every game finished before this call.
+		back, err := ReadRecordDir(dir)
+		if err != nil || len(back) != seen {
+			t.Errorf("after %d games: %d on disk (%v), want all %d", seen, len(back), err, seen)
+		}
+		return nil
+	})
+	if err != nil || len(recs) != 6 {
+		t.Fatalf("%d records, error %v: want 6 and none", len(recs), err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 6 {
+		t.Errorf("%d files, want one a game at this SaveEvery", len(entries))
+	}
+	back, err := ReadRecordDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortRecords(back)
+	if !reflect.DeepEqual(back, recs) {
+		t.Errorf("read back %d records unlike the %d played", len(back), len(recs))
+	}
+	// Run again, it finds them all and plays none.
+	m.Played = back
+	again, err := m.Run(context.Background(), func(*Record) error {
+		t.Error("a game played again")
+		return nil
+	})
+	if err != nil || len(again) != 6 {
+		t.Errorf("again: %d records, error %v: want the 6 found", len(again), err)
 	}
 }

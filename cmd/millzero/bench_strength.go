@@ -43,7 +43,7 @@ func runBenchStrength(args []string, out io.Writer) error {
 	workers := fs.Int("workers", 0, "games played at once (0: one per core)")
 	tables := fs.String("tablebase", "", "endgame tables of the variant (millzero tablebase build, or auto: those a run built in the user cache): count the lost games in which the model had reached a table position it held (the model plays without them)")
 	asJSON := fs.Bool("json", false, "print the rows as JSON instead of a table")
-	gamesDir := fs.String("games", "", "directory to keep every game in, one Parquet file of arena records a match (as millzero arena --run stores them; DuckDB reads them), none without it; the games found there of the same players, search, seed and openings are not played again, so a benchmark stopped early goes on where it stopped (one directory for each model measured: a model is known by its generation's name)")
+	gamesDir := fs.String("games", "", "directory to keep every game in, as Parquet files of arena records written every five minutes as games finish (as millzero arena --run stores them; DuckDB reads them), none without it; the games found there of the same players, search, seed and openings are not played again, so a benchmark stopped early goes on where it stopped (one directory for each model measured: a model is known by its generation's name)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
