@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -82,7 +84,11 @@ func TestArena_TerminatedKeepsItsGames(t *testing.T) {
 	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	c.Wait()
+	err := c.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 || !strings.Contains(out.String(), "millzero arena: stopped (terminated signal received)") {
+		t.Errorf("after SIGTERM: %v, want exit status 130 and the stop named:\n%s", err, out.String())
+	}
 	recs, err := arena.ReadRecordDir(filepath.Join(dir, "arena"))
 	if err != nil || len(recs) < 3 {
 		t.Fatalf("after SIGTERM: %d games stored (%v), want the 3 or more it finished:\n%s", len(recs), err, out.String())

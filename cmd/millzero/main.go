@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	_ "go4.org/unsafe/assume-no-moving-gc" // Gorgonia's dependency panics at start on Go 1.26 without the new version
@@ -87,6 +88,11 @@ func dispatch(args []string, out, errOut io.Writer) int {
 		case errors.As(err, &status):
 			return int(status)
 		}
+		if sig := stopSignal(); sig != nil {
+			// What it finished is written; the error is only the stop.
+			fmt.Fprintf(errOut, "millzero %s: stopped (%v)\n", args[0], sig)
+			return 130
+		}
 		fmt.Fprintf(errOut, "millzero %s: %v\n", args[0], err)
 		var usage usageError
 		if errors.As(err, &usage) {
@@ -106,7 +112,8 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 // exitStatus is the error of a command that has said why it stopped and
-// ends with this exit status (130: interrupted).
+// ends with this exit status (130: interrupted). A command stopped by
+// SIGINT or SIGTERM that returns any other error also exits 130.
 type exitStatus int
 
 func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
@@ -221,5 +228,25 @@ func writeJSON(out io.Writer, v any) error {
 // manager or by kill keeps what it finished (games written, checkpoints
 // saved) before it exits.
 func stopContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	lastStop.Store(&ctx)
+	return ctx, stop
+}
+
+// lastStop is the context of the newest stopContext, from which dispatch
+// tells a command stopped by a signal from one that failed.
+var lastStop atomic.Pointer[context.Context]
+
+// stopSignal is the signal that stopped the running command ("terminated
+// signal received"), nil if none did.
+func stopSignal() error {
+	ctx := lastStop.Load()
+	if ctx == nil {
+		return nil
+	}
+	// A signal is the cause; the command's own stop leaves context.Canceled.
+	if cause := context.Cause(*ctx); cause != nil && cause != context.Canceled {
+		return cause
+	}
+	return nil
 }
