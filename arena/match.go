@@ -304,8 +304,8 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 		}
 		recs = append(recs, o.rec)
 		if time.Since(save.last) >= save.every {
-			if err := save.write(recs); err != nil {
-				runErr, stopped = err, true
+			if runErr = save.write(recs); runErr != nil {
+				stopped = true // the games cannot be kept: play no more
 				cancel()
 				continue
 			}
@@ -324,8 +324,10 @@ func (m *Match) Run(ctx context.Context, onGame func(*Record) error) ([]Record, 
 	if !stopped {
 		runErr = parent.Err()
 	}
-	if err := save.write(recs); err != nil {
-		return append(recs, found...), errors.Join(runErr, err)
+	if save.err == nil {
+		if err := save.write(recs); err != nil {
+			return append(recs, found...), errors.Join(runErr, err)
+		}
 	}
 	recs = append(recs, found...)
 	sortRecords(recs)
@@ -341,6 +343,7 @@ type saver struct {
 	last    time.Time     // when it last wrote, or began
 	saved   int           // games written
 	files   int           // files written
+	err     error         // the write that failed, after which it writes no more
 }
 
 // write writes the games of recs not yet written (none without a
@@ -357,6 +360,7 @@ func (s *saver) write(recs []Record) error {
 	part := append([]Record(nil), recs[s.saved:]...)
 	sortRecords(part)
 	if _, err := WriteRecords(s.dir, name, part); err != nil {
+		s.err = err
 		return err
 	}
 	s.saved, s.files = len(recs), s.files+1

@@ -321,3 +321,20 @@ func TestMatch_GamesAreWrittenWhileTheMatchRuns(t *testing.T) {
 		t.Errorf("again: %d records, error %v: want the 6 found", len(again), err)
 	}
 }
+
+func TestMatch_AGameThatCannotBeWrittenStopsTheMatch(t *testing.T) {
+	v := loadVariant(t, "nine")
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := Match{Variant: v, A: AlphaBeta{Depth: 1}, B: Random{}, Pairs: 50, OpeningPlies: 2, Seed: 16, Workers: 1,
+		Dir: filepath.Join(file, "arena"), SaveEvery: time.Nanosecond}
+	recs, err := m.Run(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "not-a-dir") {
+		t.Errorf("error %v, want one naming the directory", err)
+	}
+	if len(recs) > 2 {
+		t.Errorf("%d games played, want the match stopped at the first that could not be written", len(recs))
+	}
+}
