@@ -89,8 +89,9 @@ func dispatch(args []string, out, errOut io.Writer) int {
 			return int(status)
 		}
 		if sig := stopSignal(); sig != nil {
-			// What it finished is written; the error is only the stop.
-			fmt.Fprintf(errOut, "millzero %s: stopped (%v)\n", args[0], sig)
+			// Asked to stop: what it finished is written. The error,
+			// mostly the cancellation itself, is printed all the same.
+			fmt.Fprintf(errOut, "millzero %s: stopped (%v): %v\n", args[0], sig, err)
 			return 130
 		}
 		fmt.Fprintf(errOut, "millzero %s: %v\n", args[0], err)
